@@ -1,0 +1,184 @@
+import { isAddress } from "viem";
+import { z } from "zod";
+import { getNetwork, networkIds, type NetworkDefinition } from "../networks";
+
+/** The only module that reads process.env: everything else receives validated configuration. */
+type Environment = Record<string, string | undefined>;
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(0, "must be 0 to 65535 (0 picks a free port)")
+    .max(65535, "must be 0 to 65535")
+    .default(fallback);
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .url("must be an absolute URL such as https://example.com")
+  .refine((value) => /^https?:\/\//.test(value), "must be an http(s) URL")
+  .transform((value) => value.replace(/\/+$/, ""))
+  .optional();
+
+const optionalEvmAddress = z
+  .string()
+  .trim()
+  .refine(
+    (value) => isAddress(value, { strict: true }),
+    "must be an EVM address: 0x and 40 hex digits, with a valid EIP-55 checksum when mixed-case",
+  )
+  .optional();
+
+const positiveInteger = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Empty strings count as unset, so `PAY_TO= npm start` behaves like not setting it. */
+function withoutEmpty(env: Environment): Environment {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
+}
+
+const sharedSchema = z.object({
+  NETWORK: z
+    .string()
+    .default("eip155:137")
+    .refine((value) => (networkIds as string[]).includes(value), `must be one of ${networkIds.join(", ")}`),
+  PUBLIC_BASE_URL: optionalUrl,
+  PAY_TO: optionalEvmAddress,
+  FACILITATOR_URL: optionalUrl,
+  UPSTREAM_BASE_URL: optionalUrl,
+  UPSTREAM_API_KEY: z.string().optional(),
+  DATABASE_URL: z.string().default("file:./data/paysvc.sqlite"),
+  UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
+  FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
+  PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
+});
+
+const launchSchema = sharedSchema.extend({
+  PORT: port(3000),
+  HOST: z.string().default("127.0.0.1"),
+  CHAIN_RPC_URL: optionalUrl,
+  FACILITATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key (0x + 64 hex digits)")
+    .optional(),
+  LOCAL_CHAIN_PORT: port(8545),
+  LOCAL_FACILITATOR_PORT: port(4020),
+  LOCAL_UPSTREAM_PORT: port(4010),
+  DATA_DIR: z.string().default("./data"),
+});
+
+export class ConfigurationError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigurationError";
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
+  const result = schema.safeParse(withoutEmpty(env));
+  if (result.success) return result.data;
+  throw new ConfigurationError(
+    result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}. Set it in the environment.`),
+  );
+}
+
+/** Configuration of the HTTP service itself (the Next.js app). Every piece must be present. */
+export interface ServiceConfig {
+  network: NetworkDefinition;
+  publicBaseUrl: string | undefined;
+  payTo: `0x${string}`;
+  facilitatorUrl: string;
+  facilitatorTimeoutMs: number;
+  upstream: { baseUrl: string; apiKey: string | undefined; timeoutMs: number };
+  databaseUrl: string;
+  paymentTimeoutSeconds: number;
+}
+
+export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
+  const values = parse(sharedSchema, env);
+  const missing = (["PAY_TO", "FACILITATOR_URL", "UPSTREAM_BASE_URL"] as const).filter((name) => !values[name]);
+  if (missing.length > 0) {
+    throw new ConfigurationError(
+      missing.map((name) => `${name}: required by the service; start it with \`npm start\` to use the embedded default`),
+    );
+  }
+  return {
+    network: getNetwork(values.NETWORK),
+    publicBaseUrl: values.PUBLIC_BASE_URL,
+    payTo: values.PAY_TO as `0x${string}`,
+    facilitatorUrl: values.FACILITATOR_URL as string,
+    facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
+    upstream: {
+      baseUrl: values.UPSTREAM_BASE_URL as string,
+      apiKey: values.UPSTREAM_API_KEY,
+      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    },
+    databaseUrl: values.DATABASE_URL,
+    paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
+  };
+}
+
+/** Configuration of `paysvc start`: which pieces are configured, and which the embedded stack provides. */
+export interface LaunchConfig {
+  network: NetworkDefinition;
+  host: string;
+  port: number;
+  dataDir: string;
+  configured: {
+    publicBaseUrl?: string;
+    payTo?: `0x${string}`;
+    facilitatorUrl?: string;
+    chainRpcUrl?: string;
+    facilitatorPrivateKey?: `0x${string}`;
+    upstreamBaseUrl?: string;
+    upstreamApiKey?: string;
+    databaseUrl: string;
+  };
+  localPorts: { chain: number; facilitator: number; upstream: number };
+}
+
+export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
+  const values = parse(launchSchema, env);
+  const problems: string[] = [];
+  if (values.CHAIN_RPC_URL && !values.FACILITATOR_URL && !values.FACILITATOR_PRIVATE_KEY) {
+    problems.push(
+      "FACILITATOR_PRIVATE_KEY: required when CHAIN_RPC_URL is set without FACILITATOR_URL, so the embedded facilitator can pay gas on that chain",
+    );
+  }
+  if ((values.CHAIN_RPC_URL || values.FACILITATOR_URL) && !values.PAY_TO) {
+    problems.push("PAY_TO: required when the chain or facilitator is not embedded; set the address that receives payments");
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return {
+    network: getNetwork(values.NETWORK),
+    host: values.HOST,
+    port: values.PORT,
+    dataDir: values.DATA_DIR,
+    configured: {
+      publicBaseUrl: values.PUBLIC_BASE_URL,
+      payTo: values.PAY_TO as `0x${string}` | undefined,
+      facilitatorUrl: values.FACILITATOR_URL,
+      chainRpcUrl: values.CHAIN_RPC_URL,
+      facilitatorPrivateKey: values.FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
+      upstreamBaseUrl: values.UPSTREAM_BASE_URL,
+      upstreamApiKey: values.UPSTREAM_API_KEY,
+      databaseUrl: values.DATABASE_URL,
+    },
+    localPorts: {
+      chain: values.LOCAL_CHAIN_PORT,
+      facilitator: values.LOCAL_FACILITATOR_PORT,
+      upstream: values.LOCAL_UPSTREAM_PORT,
+    },
+  };
+}
+
+/** The environment of a child process: ours, with the given variables set. */
+export function childEnvironment(overrides: Record<string, string>): Record<string, string> {
+  const inherited = Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return { ...Object.fromEntries(inherited), ...overrides };
+}
+
+/** True when the process runs under CI or a test runner; used only to quiet progress output. */
+export function isQuietEnvironment(): boolean {
+  return process.env.PAYSVC_QUIET === "1";
+}

@@ -1,0 +1,18 @@
+/** Limits of the paid chat endpoints, from the spec's quoted range 0.001000 to 4.733000 USD. */
+export const chatLimits = {
+  /** 1,050,000 input tokens x 2.80/1M + 128,000 x 14.00/1M + 0.001 = 4.733 USD, the spec's maximum quote. */
+  maxInputTokens: 1_050_000,
+  maxOutputTokens: 128_000,
+  defaultMaxTokens: 4096,
+} as const;
+
+/** Every paid quote adds this, and no quote is below the minimum charge (USD decimal strings). */
+export const pricingRules = {
+  minimumChargeUsd: "0.001",
+} as const;
+
+/**
+ * Largest request body read. 1,050,000 tokens of ordinary text is about 4-5 MB; the cap leaves room for
+ * text that tokenizes densely while refusing bodies that could only be an attack.
+ */
+export const MAX_REQUEST_BODY_BYTES = 24 * 1024 * 1024;

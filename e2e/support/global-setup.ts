@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { loadLaunchConfig } from "../../config/env";
+import { freePort } from "../../server/local-stack/next-app";
+import { startStack } from "../../server/local-stack/start-stack";
+
+/** Starts one embedded stack (real anvil, facilitator, upstream, Next.js app, SQLite file) for every e2e file. */
+export default async function setup(project: TestProject) {
+  const dataDir = mkdtempSync(join(tmpdir(), "paysvc-e2e-"));
+  // Short enough that the "upstream hangs" case finishes quickly; the ordinary calls take milliseconds.
+  process.env.UPSTREAM_TIMEOUT_MS = "3000";
+  const config = loadLaunchConfig({
+    NETWORK: "eip155:137",
+    PORT: "0",
+    LOCAL_CHAIN_PORT: String(await freePort()),
+    LOCAL_FACILITATOR_PORT: "0",
+    LOCAL_UPSTREAM_PORT: "0",
+    DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
+  });
+  const appLog: string[] = [];
+  const stack = await startStack(config, { onAppLogLine: (line) => appLog.push(line) });
+  project.provide("stack", {
+    appUrl: stack.appUrl,
+    chainRpcUrl: stack.chainRpcUrl ?? "",
+    facilitatorUrl: stack.facilitatorUrl,
+    upstreamBaseUrl: stack.upstreamBaseUrl,
+    payTo: stack.payTo,
+    payers: stack.payers,
+    databasePath: join(dataDir, "paysvc.sqlite"),
+    dataDir,
+  });
+  return async () => {
+    await stack.stop();
+    if (process.env.PAYSVC_E2E_SHOW_APP_LOG === "1") console.log(appLog.join("\n"));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    stack: {
+      appUrl: string;
+      chainRpcUrl: string;
+      facilitatorUrl: string;
+      upstreamBaseUrl: string;
+      payTo: `0x${string}`;
+      payers: { address: `0x${string}`; privateKey: `0x${string}` }[];
+      databasePath: string;
+      dataDir: string;
+    };
+  }
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from "node:crypto";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { authorizationTypes, toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import OpenAI from "openai";
+import { createPublicClient, getAddress, http, type Abi } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { inject } from "vitest";
+import { localUsdcAbi } from "../../server/local-stack/local-chain";
+import { getNetwork } from "../../networks";
+
+export const stack = () => inject("stack");
+export const polygon = getNetwork("eip155:137");
+
+/** The official x402 client for a payer key, the way a caller would build it. */
+export function paymentClient(privateKey: `0x${string}`): x402Client {
+  const account = privateKeyToAccount(privateKey);
+  const publicClient = createPublicClient({ transport: http(stack().chainRpcUrl) });
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(account, publicClient) });
+  return client;
+}
+
+/** The official openai SDK paying through the official x402 fetch wrapper. */
+export function payingOpenAI(privateKey: `0x${string}`, baseURL = `${stack().appUrl}/v1`): OpenAI {
+  return new OpenAI({
+    apiKey: "x402-no-key-needed",
+    baseURL,
+    fetch: wrapFetchWithPayment(fetch, paymentClient(privateKey)),
+    maxRetries: 0,
+  });
+}
+
+export async function usdcBalance(address: `0x${string}`): Promise<bigint> {
+  const client = createPublicClient({ transport: http(stack().chainRpcUrl) });
+  return (await client.readContract({
+    address: polygon.usdc.address,
+    abi: localUsdcAbi as Abi,
+    functionName: "balanceOf",
+    args: [address],
+  })) as bigint;
+}
+
+/** Balances of the payer and the pay-to, to compare before and after. */
+export async function balances(payer: `0x${string}`): Promise<{ payer: bigint; payTo: bigint }> {
+  const [payerBalance, payToBalance] = await Promise.all([usdcBalance(payer), usdcBalance(stack().payTo)]);
+  return { payer: payerBalance, payTo: payToBalance };
+}
+
+export function postJson(path: string, body: unknown, headers: Record<string, string> = {}, base = stack().appUrl) {
+  return fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** Asks for the price of a request: the 402 and its decoded PAYMENT-REQUIRED header. */
+export async function quote(path: string, body: unknown, base = stack().appUrl): Promise<PaymentRequired> {
+  const response = await postJson(path, body, {}, base);
+  if (response.status !== 402) throw new Error(`expected 402, got ${response.status}: ${await response.text()}`);
+  const header = response.headers.get("payment-required");
+  if (!header) throw new Error("402 without PAYMENT-REQUIRED");
+  await response.body?.cancel();
+  return decodePaymentRequiredHeader(header);
+}
+
+/** A payment signed by the official client for the given 402 answer. */
+export async function officialPayment(privateKey: `0x${string}`, paymentRequired: PaymentRequired): Promise<string> {
+  const payload = await paymentClient(privateKey).createPaymentPayload(paymentRequired);
+  return encodePaymentSignatureHeader(payload);
+}
+
+/**
+ * A hand-built EIP-3009 payment, for payments the official client refuses to make (expired, forged, altered).
+ * `signer` signs; `overrides` change the authorization after the requirements were copied into it.
+ */
+export async function craftedPayment(options: {
+  signer: PrivateKeyAccount;
+  paymentRequired: PaymentRequired;
+  requirements?: PaymentRequirements;
+  authorization?: Partial<{ from: `0x${string}`; to: `0x${string}`; value: string; validAfter: string; validBefore: string }>;
+  chainId?: number;
+}): Promise<string> {
+  const requirements = options.requirements ?? (options.paymentRequired.accepts[0] as PaymentRequirements);
+  const now = Math.floor(Date.now() / 1000);
+  const authorization = {
+    from: options.signer.address,
+    to: getAddress(requirements.payTo),
+    value: requirements.amount,
+    validAfter: String(now - 600),
+    validBefore: String(now + requirements.maxTimeoutSeconds),
+    nonce: `0x${randomBytes(32).toString("hex")}` as `0x${string}`,
+    ...options.authorization,
+  };
+  const signature = await options.signer.signTypedData({
+    domain: {
+      name: requirements.extra.name as string,
+      version: requirements.extra.version as string,
+      chainId: options.chainId ?? polygon.chainId,
+      verifyingContract: getAddress(requirements.asset),
+    },
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message: {
+      from: getAddress(authorization.from),
+      to: getAddress(authorization.to),
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+      nonce: authorization.nonce,
+    },
+  });
+  const payload: PaymentPayload = {
+    x402Version: 2,
+    resource: options.paymentRequired.resource,
+    accepted: requirements,
+    payload: { authorization, signature },
+  };
+  return encodePaymentSignatureHeader(payload);
+}
+
+export function chatBody(content: string, extra: Record<string, unknown> = {}) {
+  return { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content }], max_tokens: 64, ...extra };
+}

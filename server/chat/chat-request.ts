@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { chatLimits } from "../../config/limits";
+import { findGptModel, gptModelIds, type GptModel } from "../../config/models";
+import { ApiError } from "../errors";
+import { parseOrThrow } from "../validation";
+
+const textPart = z.looseObject({ type: z.literal("text"), text: z.string() });
+
+const message = z.looseObject({
+  role: z.enum(["system", "developer", "user", "assistant", "tool"], {
+    error: "must be one of system, developer, user, assistant, tool",
+  }),
+  content: z.union([z.string(), z.array(textPart), z.null()], {
+    error: "must be a string, an array of text parts, or null",
+  }).optional(),
+  name: z.string().optional(),
+});
+
+/** The fields we read; every other OpenAI field passes through to the upstream untouched. */
+export const chatRequestSchema = z.looseObject({
+  model: z.string(),
+  messages: z.array(message, { error: "must be an array of messages" }).min(1, "must contain at least one message"),
+  max_tokens: z
+    .number({ error: "must be an integer" })
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(chatLimits.maxOutputTokens, `must be at most ${chatLimits.maxOutputTokens}`)
+    .optional(),
+  max_completion_tokens: z
+    .number({ error: "must be an integer" })
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(chatLimits.maxOutputTokens, `must be at most ${chatLimits.maxOutputTokens}`)
+    .optional(),
+  temperature: z.number({ error: "must be a number" }).min(0, "must be at least 0").max(2, "must be at most 2").optional(),
+  stream: z.boolean({ error: "must be a boolean" }).optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+});
+
+export type ChatRequest = z.output<typeof chatRequestSchema>;
+
+export interface ParsedChatRequest {
+  body: ChatRequest;
+  model: GptModel;
+  /** The output cap the price is computed with: `max_completion_tokens`, else `max_tokens`, else 4096. */
+  maxOutputTokens: number;
+}
+
+/** Validates a chat completion body; every failure is a 400 naming the field, raised before any 402. */
+export function parseChatRequest(value: unknown): ParsedChatRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
+  }
+  requireKnownModel((value as { model?: unknown }).model);
+  const body = parseOrThrow(chatRequestSchema, value);
+  const model = findGptModel(body.model) as GptModel;
+  return { body, model, maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? chatLimits.defaultMaxTokens };
+}
+
+/** Missing or unknown model: the first check, so that a caller with a typo learns the list of models. */
+export function requireKnownModel(model: unknown): void {
+  if (model === undefined || model === null || model === "") {
+    throw new ApiError("invalid_request", "You must provide a model parameter", { param: "model" });
+  }
+  if (typeof model !== "string" || !findGptModel(model)) {
+    throw new ApiError(
+      "model_not_found",
+      `The model '${String(model)}' does not exist or is not sold here. Available models: ${gptModelIds.join(", ")}`,
+      { param: "model" },
+    );
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * One error type for everything a caller can be told, and one table from code to HTTP status and OpenAI error
+ * type. Bodies use OpenAI's shape `{error: {message, type, param, code}}`.
+ */
+const errorTable = {
+  invalid_request: { status: 400, type: "invalid_request_error" },
+  invalid_json: { status: 400, type: "invalid_request_error" },
+  model_not_found: { status: 400, type: "invalid_request_error" },
+  context_length_exceeded: { status: 400, type: "invalid_request_error" },
+  request_too_large: { status: 413, type: "invalid_request_error" },
+  unsupported_media_type: { status: 415, type: "invalid_request_error" },
+  not_found: { status: 404, type: "invalid_request_error" },
+  payment_required: { status: 402, type: "payment_required" },
+  payment_invalid: { status: 402, type: "payment_error" },
+  payment_mismatch: { status: 402, type: "payment_error" },
+  payment_already_used: { status: 402, type: "payment_error" },
+  payment_rejected: { status: 402, type: "payment_error" },
+  settlement_failed: { status: 402, type: "payment_error" },
+  upstream_error: { status: 502, type: "upstream_error" },
+  facilitator_unavailable: { status: 503, type: "service_unavailable" },
+  service_unavailable: { status: 503, type: "service_unavailable" },
+  internal_error: { status: 500, type: "server_error" },
+} as const satisfies Record<string, { status: number; type: string }>;
+
+export type ErrorCode = keyof typeof errorTable;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: { param?: string | null; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = errorTable[code].status;
+    this.type = errorTable[code].type;
+  }
+
+  toResponse(): Response {
+    const body = {
+      error: { message: this.message, type: this.type, param: this.options.param ?? null, code: this.code },
+      ...this.options.extra,
+    };
+    return Response.json(body, { status: this.status, headers: this.options.headers });
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}

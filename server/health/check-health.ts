@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import { SERVICE_VERSION } from "../../config/version";
+import type { AppContext } from "../app-context";
+
+type ComponentState = { status: "up"; latency_ms: number } | { status: "down"; latency_ms: number; error: string };
+
+const PROBE_TIMEOUT_MS = 2000;
+
+async function probe(check: () => Promise<unknown> | unknown): Promise<ComponentState> {
+  const started = performance.now();
+  const elapsed = () => Number((performance.now() - started).toFixed(2));
+  try {
+    await Promise.race([
+      Promise.resolve().then(check),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref()),
+    ]);
+    return { status: "up", latency_ms: elapsed() };
+  } catch (error) {
+    return { status: "down", latency_ms: elapsed(), error: (error as Error).message };
+  }
+}
+
+/** Endpoint 15: the state of the database, the facilitator and the upstream; 503 when any is down. */
+export async function checkHealth(context: AppContext): Promise<{ status: number; body: unknown }> {
+  const [database, facilitator, upstream] = await Promise.all([
+    probe(() => context.database.get(sql`select 1`)),
+    probe(() => context.gateway.probe()),
+    probe(() => context.upstream.probe(PROBE_TIMEOUT_MS)),
+  ]);
+  const healthy = [database, facilitator, upstream].every((component) => component.status === "up");
+  return {
+    status: healthy ? 200 : 503,
+    body: {
+      status: healthy ? "ok" : "degraded",
+      network: context.config.network.id,
+      version: SERVICE_VERSION,
+      checks: { database, facilitator, upstream },
+    },
+  };
+}

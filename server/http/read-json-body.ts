@@ -1,0 +1,51 @@
+import { createHash } from "node:crypto";
+import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
+import { ApiError } from "../errors";
+
+export interface JsonBody {
+  value: unknown;
+  /** SHA-256 of the raw bytes, hex: identifies "the same request body" for the payment ledger. */
+  sha256: string;
+}
+
+/**
+ * Reads a JSON request body once, refusing it early when it is larger than `maxBytes` (by Content-Length, or while
+ * reading when the length is not declared) instead of buffering it whole.
+ */
+export async function readJsonBody(request: Request, maxBytes = MAX_REQUEST_BODY_BYTES): Promise<JsonBody> {
+  const contentType = request.headers.get("content-type");
+  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw new ApiError("unsupported_media_type", `Content-Type must be application/json, not ${contentType}`);
+  }
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) throw new ApiError("invalid_json", "Request body is required and must be JSON");
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = Buffer.concat(chunks);
+  const text = bytes.toString("utf8");
+  if (text.trim() === "") throw new ApiError("invalid_json", "Request body is required and must be JSON");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError("invalid_json", `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+  return { value, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError("request_too_large", `Request body exceeds the limit of ${maxBytes} bytes`);
+}

@@ -1,0 +1,43 @@
+import { createHash } from "node:crypto";
+import { encode, decode } from "gpt-tokenizer/encoding/o200k_base";
+import { contentText, countTextTokens, type CountableMessage } from "../pricing/count-tokens";
+
+const VOCABULARY = (
+  "gateway ledger quote signature settle verify token stream chunk model budget payer receipt nonce " +
+  "request answer local deterministic provider echo network asset amount credit window limit route " +
+  "harbor lantern meadow river summit orchard compass beacon anchor canyon glacier prairie willow " +
+  "quartz ember falcon maple copper silver cobalt amber violet indigo crimson jade ivory onyx"
+).split(" ");
+
+export interface DevCompletion {
+  text: string;
+  completionTokens: number;
+  finishReason: "stop" | "length";
+}
+
+/**
+ * The development provider's answer: deterministic text derived from the model and the messages (same input,
+ * same answer), opening with an echo of the last user message so a reader can tell answers apart. Cut at
+ * `maxTokens`, like a real model, with finish_reason "length".
+ */
+export function devCompletion(model: string, messages: readonly CountableMessage[], maxTokens: number): DevCompletion {
+  const digest = createHash("sha256").update(model).update("\0").update(JSON.stringify(messages)).digest();
+  const lastUser = [...messages].reverse().find((message) => message.role === "user");
+  const echo = contentText(lastUser?.content).replace(/\s+/g, " ").trim().slice(0, 60);
+  const wordCount = 12 + (digest[0] ?? 0) % 20;
+  const words = Array.from({ length: wordCount }, (_, index) => VOCABULARY[(digest[(index + 1) % digest.length] ?? 0) % VOCABULARY.length]);
+  const full = `Local development reply to "${echo}": ${words.join(" ")}.`;
+  const tokens = encode(full, { disallowedSpecial: new Set() });
+  if (tokens.length <= maxTokens) return { text: full, completionTokens: tokens.length, finishReason: "stop" };
+  const text = decode(tokens.slice(0, maxTokens));
+  return { text, completionTokens: countTextTokens(text), finishReason: "length" };
+}
+
+/** Splits text into `count` deltas of nearly equal length (at least one character each). */
+export function splitIntoDeltas(text: string, count: number): string[] {
+  const pieces = Math.max(1, Math.min(count, text.length));
+  const size = Math.ceil(text.length / pieces);
+  const deltas: string[] = [];
+  for (let start = 0; start < text.length; start += size) deltas.push(text.slice(start, start + size));
+  return deltas.length > 0 ? deltas : [""];
+}

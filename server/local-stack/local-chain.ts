@@ -1,0 +1,116 @@
+import { createRequire } from "node:module";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type Abi,
+  type Chain,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { EvmNetwork } from "../../networks";
+import usdcArtifact from "./contracts/local-usdc.artifact.json";
+import multicallArtifact from "./contracts/multicall3.artifact.json";
+import {
+  DEV_MNEMONIC,
+  FACILITATOR_ACCOUNT_INDEX,
+  PAYER_ACCOUNT_INDEXES,
+  PAYER_STARTING_BALANCE,
+  devAccount,
+} from "./dev-accounts";
+import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
+import { waitFor } from "./wait-for";
+
+export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
+export const localUsdcAbi = usdcArtifact.abi as Abi;
+
+export interface LocalChain {
+  rpcUrl: string;
+  chain: Chain;
+  stop(): Promise<void>;
+}
+
+export function chainFor(network: EvmNetwork, rpcUrl: string): Chain {
+  return defineChain({
+    id: network.chainId,
+    name: network.displayName,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+  });
+}
+
+function anvilBinary(): string {
+  // The platform package ships the binary; the wrapper package's install script (which only links it) may be
+  // skipped by npm, so resolve the binary itself.
+  const require = createRequire(import.meta.url);
+  return require.resolve(`@foundry-rs/anvil-${process.platform}-${process.arch === "x64" ? "amd64" : process.arch}/bin/anvil`);
+}
+
+/**
+ * Starts anvil with the network's chain id, places our EIP-3009 USDC at the network's canonical USDC address and
+ * Multicall3 at its usual address, and funds the development payers.
+ */
+export async function startLocalChain(network: EvmNetwork, port: number): Promise<LocalChain> {
+  const anvil = startGuardedProcess(
+    anvilBinary(),
+    ["--chain-id", String(network.chainId), "--port", String(port), "--host", "127.0.0.1", "--mnemonic", DEV_MNEMONIC, "--silent"],
+    { output: "ignore" },
+  );
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const chain = chainFor(network, rpcUrl);
+  try {
+    await waitForChain(rpcUrl, network.chainId, anvil);
+    await deployContracts(network, rpcUrl, chain);
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+  return { rpcUrl, chain, stop: () => anvil.stop() };
+}
+
+async function waitForChain(rpcUrl: string, chainId: number, anvil: GuardedProcess): Promise<void> {
+  let exited = false;
+  void anvil.exited.then(() => (exited = true));
+  const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });
+  await waitFor(
+    async () => {
+      if (exited) throw new Error(`anvil exited at start; is ${rpcUrl} already in use? Set LOCAL_CHAIN_PORT to a free port`);
+      const reported = await client.getChainId().catch(() => undefined);
+      if (reported !== undefined && reported !== chainId) {
+        throw new Error(`${rpcUrl} answers with chain id ${reported}, not ${chainId}: another chain holds the port`);
+      }
+      return reported === chainId;
+    },
+    { timeoutMs: 15_000, what: `local chain at ${rpcUrl}` },
+  );
+}
+
+async function deployContracts(network: EvmNetwork, rpcUrl: string, chain: Chain): Promise<void> {
+  const transport = http(rpcUrl);
+  const testClient = createTestClient({ chain, mode: "anvil", transport });
+  const publicClient = createPublicClient({ chain, transport });
+  const minter = privateKeyToAccount(devAccount(FACILITATOR_ACCOUNT_INDEX).privateKey);
+  const wallet = createWalletClient({ account: minter, chain, transport });
+  const usdc = network.usdc.address;
+
+  await testClient.setCode({ address: usdc, bytecode: usdcArtifact.runtimeBytecode as `0x${string}` });
+  await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: multicallArtifact.runtimeBytecode as `0x${string}` });
+
+  const hashes = [await wallet.writeContract({ address: usdc, abi: localUsdcAbi, functionName: "initialize", args: [minter.address] })];
+  for (const index of PAYER_ACCOUNT_INDEXES) {
+    hashes.push(
+      await wallet.writeContract({
+        address: usdc,
+        abi: localUsdcAbi,
+        functionName: "mint",
+        args: [devAccount(index).address, PAYER_STARTING_BALANCE],
+      }),
+    );
+  }
+  for (const hash of hashes) {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`local USDC setup transaction ${hash} reverted`);
+  }
+}

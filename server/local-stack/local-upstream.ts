@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { gptModelIds } from "../../config/models";
+import { contentText, countChatInputTokens, type CountableMessage } from "../pricing/count-tokens";
+import { devCompletion, splitIntoDeltas } from "./dev-completion";
+import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
+
+/**
+ * How the development provider misbehaves, for tests of the gateway's failure handling: for every request when
+ * started with `fault`, or for one request whose last user message contains `[paysvc-dev-fault:<fault>]`.
+ */
+export type UpstreamFault = "none" | "http-error" | "hang" | "break-mid-stream";
+
+const FAULT_DIRECTIVE = /\[paysvc-dev-fault:(http-error|hang|break-mid-stream)\]/;
+
+function faultOf(messages: readonly CountableMessage[], configured: UpstreamFault): UpstreamFault {
+  if (configured !== "none") return configured;
+  const lastUser = [...messages].reverse().find((message) => message.role === "user");
+  const match = FAULT_DIRECTIVE.exec(contentText(lastUser?.content));
+  return (match?.[1] as UpstreamFault | undefined) ?? "none";
+}
+
+export interface LocalUpstreamOptions {
+  port: number;
+  /** Pause between streamed deltas, in ms. */
+  deltaDelayMs?: number;
+  /** Number of content deltas a streamed answer is split into. */
+  streamDeltas?: number;
+  fault?: UpstreamFault;
+}
+
+const PROVIDER_NAME = "paysvc local development provider";
+
+/**
+ * An OpenAI-compatible development provider, so every endpoint answers without internet: deterministic
+ * completions with real token usage, streamed as server-sent events in several chunks.
+ */
+export async function startLocalUpstream(options: LocalUpstreamOptions): Promise<JsonHttpServer> {
+  return listen(
+    async (request, response) => {
+      const path = (request.url ?? "/").split("?")[0];
+      if (request.method === "GET" && path === "/v1/models") {
+        return sendJson(response, 200, {
+          object: "list",
+          data: gptModelIds.map((id) => ({ id, object: "model", created: 0, owned_by: PROVIDER_NAME })),
+        });
+      }
+      if (request.method === "POST" && path === "/v1/chat/completions") return chatCompletion(request, response, options);
+      sendJson(response, 404, { error: { message: `no route ${request.method} ${path}`, type: "invalid_request_error" } });
+    },
+    options.port,
+    "local upstream",
+  );
+}
+
+interface ChatBody {
+  model?: unknown;
+  messages?: unknown;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown };
+  tools?: unknown;
+}
+
+async function chatCompletion(request: IncomingMessage, response: ServerResponse, options: LocalUpstreamOptions) {
+  let body: ChatBody;
+  try {
+    body = (await readJson(request)) as ChatBody;
+  } catch {
+    return sendJson(response, 400, { error: { message: "body must be JSON", type: "invalid_request_error" } });
+  }
+  if (typeof body.model !== "string" || !Array.isArray(body.messages) || body.messages.length === 0) {
+    return sendJson(response, 400, { error: { message: "model and messages are required", type: "invalid_request_error" } });
+  }
+  const messages = body.messages as CountableMessage[];
+  const fault = faultOf(messages, options.fault ?? "none");
+  if (fault === "http-error") {
+    return sendJson(response, 500, { error: { message: "development provider fault: http-error", type: "server_error" } });
+  }
+  if (fault === "hang") return; // never answers; the caller's timeout must fire
+  const requestedMax = body.max_completion_tokens ?? body.max_tokens;
+  const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
+  const completion = devCompletion(body.model, messages, maxTokens);
+  const promptTokens = countChatInputTokens(messages, body.tools);
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completion.completionTokens,
+    total_tokens: promptTokens + completion.completionTokens,
+  };
+  const id = `chatcmpl-${randomUUID().replace(/-/g, "")}`;
+  const created = Math.floor(Date.now() / 1000);
+
+  if (body.stream !== true) {
+    return sendJson(response, 200, {
+      id,
+      object: "chat.completion",
+      created,
+      model: body.model,
+      choices: [
+        { index: 0, message: { role: "assistant", content: completion.text }, finish_reason: completion.finishReason },
+      ],
+      usage,
+    });
+  }
+
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
+  const delay = options.deltaDelayMs ?? 0;
+  const deltas = splitIntoDeltas(completion.text, options.streamDeltas ?? 8);
+  let closed = false;
+  response.on("close", () => (closed = true));
+
+  response.write(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]));
+  for (const [index, delta] of deltas.entries()) {
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (closed) return;
+    if (fault === "break-mid-stream" && index === Math.floor(deltas.length / 2)) {
+      response.destroy();
+      return;
+    }
+    response.write(chunk([{ index: 0, delta: { content: delta }, finish_reason: null }]));
+  }
+  response.write(chunk([{ index: 0, delta: {}, finish_reason: completion.finishReason }]));
+  if (body.stream_options?.include_usage === true) response.write(chunk([], { usage }));
+  response.end("data: [DONE]\n\n");
+}

@@ -1,0 +1,85 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
+import { waitFor } from "./wait-for";
+
+const projectRoot = process.cwd();
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+const SOURCE_ROOTS = ["app", "server", "config", "networks"];
+const SOURCE_FILES = ["next.config.ts", "package.json", "tsconfig.json"];
+
+function newestSourceTime(path: string): number {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return /\.test\.tsx?$/.test(path) ? 0 : stats.mtimeMs;
+  return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestSourceTime(join(path, entry))), stats.mtimeMs);
+}
+
+/** True when there is no production build, or a source file changed after it was made. */
+export function buildIsStale(): boolean {
+  const buildId = join(projectRoot, ".next", "BUILD_ID");
+  if (!existsSync(buildId)) return true;
+  const built = statSync(buildId).mtimeMs;
+  const sources = [...SOURCE_ROOTS, ...SOURCE_FILES].map((entry) => join(projectRoot, entry)).filter((path) => existsSync(path));
+  return sources.some((path) => newestSourceTime(path) > built);
+}
+
+export async function buildNextApp(): Promise<void> {
+  const build = startGuardedProcess(process.execPath, [nextBin, "build"], { output: "pipe", cwd: projectRoot });
+  const output: string[] = [];
+  for (const stream of [build.child.stdout, build.child.stderr]) stream?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  const code = await build.exited;
+  if (code !== 0) throw new Error(`next build failed (exit ${code}):\n${output.join("").slice(-4000)}`);
+}
+
+/** A port that was free a moment ago, for pieces that must know their port before they start. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** Runs `next start` (production mode) under a guard and waits until it answers HTTP. */
+export async function startNextApp(options: {
+  host: string;
+  port: number;
+  env: Record<string, string>;
+  onLogLine?: (line: string) => void;
+}): Promise<GuardedProcess & { url: string }> {
+  const app = startGuardedProcess(process.execPath, [nextBin, "start", "--port", String(options.port), "--hostname", options.host], {
+    output: "pipe",
+    cwd: projectRoot,
+    env: options.env as NodeJS.ProcessEnv,
+  });
+  const tail: string[] = [];
+  for (const stream of [app.child.stdout, app.child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on("line", (line) => {
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      options.onLogLine?.(line);
+    });
+  }
+  const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${options.port}`;
+  let exitCode: number | null | undefined;
+  void app.exited.then((code) => (exitCode = code));
+  await waitFor(
+    async () => {
+      if (exitCode !== undefined) throw new Error(`the Next.js app exited at start (code ${exitCode}):\n${tail.join("\n")}`);
+      return fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) }).then(
+        (response) => response.body?.cancel().then(() => true) ?? true,
+        () => false,
+      );
+    },
+    { timeoutMs: 60_000, intervalMs: 100, what: `the Next.js app at ${url}` },
+  );
+  return { ...app, url };
+}

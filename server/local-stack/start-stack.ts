@@ -1,0 +1,124 @@
+import { childEnvironment, type LaunchConfig } from "../../config/env";
+import { openDatabase } from "../storage/database";
+import { DEV_MNEMONIC, FACILITATOR_ACCOUNT_INDEX, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES, devAccount } from "./dev-accounts";
+import { startLocalChain } from "./local-chain";
+import { startLocalFacilitator } from "./local-facilitator";
+import { startLocalUpstream, type UpstreamFault } from "./local-upstream";
+import { buildIsStale, buildNextApp, freePort, startNextApp } from "./next-app";
+
+export interface StackOptions {
+  /** Called with each progress line (service URLs, keys, "ready"). */
+  onLine?: (line: string) => void;
+  /** Called with each line the app logs. */
+  onAppLogLine?: (line: string) => void;
+  /** Development provider behaviour, for tests and benchmarks. */
+  upstream?: { deltaDelayMs?: number; streamDeltas?: number; fault?: UpstreamFault };
+  /** Called when a piece stops on its own (a crash): the stack is then torn down. */
+  onUnexpectedExit?: (what: string, code: number | null) => void;
+}
+
+export interface RunningStack {
+  appUrl: string;
+  chainRpcUrl: string | undefined;
+  facilitatorUrl: string;
+  upstreamBaseUrl: string;
+  payTo: `0x${string}`;
+  payers: { address: `0x${string}`; privateKey: `0x${string}` }[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the service with every piece the configuration does not provide replaced by its embedded default:
+ * local chain, local facilitator, local upstream, SQLite. A configured piece is not started.
+ */
+export async function startStack(config: LaunchConfig, options: StackOptions = {}): Promise<RunningStack> {
+  const say = options.onLine ?? (() => undefined);
+  const stoppers: (() => Promise<void>)[] = [];
+  let stopping = false;
+  const stop = async () => {
+    stopping = true;
+    for (const stopper of stoppers.reverse()) await stopper().catch(() => undefined);
+    stoppers.length = 0;
+  };
+
+  try {
+    openDatabase(config.configured.databaseUrl).$client.close();
+
+    let chainRpcUrl = config.configured.chainRpcUrl;
+    const embeddedChain = !chainRpcUrl && !config.configured.facilitatorUrl;
+    if (embeddedChain) {
+      const chain = await startLocalChain(config.network, config.localPorts.chain);
+      stoppers.push(chain.stop);
+      chainRpcUrl = chain.rpcUrl;
+      say(`chain        ${chain.rpcUrl}  (anvil, chain id ${config.network.chainId}, local USDC at ${config.network.usdc.address})`);
+    }
+
+    let facilitatorUrl = config.configured.facilitatorUrl;
+    if (!facilitatorUrl) {
+      const facilitator = await startLocalFacilitator({
+        network: config.network,
+        rpcUrl: chainRpcUrl as string,
+        privateKey: config.configured.facilitatorPrivateKey ?? devAccount(FACILITATOR_ACCOUNT_INDEX).privateKey,
+        port: config.localPorts.facilitator,
+      });
+      stoppers.push(facilitator.stop);
+      facilitatorUrl = facilitator.url;
+      say(`facilitator  ${facilitator.url}  (x402 exact on ${config.network.id}, settles from ${facilitator.address})`);
+    }
+
+    let upstreamBaseUrl = config.configured.upstreamBaseUrl;
+    if (!upstreamBaseUrl) {
+      const upstream = await startLocalUpstream({ port: config.localPorts.upstream, ...options.upstream });
+      stoppers.push(upstream.stop);
+      upstreamBaseUrl = `${upstream.url}/v1`;
+      say(`upstream     ${upstreamBaseUrl}  (local development provider)`);
+    }
+
+    const payTo = config.configured.payTo ?? devAccount(PAY_TO_ACCOUNT_INDEX).address;
+    if (buildIsStale()) {
+      say("building the Next.js app (first start, or sources changed)...");
+      await buildNextApp();
+    }
+    const port = config.port === 0 ? await freePort() : config.port;
+    const app = await startNextApp({
+      host: config.host,
+      port,
+      onLogLine: options.onAppLogLine,
+      env: childEnvironment({
+        NETWORK: config.network.id,
+        PAY_TO: payTo,
+        FACILITATOR_URL: facilitatorUrl,
+        UPSTREAM_BASE_URL: upstreamBaseUrl,
+        UPSTREAM_API_KEY: config.configured.upstreamApiKey ?? "",
+        DATABASE_URL: config.configured.databaseUrl,
+        PUBLIC_BASE_URL: config.configured.publicBaseUrl ?? "",
+        NODE_ENV: "production",
+      }),
+    });
+    stoppers.push(app.stop);
+    void app.exited.then((code) => {
+      if (!stopping) options.onUnexpectedExit?.("the Next.js app", code);
+    });
+
+    const payers = embeddedChain ? PAYER_ACCOUNT_INDEXES.map((index) => devAccount(index)) : [];
+    say(`app          ${app.url}  (network ${config.network.id})`);
+    say(`pay-to       ${payTo}`);
+    const [firstPayer] = payers;
+    if (firstPayer) {
+      say(`payer        ${firstPayer.address}  private key ${firstPayer.privateKey}  (10000 local USDC; accounts 2-9 of "${DEV_MNEMONIC}" are funded)`);
+    }
+    say(`paysvc ready at ${app.url}`);
+    return {
+      appUrl: app.url,
+      chainRpcUrl,
+      facilitatorUrl,
+      upstreamBaseUrl,
+      payTo,
+      payers: payers.map(({ address, privateKey }) => ({ address, privateKey })),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,212 @@
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { ApiError } from "../errors";
+import { logEvent } from "../log";
+import type { StartedStream } from "../upstream/openai-upstream";
+import { UpstreamError } from "../upstream/upstream-error";
+import { atomicToDecimal } from "../money";
+import { FacilitatorUnavailableError, type PaymentGateway } from "./payment-gateway";
+import type { PaymentLedger } from "./payment-ledger";
+import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "./payment-signature";
+import { describeMismatch } from "./describe-mismatch";
+
+/** The result of the paid work, ready to send: it exists only once the upstream has succeeded. */
+export type PreparedAnswer =
+  | { kind: "json"; body: unknown; status?: number }
+  | { kind: "stream"; stream: StartedStream };
+
+export interface PaidRequest {
+  request: Request;
+  /** Absolute URL of the resource, as the caller sees it; payments are bound to it. */
+  resourceUrl: string;
+  description: string;
+  amount: bigint;
+  /** Display breakdown sent as `extensions.quote`. */
+  quote: Record<string, unknown>;
+  bodySha256: string;
+  quoteMs: number;
+  work: () => Promise<PreparedAnswer>;
+}
+
+export interface PaymentServices {
+  gateway: PaymentGateway;
+  ledger: PaymentLedger;
+}
+
+const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Server-Timing";
+
+/**
+ * The x402 flow of one paid request: quote (402), then with a signature: match, claim the nonce, verify, do the
+ * work, settle only after the work succeeded, answer. No path settles a payment for work that was not done.
+ */
+export async function runPaidRequest(services: PaymentServices, paid: PaidRequest): Promise<Response> {
+  const { gateway, ledger } = services;
+  const requirements = await requirementsOrUnavailable(gateway, paid.amount);
+  const paymentRequired: PaymentRequired = {
+    x402Version: 2,
+    resource: { url: paid.resourceUrl, description: paid.description, mimeType: "application/json" },
+    accepts: [requirements],
+    extensions: { quote: paid.quote },
+  };
+
+  const header = paid.request.headers.get("payment-signature");
+  if (!header) {
+    const price = `${atomicToDecimal(paid.amount, gateway.network.usdc.decimals)} USD`;
+    return paymentChallenge(paymentRequired, "payment_required", `Payment required: ${price} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`);
+  }
+
+  let payment: DecodedPayment;
+  try {
+    payment = decodePaymentSignature(header);
+  } catch (error) {
+    if (error instanceof MalformedPaymentError) return paymentChallenge(paymentRequired, "payment_invalid", error.message);
+    throw error;
+  }
+  if (!gateway.matches(payment.payload, requirements)) {
+    return paymentChallenge(paymentRequired, "payment_mismatch", describeMismatch(payment.payload.accepted, requirements));
+  }
+  const signedResource = payment.payload.resource?.url;
+  if (signedResource !== undefined && signedResource !== paid.resourceUrl) {
+    return paymentChallenge(paymentRequired, "payment_mismatch", `Payment was made for ${signedResource}, not ${paid.resourceUrl}`);
+  }
+
+  const paymentId = ledger.claim({
+    nonce: payment.nonce,
+    payer: payment.payer,
+    amount: paid.amount,
+    network: requirements.network,
+    resource: paid.resourceUrl,
+    bodyHash: paid.bodySha256,
+    quoteMs: paid.quoteMs,
+  });
+  if (paymentId === undefined) {
+    return paymentChallenge(paymentRequired, "payment_already_used", "This payment signature has already been used; sign a new payment");
+  }
+
+  const timings = { quote: paid.quoteMs, verify: 0, upstream: 0, settle: 0 };
+  let started = performance.now();
+  let verification;
+  try {
+    verification = await gateway.verify(payment.payload, requirements);
+  } catch (error) {
+    ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
+    throw unavailable(error);
+  }
+  timings.verify = performance.now() - started;
+  if (!verification.isValid) {
+    const reason = verification.invalidReason ?? "invalid_payment";
+    ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs: timings.verify });
+    return paymentChallenge(paymentRequired, "payment_rejected", `Payment rejected by the facilitator: ${reason}${verification.invalidMessage ? ` (${verification.invalidMessage})` : ""}`);
+  }
+  ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
+
+  started = performance.now();
+  let answer: PreparedAnswer;
+  try {
+    answer = await paid.work();
+  } catch (error) {
+    timings.upstream = performance.now() - started;
+    const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
+    ledger.update(paymentId, { status: "not_charged", failureReason: reason, upstreamMs: timings.upstream });
+    logPaid(paid, payment, "not_charged", timings, reason);
+    if (error instanceof UpstreamError) {
+      throw new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
+    }
+    throw error;
+  }
+  timings.upstream = performance.now() - started;
+
+  started = performance.now();
+  let settlement: SettleResponse | undefined;
+  try {
+    settlement = await gateway.settle(payment.payload, requirements);
+  } catch (error) {
+    // The facilitator may or may not have settled. The work is done: deliver it rather than risk a payer paying
+    // for nothing, and leave the row for reconciliation against the chain.
+    timings.settle = performance.now() - started;
+    ledger.update(paymentId, { status: "settle_unknown", failureReason: (error as Error).message, upstreamMs: timings.upstream, settleMs: timings.settle });
+    logPaid(paid, payment, "settle_unknown", timings, (error as Error).message);
+    return deliver(answer, undefined, timings);
+  }
+  timings.settle = performance.now() - started;
+  if (!settlement.success) {
+    const reason = settlement.errorReason ?? "settlement_failed";
+    ledger.update(paymentId, { status: "failed", failureReason: reason, upstreamMs: timings.upstream, settleMs: timings.settle });
+    if (answer.kind === "stream") await answer.stream.cancel();
+    logPaid(paid, payment, "settlement_failed", timings, reason);
+    return paymentChallenge(paymentRequired, "settlement_failed", `Settlement failed: ${reason}${settlement.errorMessage ? ` (${settlement.errorMessage})` : ""}`);
+  }
+  ledger.update(paymentId, { status: "settled", transaction: settlement.transaction, upstreamMs: timings.upstream, settleMs: timings.settle });
+  logPaid(paid, payment, "settled", timings, undefined, settlement.transaction);
+  return deliver(answer, settlement, timings);
+}
+
+async function requirementsOrUnavailable(gateway: PaymentGateway, amount: bigint): Promise<PaymentRequirements> {
+  try {
+    return await gateway.requirementsFor(amount);
+  } catch (error) {
+    throw unavailable(error);
+  }
+}
+
+function unavailable(error: unknown): unknown {
+  if (error instanceof FacilitatorUnavailableError) {
+    return new ApiError("facilitator_unavailable", "The payment facilitator is unavailable; nothing was charged. Retry later.");
+  }
+  return error;
+}
+
+function paymentChallenge(
+  paymentRequired: PaymentRequired,
+  code: "payment_required" | "payment_invalid" | "payment_mismatch" | "payment_already_used" | "payment_rejected" | "settlement_failed",
+  message: string,
+): Response {
+  const challenge: PaymentRequired = code === "payment_required" ? paymentRequired : { ...paymentRequired, error: message };
+  return new ApiError(code, message, {
+    headers: {
+      "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge),
+      "Access-Control-Expose-Headers": EXPOSED_HEADERS,
+      "Cache-Control": "no-store",
+    },
+    extra: challenge,
+  }).toResponse();
+}
+
+function serverTiming(timings: Record<string, number>): string {
+  return Object.entries(timings)
+    .map(([name, duration]) => `${name};dur=${duration.toFixed(2)}`)
+    .join(", ");
+}
+
+function deliver(answer: PreparedAnswer, settlement: SettleResponse | undefined, timings: Record<string, number>): Response {
+  const headers: Record<string, string> = {
+    "Server-Timing": serverTiming(timings),
+    "Access-Control-Expose-Headers": EXPOSED_HEADERS,
+    "Cache-Control": "no-store",
+  };
+  if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
+  if (answer.kind === "json") return Response.json(answer.body, { status: answer.status ?? 200, headers });
+  return new Response(answer.stream.body, {
+    status: 200,
+    headers: { ...headers, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no" },
+  });
+}
+
+function logPaid(
+  paid: PaidRequest,
+  payment: DecodedPayment,
+  outcome: string,
+  timings: Record<string, number>,
+  reason?: string,
+  transaction?: string,
+): void {
+  logEvent(outcome === "settled" ? "info" : "warn", "paid_request", {
+    resource: paid.resourceUrl,
+    outcome,
+    payer: payment.payer,
+    amount: paid.amount.toString(),
+    reason,
+    transaction,
+    timings_ms: Object.fromEntries(Object.entries(timings).map(([name, value]) => [name, Number(value.toFixed(2))])),
+  });
+}

@@ -1,0 +1,112 @@
+import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import {
+  SettleError,
+  VerifyError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type VerifyResponse,
+} from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import type { NetworkDefinition } from "../../networks";
+
+export interface PaymentGatewayConfig {
+  network: NetworkDefinition;
+  payTo: `0x${string}`;
+  facilitatorUrl: string;
+  facilitatorTimeoutMs: number;
+  paymentTimeoutSeconds: number;
+}
+
+/** The facilitator could not be asked (down, timed out, answered garbage): no verdict on the payment. */
+export class FacilitatorUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FacilitatorUnavailableError";
+  }
+}
+
+/**
+ * This deployment's side of x402, over the official resource server: payment requirements for an amount, and
+ * verification and settlement through the facilitator over HTTP.
+ */
+export class PaymentGateway {
+  private readonly facilitator: HTTPFacilitatorClient;
+  private readonly server: x402ResourceServer;
+  private initialized: Promise<void> | undefined;
+
+  constructor(private readonly config: PaymentGatewayConfig) {
+    this.facilitator = new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: config.facilitatorTimeoutMs });
+    this.server = new x402ResourceServer(this.facilitator).register(config.network.id, new ExactEvmScheme());
+  }
+
+  get network(): NetworkDefinition {
+    return this.config.network;
+  }
+
+  /** Learns what the facilitator supports, once; a failure is retried by the next caller. */
+  private ensureInitialized(): Promise<void> {
+    this.initialized ??= this.server.initialize().catch((error: unknown) => {
+      this.initialized = undefined;
+      throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
+    });
+    return this.initialized;
+  }
+
+  /** The exact-scheme requirements for `amount` atomic units of this network's USDC, paid to our pay-to. */
+  async requirementsFor(amount: bigint): Promise<PaymentRequirements> {
+    await this.ensureInitialized();
+    const { usdc } = this.config.network;
+    const [requirements] = await this.server.buildPaymentRequirements({
+      scheme: "exact",
+      network: this.config.network.id,
+      payTo: this.config.payTo,
+      maxTimeoutSeconds: this.config.paymentTimeoutSeconds,
+      price: { amount: amount.toString(), asset: usdc.address, extra: { ...usdc.eip712 } },
+    });
+    if (!requirements) throw new Error("x402 resource server built no payment requirements");
+    return requirements;
+  }
+
+  /** True when the payload was signed for exactly these requirements (deep equality of `accepted`). */
+  matches(payload: PaymentPayload, requirements: PaymentRequirements): boolean {
+    return this.server.findMatchingRequirements([requirements], payload) !== undefined;
+  }
+
+  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    try {
+      return await this.server.verifyPayment(payload, requirements);
+    } catch (error) {
+      // A facilitator that rejects with a non-2xx status still gives a verdict.
+      if (error instanceof VerifyError) {
+        return { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage, payer: error.payer };
+      }
+      throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
+    }
+  }
+
+  async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    try {
+      return await this.server.settlePayment(payload, requirements);
+    } catch (error) {
+      if (error instanceof SettleError) {
+        return {
+          success: false,
+          errorReason: error.errorReason,
+          errorMessage: error.errorMessage,
+          payer: error.payer,
+          transaction: error.transaction,
+          network: error.network,
+        };
+      }
+      throw new FacilitatorUnavailableError(`settlement outcome unknown: ${(error as Error).message}`);
+    }
+  }
+
+  /** Health probe: the facilitator answers /supported and supports this network's exact scheme. */
+  async probe(): Promise<void> {
+    const supported = await this.facilitator.getSupported();
+    const kind = supported.kinds.find((entry) => entry.network === this.config.network.id && entry.scheme === "exact");
+    if (!kind) throw new Error(`facilitator does not support exact payments on ${this.config.network.id}`);
+  }
+}

@@ -1,0 +1,71 @@
+import { pricingRules } from "../../config/limits";
+import type { GptModel } from "../../config/models";
+import type { NetworkDefinition } from "../../networks";
+import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
+
+export interface TokenQuote {
+  /** The price in atomic units of the network's USDC. */
+  amount: bigint;
+  /** Display breakdown for `extensions.quote`; not needed to settle. */
+  display: {
+    model: string;
+    input_tokens: number;
+    max_output_tokens: number;
+    input_usd_per_1m: string;
+    output_usd_per_1m: string;
+    input_usd: string;
+    output_usd: string;
+    settlement_overhead_usd: string;
+    minimum_charge_usd: string;
+    total_usd: string;
+    amount: string;
+    asset_decimals: number;
+  };
+}
+
+const TOKENS_PER_RATE_UNIT = 1_000_000n;
+
+/**
+ * Input tokens at the input rate plus the output cap at the output rate plus the network's settlement overhead,
+ * floored at the minimum charge and rounded up once to whole atomic units. All integer arithmetic.
+ */
+export function quoteTokens(options: {
+  model: GptModel;
+  inputTokens: number;
+  maxOutputTokens: number;
+  network: NetworkDefinition;
+}): TokenQuote {
+  const { model, inputTokens, maxOutputTokens, network } = options;
+  const decimals = network.usdc.decimals;
+  // Rates in atomic units per 1M tokens; a token's cost is then that over 1M, kept exact until the final round.
+  const inputRate = decimalToAtomic(model.inputUsdPerMillion, decimals);
+  const outputRate = decimalToAtomic(model.outputUsdPerMillion, decimals);
+  const inputScaled = BigInt(inputTokens) * inputRate;
+  const outputScaled = BigInt(maxOutputTokens) * outputRate;
+  const overhead = decimalToAtomic(network.settlementOverheadUsd, decimals);
+  const minimum = decimalToAtomic(pricingRules.minimumChargeUsd, decimals);
+  const work = divideRoundingUp(inputScaled + outputScaled, TOKENS_PER_RATE_UNIT);
+  const amount = work + overhead > minimum ? work + overhead : minimum;
+  const exact = (scaled: bigint) => trimZeros(atomicToDecimal(scaled, decimals + 6));
+  return {
+    amount,
+    display: {
+      model: model.id,
+      input_tokens: inputTokens,
+      max_output_tokens: maxOutputTokens,
+      input_usd_per_1m: model.inputUsdPerMillion,
+      output_usd_per_1m: model.outputUsdPerMillion,
+      input_usd: exact(inputScaled),
+      output_usd: exact(outputScaled),
+      settlement_overhead_usd: network.settlementOverheadUsd,
+      minimum_charge_usd: pricingRules.minimumChargeUsd,
+      total_usd: atomicToDecimal(amount, decimals),
+      amount: amount.toString(),
+      asset_decimals: decimals,
+    },
+  };
+}
+
+function trimZeros(value: string): string {
+  return value.includes(".") ? value.replace(/\.?0+$/, "") : value;
+}

@@ -1,0 +1,150 @@
+import { UpstreamError } from "./upstream-error";
+
+export interface UpstreamConfig {
+  baseUrl: string;
+  apiKey: string | undefined;
+  timeoutMs: number;
+}
+
+/** A streamed answer whose first event has arrived: proof the upstream accepted the work. */
+export interface StartedStream {
+  /** The bytes received so far (at least one complete event), then the rest as the upstream sends it. */
+  body: ReadableStream<Uint8Array>;
+  /** Abandons the upstream request (used when the payment cannot be settled). */
+  cancel(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * An OpenAI-compatible provider: configuration plus small typed calls. Only the fields the gateway relies on
+ * are checked; the rest passes through.
+ */
+export class OpenAiUpstream {
+  constructor(private readonly config: UpstreamConfig) {}
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    return headers;
+  }
+
+  /** POSTs JSON and returns the response once its status is known to be a success. */
+  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.config.baseUrl}${path}`, {
+        method: "POST",
+        headers: this.headers(),
+        body: JSON.stringify(body),
+        signal,
+      });
+    } catch (error) {
+      throw this.describe(error, signal);
+    }
+    if (!response.ok) {
+      const detail = (await response.text().catch(() => "")).slice(0, 300);
+      throw new UpstreamError("status", `upstream answered ${response.status}: ${detail}`, response.status);
+    }
+    return response;
+  }
+
+  private describe(error: unknown, signal: AbortSignal): UpstreamError {
+    if (error instanceof UpstreamError) return error;
+    if (signal.aborted) return new UpstreamError("timeout", `upstream did not answer within ${this.config.timeoutMs} ms`);
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return new UpstreamError("network", `upstream unreachable${cause ? ` (${cause})` : ""}: ${(error as Error).message}`);
+  }
+
+  /** A complete JSON answer of `path` (e.g. `/chat/completions`). */
+  async postJson(path: string, body: unknown): Promise<Record<string, unknown>> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
+    try {
+      const response = await this.post(path, body, controller.signal);
+      let parsed: unknown;
+      try {
+        parsed = await response.json();
+      } catch (error) {
+        throw controller.signal.aborted
+          ? this.describe(error, controller.signal)
+          : new UpstreamError("protocol", "upstream answered with a body that is not JSON");
+      }
+      if (typeof parsed !== "object" || parsed === null) {
+        throw new UpstreamError("protocol", "upstream answered with a JSON value that is not an object");
+      }
+      return parsed as Record<string, unknown>;
+    } catch (error) {
+      throw this.describe(error, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Starts a server-sent event stream and waits for its first complete event (the timeout covers only that
+   * wait). Later failures end the stream with an error event, since the status line has then been sent.
+   */
+  async startStream(path: string, body: unknown): Promise<StartedStream> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    const received: Uint8Array[] = [];
+    try {
+      const response = await this.post(path, body, controller.signal);
+      if (!response.body) throw new UpstreamError("protocol", "upstream stream has no body");
+      reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      while (!/\r?\n\r?\n/.test(text)) {
+        const { done, value } = await reader.read();
+        if (done) throw new UpstreamError("protocol", "upstream stream ended before its first event");
+        received.push(value);
+        text += decoder.decode(value, { stream: true });
+      }
+      if (/^data:\s*\{"error"/.test(text.trimStart())) {
+        throw new UpstreamError("status", `upstream stream began with an error: ${text.slice(0, 300)}`);
+      }
+    } catch (error) {
+      await reader?.cancel().catch(() => undefined);
+      throw this.describe(error, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    const upstream = reader;
+    return {
+      body: new ReadableStream<Uint8Array>({
+        start(streamController) {
+          for (const chunk of received) streamController.enqueue(chunk);
+        },
+        async pull(streamController) {
+          try {
+            const { done, value } = await upstream.read();
+            if (done) streamController.close();
+            else streamController.enqueue(value);
+          } catch (error) {
+            streamController.enqueue(encoder.encode(streamErrorEvent(error)));
+            streamController.close();
+          }
+        },
+        cancel: (reason) => upstream.cancel(reason),
+      }),
+      cancel: () => upstream.cancel().catch(() => undefined),
+    };
+  }
+
+  /** Reachability probe for /health: the model list answers quickly on every OpenAI-compatible provider. */
+  async probe(timeoutMs: number): Promise<void> {
+    const response = await fetch(`${this.config.baseUrl}/models`, {
+      headers: this.headers(),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel();
+    if (response.status >= 500) throw new Error(`upstream answered ${response.status}`);
+  }
+}
+
+function streamErrorEvent(error: unknown): string {
+  const message = `upstream stream failed: ${error instanceof Error ? error.message : String(error)}`;
+  return `data: ${JSON.stringify({ error: { message, type: "upstream_error", param: null, code: "upstream_error" } })}\n\n`;
+}
