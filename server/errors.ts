@@ -41,8 +41,8 @@ export class ApiError extends Error {
 
   toResponse(): Response {
     const body = {
-      error: { message: this.message, type: this.type, param: this.options.param ?? null, code: this.code },
       ...this.options.extra,
+      error: { message: this.message, type: this.type, param: this.options.param ?? null, code: this.code },
     };
     return Response.json(body, { status: this.status, headers: this.options.headers });
   }

@@ -114,7 +114,8 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
 
   response.write(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]));
   for (const [index, delta] of deltas.entries()) {
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    // Even without a delay, yield so each event leaves in its own write, as a real provider's do.
+    await new Promise((resolve) => (delay > 0 ? setTimeout(resolve, delay) : setImmediate(resolve)));
     if (closed) return;
     if (fault === "break-mid-stream" && index === Math.floor(deltas.length / 2)) {
       response.destroy();

@@ -162,13 +162,14 @@ function paymentChallenge(
   message: string,
 ): Response {
   const challenge: PaymentRequired = code === "payment_required" ? paymentRequired : { ...paymentRequired, error: message };
+  // The body keeps OpenAI's error object under `error`; the header carries x402's `error` string.
   return new ApiError(code, message, {
     headers: {
       "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge),
       "Access-Control-Expose-Headers": EXPOSED_HEADERS,
       "Cache-Control": "no-store",
     },
-    extra: challenge,
+    extra: paymentRequired,
   }).toResponse();
 }
 

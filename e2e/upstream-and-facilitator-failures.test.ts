@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childEnvironment } from "../config/env";
+import { freePort, startNextApp } from "../server/local-stack/next-app";
+import { balances, chatBody, officialPayment, postJson, quote, stack } from "./support/payments";
+
+const PATH = "/v1/chat/completions";
+const payer = () => stack().payers[2]!;
+
+/** A second app process over the same chain and database, with one piece pointed at a closed port. */
+async function startAppWith(overrides: Record<string, string>) {
+  const closedPort = await freePort();
+  return startNextApp({
+    host: "127.0.0.1",
+    port: await freePort(),
+    env: childEnvironment({
+      NETWORK: "eip155:137",
+      PAY_TO: stack().payTo,
+      FACILITATOR_URL: stack().facilitatorUrl,
+      UPSTREAM_BASE_URL: stack().upstreamBaseUrl,
+      DATABASE_URL: `file:${stack().databasePath}`,
+      UPSTREAM_TIMEOUT_MS: "3000",
+      FACILITATOR_TIMEOUT_MS: "3000",
+      ...Object.fromEntries(Object.entries(overrides).map(([name, value]) => [name, value.replace("CLOSED_PORT", String(closedPort))])),
+    }),
+  });
+}
+
+/** Pays for `body` with the official client and sends it; the payment must not be settled. */
+async function payAndSend(body: unknown, base = stack().appUrl) {
+  const signature = await officialPayment(payer().privateKey, await quote(PATH, body, base));
+  const before = await balances(payer().address);
+  const response = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature }, base);
+  const json = await response.json();
+  expect(response.headers.get("payment-response")).toBeNull();
+  expect(await balances(payer().address)).toEqual(before);
+  return { response, json };
+}
+
+describe("an upstream failure is a 502 and the payer keeps the money", () => {
+  it("upstream answers with an error status", async () => {
+    const { response, json } = await payAndSend(chatBody("[paysvc-dev-fault:http-error]"));
+    expect(response.status).toBe(502);
+    expect(json.error.code).toBe("upstream_error");
+    expect(json.error.message).toMatch(/not settled/);
+  });
+
+  it("upstream never answers (timeout)", async () => {
+    const { response, json } = await payAndSend(chatBody("[paysvc-dev-fault:hang]"));
+    expect(response.status).toBe(502);
+    expect(json.error.message).toMatch(/did not answer within 3000 ms/);
+  });
+
+  it("upstream fails before the first streamed event", async () => {
+    const { response } = await payAndSend(chatBody("[paysvc-dev-fault:http-error]", { stream: true }));
+    expect(response.status).toBe(502);
+  });
+
+  describe("upstream unreachable (connection refused)", () => {
+    let app: Awaited<ReturnType<typeof startAppWith>>;
+    beforeAll(async () => {
+      app = await startAppWith({ UPSTREAM_BASE_URL: "http://127.0.0.1:CLOSED_PORT/v1" });
+    });
+    afterAll(() => app?.stop());
+
+    it("answers 502 and settles nothing", async () => {
+      const { response, json } = await payAndSend(chatBody("nobody home"), app.url);
+      expect(response.status).toBe(502);
+      expect(json.error.message).toMatch(/unreachable/);
+    });
+
+    it("reports the upstream down in /health with 503", async () => {
+      const response = await fetch(`${app.url}/health`);
+      expect(response.status).toBe(503);
+      const health = await response.json();
+      expect(health.status).toBe("degraded");
+      expect(health.checks.upstream.status).toBe("down");
+      expect(health.checks.facilitator.status).toBe("up");
+      expect(health.checks.database.status).toBe("up");
+    });
+  });
+
+  describe("facilitator unreachable", () => {
+    let app: Awaited<ReturnType<typeof startAppWith>>;
+    beforeAll(async () => {
+      app = await startAppWith({ FACILITATOR_URL: "http://127.0.0.1:CLOSED_PORT" });
+    });
+    afterAll(() => app?.stop());
+
+    it("answers 503 before calling the upstream, for the quote and for a signed payment", async () => {
+      const body = chatBody("no facilitator");
+      const quoteResponse = await postJson(PATH, body, {}, app.url);
+      expect(quoteResponse.status).toBe(503);
+      expect((await quoteResponse.json()).error.code).toBe("facilitator_unavailable");
+      // A payment signed against the healthy deployment's quote, presented to this one.
+      const signature = await officialPayment(payer().privateKey, await quote(PATH, body));
+      const before = await balances(payer().address);
+      const response = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature }, app.url);
+      expect(response.status).toBe(503);
+      expect(await balances(payer().address)).toEqual(before);
+    });
+
+    it("reports the facilitator down in /health", async () => {
+      const health = await (await fetch(`${app.url}/health`)).json();
+      expect(health.checks.facilitator.status).toBe("down");
+    });
+  });
+});
+
+describe("a stream that breaks after settlement", () => {
+  it("ends with an error event instead of a silent truncation", async () => {
+    const body = chatBody("[paysvc-dev-fault:break-mid-stream]", { stream: true });
+    const signature = await officialPayment(payer().privateKey, await quote(PATH, body));
+    const response = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("payment-response")).toBeTruthy();
+    const text = await response.text();
+    expect(text).toContain('"code":"upstream_error"');
+    expect(text).not.toContain("[DONE]");
+  });
+});
