@@ -19,6 +19,15 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts run without TypeScript.
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", setTimeout: "readonly", process: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     files: ["config/**", "e2e/**", "**/*.test.ts", "bench/**", "vitest.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },

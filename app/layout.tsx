@@ -8,7 +8,15 @@ export const metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body style={{ fontFamily: "system-ui, sans-serif", margin: "0 auto", maxWidth: 760, padding: "2rem 1rem", lineHeight: 1.5 }}>
+      <body
+        style={{
+          fontFamily: "system-ui, sans-serif",
+          margin: "0 auto",
+          maxWidth: 760,
+          padding: "2rem 1rem",
+          lineHeight: 1.5,
+        }}
+      >
         {children}
       </body>
     </html>

@@ -99,7 +99,9 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
   const missing = (["PAY_TO", "FACILITATOR_URL", "UPSTREAM_BASE_URL"] as const).filter((name) => !values[name]);
   if (missing.length > 0) {
     throw new ConfigurationError(
-      missing.map((name) => `${name}: required by the service; start it with \`npm start\` to use the embedded default`),
+      missing.map(
+        (name) => `${name}: required by the service; start it with \`npm start\` to use the embedded default`,
+      ),
     );
   }
   return {
@@ -146,7 +148,9 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
     );
   }
   if ((values.CHAIN_RPC_URL || values.FACILITATOR_URL) && !values.PAY_TO) {
-    problems.push("PAY_TO: required when the chain or facilitator is not embedded; set the address that receives payments");
+    problems.push(
+      "PAY_TO: required when the chain or facilitator is not embedded; set the address that receives payments",
+    );
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
   return {

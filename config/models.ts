@@ -18,13 +18,11 @@ export const gptModels = [
   { id: "vendor-a/gpt-5.6-terra", inputUsdPerMillion: "1.40", outputUsdPerMillion: "8.40" },
   { id: "vendor-a/gpt-6-luna", inputUsdPerMillion: "0.07", outputUsdPerMillion: "0.35" },
   { id: "vendor-a/gpt-6-sol", inputUsdPerMillion: "1.40", outputUsdPerMillion: "7.00" },
-].map(
-  (model): GptModel => ({
-    ...model,
-    contextTokens: GPT_MODEL_CONTEXT_TOKENS,
-    maxOutputTokens: GPT_MODEL_MAX_OUTPUT_TOKENS,
-  }),
-);
+].map((model): GptModel => ({
+  ...model,
+  contextTokens: GPT_MODEL_CONTEXT_TOKENS,
+  maxOutputTokens: GPT_MODEL_MAX_OUTPUT_TOKENS,
+}));
 
 export const gptModelIds = gptModels.map((model) => model.id);
 

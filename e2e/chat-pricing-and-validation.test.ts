@@ -22,7 +22,11 @@ describe("chat prices", () => {
   it("quotes the 0.001 USD minimum for the smallest request on the cheapest model", async () => {
     const required = await quote(PATH, chatBody("x", { max_tokens: 1 }));
     expect(required.accepts[0]!.amount).toBe("1001");
-    const minimum = await quote(PATH, { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "" }], max_tokens: 1 });
+    const minimum = await quote(PATH, {
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "" }],
+      max_tokens: 1,
+    });
     expect(BigInt(minimum.accepts[0]!.amount)).toBeGreaterThanOrEqual(1000n);
   });
 
@@ -72,7 +76,10 @@ describe("chat request validation (400 before any 402)", () => {
     await expectBadRequest({ model: "vendor-a/gpt-6-luna" }, "messages");
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", messages: [] }, "messages");
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", messages: [{ content: "x" }] }, "messages[0].role");
-    await expectBadRequest({ model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: 5 }] }, "messages[0].content");
+    await expectBadRequest(
+      { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: 5 }] },
+      "messages[0].content",
+    );
     await expectBadRequest(chatBody("x", { max_tokens: 0 }), "max_tokens");
     await expectBadRequest(chatBody("x", { max_tokens: 2.5 }), "max_tokens");
     await expectBadRequest(chatBody("x", { temperature: 3 }), "temperature");
@@ -80,12 +87,16 @@ describe("chat request validation (400 before any 402)", () => {
   });
 
   it("refuses bodies that are not a JSON object", async () => {
-    for (const raw of ["{not json", "", "[1,2]", "null", "\"text\""]) {
+    for (const raw of ["{not json", "", "[1,2]", "null", '"text"']) {
       const response = await postJson(PATH, raw);
       expect(response.status, raw).toBe(400);
       expect((await response.json()).error.type).toBe("invalid_request_error");
     }
-    const wrongType = await fetch(`${stack().appUrl}${PATH}`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    const wrongType = await fetch(`${stack().appUrl}${PATH}`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{}",
+    });
     expect(wrongType.status).toBe(415);
   });
 

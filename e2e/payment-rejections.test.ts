@@ -1,7 +1,16 @@
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { balances, chatBody, craftedPayment, officialPayment, postJson, quote, stack } from "./support/payments";
+import {
+  balances,
+  chatBody,
+  craftedPayment,
+  ledgerRow,
+  officialPayment,
+  postJson,
+  quote,
+  stack,
+} from "./support/payments";
 
 const PATH = "/v1/chat/completions";
 const payer = () => stack().payers[1]!;
@@ -39,7 +48,12 @@ describe("payments that must be rejected with 402 and settle nothing", () => {
     const body = chatBody("network");
     const required = await quote(PATH, body);
     const requirements = { ...required.accepts[0]!, network: "eip155:8453" as const };
-    const signature = await craftedPayment({ signer: payerAccount(), paymentRequired: required, requirements, chainId: 8453 });
+    const signature = await craftedPayment({
+      signer: payerAccount(),
+      paymentRequired: required,
+      requirements,
+      chainId: 8453,
+    });
     const json = await expectRejected(body, signature, "payment_mismatch");
     expect(json.error.message).toMatch(/network/);
   });
@@ -58,7 +72,11 @@ describe("payments that must be rejected with 402 and settle nothing", () => {
     const body = chatBody("authorization recipient");
     const required = await quote(PATH, body);
     const thief = privateKeyToAccount(generatePrivateKey()).address;
-    const signature = await craftedPayment({ signer: payerAccount(), paymentRequired: required, authorization: { to: thief } });
+    const signature = await craftedPayment({
+      signer: payerAccount(),
+      paymentRequired: required,
+      authorization: { to: thief },
+    });
     await expectRejected(body, signature, "payment_rejected");
   });
 
@@ -82,7 +100,11 @@ describe("payments that must be rejected with 402 and settle nothing", () => {
     const body = chatBody("expired");
     const required = await quote(PATH, body);
     const past = String(Math.floor(Date.now() / 1000) - 60);
-    const signature = await craftedPayment({ signer: payerAccount(), paymentRequired: required, authorization: { validBefore: past } });
+    const signature = await craftedPayment({
+      signer: payerAccount(),
+      paymentRequired: required,
+      authorization: { validBefore: past },
+    });
     const json = await expectRejected(body, signature, "payment_rejected");
     expect(json.error.message).toMatch(/valid_before|expired/i);
   });
@@ -100,7 +122,11 @@ describe("payments that must be rejected with 402 and settle nothing", () => {
     const body = chatBody("forged");
     const required = await quote(PATH, body);
     const forger = privateKeyToAccount(generatePrivateKey());
-    const signature = await craftedPayment({ signer: forger, paymentRequired: required, authorization: { from: payer().address } });
+    const signature = await craftedPayment({
+      signer: forger,
+      paymentRequired: required,
+      authorization: { from: payer().address },
+    });
     const json = await expectRejected(body, signature, "payment_rejected");
     expect(json.error.message).toMatch(/signature/i);
   });
@@ -111,6 +137,10 @@ describe("payments that must be rejected with 402 and settle nothing", () => {
     const signature = await officialPayment(broke, await quote(PATH, body));
     const json = await expectRejected(body, signature, "payment_rejected");
     expect(json.error.message).toMatch(/insufficient/i);
+    expect(ledgerRow(signature)).toMatchObject({
+      status: "failed",
+      failure_reason: expect.stringMatching(/insufficient/),
+    });
   });
 });
 
@@ -127,6 +157,9 @@ describe("a payment signature is used once", () => {
     const after = await balances(payer().address);
     expect(before.payer - after.payer).toBe(price);
     expect(after.payTo - before.payTo).toBe(price);
+    const row = ledgerRow(signature);
+    expect(row).toMatchObject({ status: "settled", amount: price.toString(), payer: payer().address.toLowerCase() });
+    expect(row?.transaction).toMatch(/^0x[0-9a-f]{64}$/);
   });
 
   it("is refused for one of two requests that carry it at the same moment", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnvironment } from "../config/env";
 import { freePort, startNextApp } from "../server/local-stack/next-app";
-import { balances, chatBody, officialPayment, postJson, quote, stack } from "./support/payments";
+import { balances, chatBody, ledgerRow, officialPayment, postJson, quote, stack } from "./support/payments";
 
 const PATH = "/v1/chat/completions";
 const payer = () => stack().payers[2]!;
@@ -20,7 +20,9 @@ async function startAppWith(overrides: Record<string, string>) {
       DATABASE_URL: `file:${stack().databasePath}`,
       UPSTREAM_TIMEOUT_MS: "3000",
       FACILITATOR_TIMEOUT_MS: "3000",
-      ...Object.fromEntries(Object.entries(overrides).map(([name, value]) => [name, value.replace("CLOSED_PORT", String(closedPort))])),
+      ...Object.fromEntries(
+        Object.entries(overrides).map(([name, value]) => [name, value.replace("CLOSED_PORT", String(closedPort))]),
+      ),
     }),
   });
 }
@@ -33,15 +35,20 @@ async function payAndSend(body: unknown, base = stack().appUrl) {
   const json = await response.json();
   expect(response.headers.get("payment-response")).toBeNull();
   expect(await balances(payer().address)).toEqual(before);
-  return { response, json };
+  return { response, json, signature };
 }
 
 describe("an upstream failure is a 502 and the payer keeps the money", () => {
   it("upstream answers with an error status", async () => {
-    const { response, json } = await payAndSend(chatBody("[paysvc-dev-fault:http-error]"));
+    const { response, json, signature } = await payAndSend(chatBody("[paysvc-dev-fault:http-error]"));
     expect(response.status).toBe(502);
     expect(json.error.code).toBe("upstream_error");
     expect(json.error.message).toMatch(/not settled/);
+    expect(ledgerRow(signature)).toMatchObject({
+      status: "not_charged",
+      failure_reason: "upstream_status",
+      transaction: null,
+    });
   });
 
   it("upstream never answers (timeout)", async () => {
@@ -113,6 +120,7 @@ describe("a stream that breaks after settlement", () => {
     const response = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature });
     expect(response.status).toBe(200);
     expect(response.headers.get("payment-response")).toBeTruthy();
+    expect(ledgerRow(signature)).toMatchObject({ status: "settled" });
     const text = await response.text();
     expect(text).toContain('"code":"upstream_error"');
     expect(text).not.toContain("[DONE]");

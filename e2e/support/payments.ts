@@ -5,6 +5,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402
 import { authorizationTypes, toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
+import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { createPublicClient, getAddress, http, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -82,7 +83,13 @@ export async function craftedPayment(options: {
   signer: PrivateKeyAccount;
   paymentRequired: PaymentRequired;
   requirements?: PaymentRequirements;
-  authorization?: Partial<{ from: `0x${string}`; to: `0x${string}`; value: string; validAfter: string; validBefore: string }>;
+  authorization?: Partial<{
+    from: `0x${string}`;
+    to: `0x${string}`;
+    value: string;
+    validAfter: string;
+    validBefore: string;
+  }>;
   chainId?: number;
 }): Promise<string> {
   const requirements = options.requirements ?? (options.paymentRequired.accepts[0] as PaymentRequirements);
@@ -125,4 +132,19 @@ export async function craftedPayment(options: {
 
 export function chatBody(content: string, extra: Record<string, unknown> = {}) {
   return { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content }], max_tokens: 64, ...extra };
+}
+
+/** The payments-ledger row of a signed payment, read from the service's real SQLite file. */
+export function ledgerRow(signature: string): Record<string, unknown> | undefined {
+  const payload = JSON.parse(Buffer.from(signature, "base64").toString("utf8")) as {
+    payload: { authorization: { nonce: string } };
+  };
+  const database = new Database(stack().databasePath, { readonly: true });
+  try {
+    return database
+      .prepare("select * from payments where nonce = ?")
+      .get(payload.payload.authorization.nonce.toLowerCase()) as Record<string, unknown> | undefined;
+  } finally {
+    database.close();
+  }
 }

@@ -10,9 +10,11 @@ const message = z.looseObject({
   role: z.enum(["system", "developer", "user", "assistant", "tool"], {
     error: "must be one of system, developer, user, assistant, tool",
   }),
-  content: z.union([z.string(), z.array(textPart), z.null()], {
-    error: "must be a string, an array of text parts, or null",
-  }).optional(),
+  content: z
+    .union([z.string(), z.array(textPart), z.null()], {
+      error: "must be a string, an array of text parts, or null",
+    })
+    .optional(),
   name: z.string().optional(),
 });
 
@@ -32,7 +34,11 @@ export const chatRequestSchema = z.looseObject({
     .min(1, "must be at least 1")
     .max(chatLimits.maxOutputTokens, `must be at most ${chatLimits.maxOutputTokens}`)
     .optional(),
-  temperature: z.number({ error: "must be a number" }).min(0, "must be at least 0").max(2, "must be at most 2").optional(),
+  temperature: z
+    .number({ error: "must be a number" })
+    .min(0, "must be at least 0")
+    .max(2, "must be at most 2")
+    .optional(),
   stream: z.boolean({ error: "must be a boolean" }).optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
 });

@@ -12,7 +12,9 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
   try {
     await Promise.race([
       Promise.resolve().then(check),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref()),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS).unref(),
+      ),
     ]);
     return { status: "up", latency_ms: elapsed() };
   } catch (error) {

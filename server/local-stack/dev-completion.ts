@@ -24,8 +24,11 @@ export function devCompletion(model: string, messages: readonly CountableMessage
   const digest = createHash("sha256").update(model).update("\0").update(JSON.stringify(messages)).digest();
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
   const echo = contentText(lastUser?.content).replace(/\s+/g, " ").trim().slice(0, 60);
-  const wordCount = 12 + (digest[0] ?? 0) % 20;
-  const words = Array.from({ length: wordCount }, (_, index) => VOCABULARY[(digest[(index + 1) % digest.length] ?? 0) % VOCABULARY.length]);
+  const wordCount = 12 + ((digest[0] ?? 0) % 20);
+  const words = Array.from(
+    { length: wordCount },
+    (_, index) => VOCABULARY[(digest[(index + 1) % digest.length] ?? 0) % VOCABULARY.length],
+  );
   const full = `Local development reply to "${echo}": ${words.join(" ")}.`;
   const tokens = encode(full, { disallowedSpecial: new Set() });
   if (tokens.length <= maxTokens) return { text: full, completionTokens: tokens.length, finishReason: "stop" };

@@ -20,7 +20,9 @@ export async function listen(handler: NodeHandler, port: number, name: string): 
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(error.code === "EADDRINUSE" ? new Error(`${name}: port ${port} is already in use; choose another`) : error),
+      reject(
+        error.code === "EADDRINUSE" ? new Error(`${name}: port ${port} is already in use; choose another`) : error,
+      ),
     );
     server.listen(port, "127.0.0.1", resolve);
   });

@@ -45,7 +45,9 @@ function anvilBinary(): string {
   // The platform package ships the binary; the wrapper package's install script (which only links it) may be
   // skipped by npm, so resolve the binary itself.
   const require = createRequire(import.meta.url);
-  return require.resolve(`@foundry-rs/anvil-${process.platform}-${process.arch === "x64" ? "amd64" : process.arch}/bin/anvil`);
+  return require.resolve(
+    `@foundry-rs/anvil-${process.platform}-${process.arch === "x64" ? "amd64" : process.arch}/bin/anvil`,
+  );
 }
 
 /**
@@ -55,7 +57,17 @@ function anvilBinary(): string {
 export async function startLocalChain(network: EvmNetwork, port: number): Promise<LocalChain> {
   const anvil = startGuardedProcess(
     anvilBinary(),
-    ["--chain-id", String(network.chainId), "--port", String(port), "--host", "127.0.0.1", "--mnemonic", DEV_MNEMONIC, "--silent"],
+    [
+      "--chain-id",
+      String(network.chainId),
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+      "--mnemonic",
+      DEV_MNEMONIC,
+      "--silent",
+    ],
     { output: "ignore" },
   );
   const rpcUrl = `http://127.0.0.1:${port}`;
@@ -76,7 +88,8 @@ async function waitForChain(rpcUrl: string, chainId: number, anvil: GuardedProce
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });
   await waitFor(
     async () => {
-      if (exited) throw new Error(`anvil exited at start; is ${rpcUrl} already in use? Set LOCAL_CHAIN_PORT to a free port`);
+      if (exited)
+        throw new Error(`anvil exited at start; is ${rpcUrl} already in use? Set LOCAL_CHAIN_PORT to a free port`);
       const reported = await client.getChainId().catch(() => undefined);
       if (reported !== undefined && reported !== chainId) {
         throw new Error(`${rpcUrl} answers with chain id ${reported}, not ${chainId}: another chain holds the port`);
@@ -96,9 +109,19 @@ async function deployContracts(network: EvmNetwork, rpcUrl: string, chain: Chain
   const usdc = network.usdc.address;
 
   await testClient.setCode({ address: usdc, bytecode: usdcArtifact.runtimeBytecode as `0x${string}` });
-  await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: multicallArtifact.runtimeBytecode as `0x${string}` });
+  await testClient.setCode({
+    address: MULTICALL3_ADDRESS,
+    bytecode: multicallArtifact.runtimeBytecode as `0x${string}`,
+  });
 
-  const hashes = [await wallet.writeContract({ address: usdc, abi: localUsdcAbi, functionName: "initialize", args: [minter.address] })];
+  const hashes = [
+    await wallet.writeContract({
+      address: usdc,
+      abi: localUsdcAbi,
+      functionName: "initialize",
+      args: [minter.address],
+    }),
+  ];
   for (const index of PAYER_ACCOUNT_INDEXES) {
     hashes.push(
       await wallet.writeContract({

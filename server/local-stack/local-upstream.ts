@@ -45,8 +45,11 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
           data: gptModelIds.map((id) => ({ id, object: "model", created: 0, owned_by: PROVIDER_NAME })),
         });
       }
-      if (request.method === "POST" && path === "/v1/chat/completions") return chatCompletion(request, response, options);
-      sendJson(response, 404, { error: { message: `no route ${request.method} ${path}`, type: "invalid_request_error" } });
+      if (request.method === "POST" && path === "/v1/chat/completions")
+        return chatCompletion(request, response, options);
+      sendJson(response, 404, {
+        error: { message: `no route ${request.method} ${path}`, type: "invalid_request_error" },
+      });
     },
     options.port,
     "local upstream",
@@ -71,12 +74,16 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
     return sendJson(response, 400, { error: { message: "body must be JSON", type: "invalid_request_error" } });
   }
   if (typeof body.model !== "string" || !Array.isArray(body.messages) || body.messages.length === 0) {
-    return sendJson(response, 400, { error: { message: "model and messages are required", type: "invalid_request_error" } });
+    return sendJson(response, 400, {
+      error: { message: "model and messages are required", type: "invalid_request_error" },
+    });
   }
   const messages = body.messages as CountableMessage[];
   const fault = faultOf(messages, options.fault ?? "none");
   if (fault === "http-error") {
-    return sendJson(response, 500, { error: { message: "development provider fault: http-error", type: "server_error" } });
+    return sendJson(response, 500, {
+      error: { message: "development provider fault: http-error", type: "server_error" },
+    });
   }
   if (fault === "hang") return; // never answers; the caller's timeout must fire
   const requestedMax = body.max_completion_tokens ?? body.max_tokens;
@@ -104,7 +111,11 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
     });
   }
 
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
   const delay = options.deltaDelayMs ?? 0;

@@ -14,7 +14,10 @@ const SOURCE_FILES = ["next.config.ts", "package.json", "tsconfig.json"];
 function newestSourceTime(path: string): number {
   const stats = statSync(path);
   if (!stats.isDirectory()) return /\.test\.tsx?$/.test(path) ? 0 : stats.mtimeMs;
-  return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestSourceTime(join(path, entry))), stats.mtimeMs);
+  return readdirSync(path).reduce(
+    (newest, entry) => Math.max(newest, newestSourceTime(join(path, entry))),
+    stats.mtimeMs,
+  );
 }
 
 /** True when there is no production build, or a source file changed after it was made. */
@@ -22,14 +25,17 @@ export function buildIsStale(): boolean {
   const buildId = join(projectRoot, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
-  const sources = [...SOURCE_ROOTS, ...SOURCE_FILES].map((entry) => join(projectRoot, entry)).filter((path) => existsSync(path));
+  const sources = [...SOURCE_ROOTS, ...SOURCE_FILES]
+    .map((entry) => join(projectRoot, entry))
+    .filter((path) => existsSync(path));
   return sources.some((path) => newestSourceTime(path) > built);
 }
 
 export async function buildNextApp(): Promise<void> {
   const build = startGuardedProcess(process.execPath, [nextBin, "build"], { output: "pipe", cwd: projectRoot });
   const output: string[] = [];
-  for (const stream of [build.child.stdout, build.child.stderr]) stream?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  for (const stream of [build.child.stdout, build.child.stderr])
+    stream?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   const code = await build.exited;
   if (code !== 0) throw new Error(`next build failed (exit ${code}):\n${output.join("").slice(-4000)}`);
 }
@@ -41,7 +47,9 @@ export async function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -53,11 +61,15 @@ export async function startNextApp(options: {
   env: Record<string, string>;
   onLogLine?: (line: string) => void;
 }): Promise<GuardedProcess & { url: string }> {
-  const app = startGuardedProcess(process.execPath, [nextBin, "start", "--port", String(options.port), "--hostname", options.host], {
-    output: "pipe",
-    cwd: projectRoot,
-    env: options.env as NodeJS.ProcessEnv,
-  });
+  const app = startGuardedProcess(
+    process.execPath,
+    [nextBin, "start", "--port", String(options.port), "--hostname", options.host],
+    {
+      output: "pipe",
+      cwd: projectRoot,
+      env: options.env as NodeJS.ProcessEnv,
+    },
+  );
   const tail: string[] = [];
   for (const stream of [app.child.stdout, app.child.stderr]) {
     if (!stream) continue;
@@ -73,7 +85,8 @@ export async function startNextApp(options: {
   void app.exited.then((code) => (exitCode = code));
   await waitFor(
     async () => {
-      if (exitCode !== undefined) throw new Error(`the Next.js app exited at start (code ${exitCode}):\n${tail.join("\n")}`);
+      if (exitCode !== undefined)
+        throw new Error(`the Next.js app exited at start (code ${exitCode}):\n${tail.join("\n")}`);
       return fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) }).then(
         (response) => response.body?.cancel().then(() => true) ?? true,
         () => false,

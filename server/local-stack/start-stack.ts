@@ -1,6 +1,12 @@
 import { childEnvironment, type LaunchConfig } from "../../config/env";
 import { openDatabase } from "../storage/database";
-import { DEV_MNEMONIC, FACILITATOR_ACCOUNT_INDEX, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES, devAccount } from "./dev-accounts";
+import {
+  DEV_MNEMONIC,
+  FACILITATOR_ACCOUNT_INDEX,
+  PAY_TO_ACCOUNT_INDEX,
+  PAYER_ACCOUNT_INDEXES,
+  devAccount,
+} from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
 import { startLocalFacilitator } from "./local-facilitator";
 import { startLocalUpstream, type UpstreamFault } from "./local-upstream";
@@ -50,7 +56,9 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       const chain = await startLocalChain(config.network, config.localPorts.chain);
       stoppers.push(chain.stop);
       chainRpcUrl = chain.rpcUrl;
-      say(`chain        ${chain.rpcUrl}  (anvil, chain id ${config.network.chainId}, local USDC at ${config.network.usdc.address})`);
+      say(
+        `chain        ${chain.rpcUrl}  (anvil, chain id ${config.network.chainId}, local USDC at ${config.network.usdc.address})`,
+      );
     }
 
     let facilitatorUrl = config.configured.facilitatorUrl;
@@ -105,7 +113,9 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
     say(`pay-to       ${payTo}`);
     const [firstPayer] = payers;
     if (firstPayer) {
-      say(`payer        ${firstPayer.address}  private key ${firstPayer.privateKey}  (10000 local USDC; accounts 2-9 of "${DEV_MNEMONIC}" are funded)`);
+      say(
+        `payer        ${firstPayer.address}  private key ${firstPayer.privateKey}  (10000 local USDC; accounts 2-9 of "${DEV_MNEMONIC}" are funded)`,
+      );
     }
     say(`paysvc ready at ${app.url}`);
     return {

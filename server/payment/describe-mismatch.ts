@@ -7,7 +7,10 @@ export function describeMismatch(accepted: Partial<PaymentRequirements>, require
   for (const field of FIELDS) {
     const signed = accepted[field];
     const wanted = required[field];
-    const same = typeof wanted === "string" && typeof signed === "string" ? signed.toLowerCase() === wanted.toLowerCase() : signed === wanted;
+    const same =
+      typeof wanted === "string" && typeof signed === "string"
+        ? signed.toLowerCase() === wanted.toLowerCase()
+        : signed === wanted;
     if (!same) {
       return `Payment does not match this request's requirements: ${field} is ${JSON.stringify(signed)}, required ${JSON.stringify(wanted)}`;
     }

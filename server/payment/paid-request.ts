@@ -12,8 +12,7 @@ import { describeMismatch } from "./describe-mismatch";
 
 /** The result of the paid work, ready to send: it exists only once the upstream has succeeded. */
 export type PreparedAnswer =
-  | { kind: "json"; body: unknown; status?: number }
-  | { kind: "stream"; stream: StartedStream };
+  { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream };
 
 export interface PaidRequest {
   request: Request;
@@ -52,22 +51,35 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   const header = paid.request.headers.get("payment-signature");
   if (!header) {
     const price = `${atomicToDecimal(paid.amount, gateway.network.usdc.decimals)} USD`;
-    return paymentChallenge(paymentRequired, "payment_required", `Payment required: ${price} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`);
+    return paymentChallenge(
+      paymentRequired,
+      "payment_required",
+      `Payment required: ${price} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
+    );
   }
 
   let payment: DecodedPayment;
   try {
     payment = decodePaymentSignature(header);
   } catch (error) {
-    if (error instanceof MalformedPaymentError) return paymentChallenge(paymentRequired, "payment_invalid", error.message);
+    if (error instanceof MalformedPaymentError)
+      return paymentChallenge(paymentRequired, "payment_invalid", error.message);
     throw error;
   }
   if (!gateway.matches(payment.payload, requirements)) {
-    return paymentChallenge(paymentRequired, "payment_mismatch", describeMismatch(payment.payload.accepted, requirements));
+    return paymentChallenge(
+      paymentRequired,
+      "payment_mismatch",
+      describeMismatch(payment.payload.accepted, requirements),
+    );
   }
   const signedResource = payment.payload.resource?.url;
   if (signedResource !== undefined && signedResource !== paid.resourceUrl) {
-    return paymentChallenge(paymentRequired, "payment_mismatch", `Payment was made for ${signedResource}, not ${paid.resourceUrl}`);
+    return paymentChallenge(
+      paymentRequired,
+      "payment_mismatch",
+      `Payment was made for ${signedResource}, not ${paid.resourceUrl}`,
+    );
   }
 
   const paymentId = ledger.claim({
@@ -80,7 +92,11 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     quoteMs: paid.quoteMs,
   });
   if (paymentId === undefined) {
-    return paymentChallenge(paymentRequired, "payment_already_used", "This payment signature has already been used; sign a new payment");
+    return paymentChallenge(
+      paymentRequired,
+      "payment_already_used",
+      "This payment signature has already been used; sign a new payment",
+    );
   }
 
   const timings = { quote: paid.quoteMs, verify: 0, upstream: 0, settle: 0 };
@@ -96,7 +112,11 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   if (!verification.isValid) {
     const reason = verification.invalidReason ?? "invalid_payment";
     ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs: timings.verify });
-    return paymentChallenge(paymentRequired, "payment_rejected", `Payment rejected by the facilitator: ${reason}${verification.invalidMessage ? ` (${verification.invalidMessage})` : ""}`);
+    return paymentChallenge(
+      paymentRequired,
+      "payment_rejected",
+      `Payment rejected by the facilitator: ${reason}${verification.invalidMessage ? ` (${verification.invalidMessage})` : ""}`,
+    );
   }
   ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
 
@@ -110,7 +130,10 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     ledger.update(paymentId, { status: "not_charged", failureReason: reason, upstreamMs: timings.upstream });
     logPaid(paid, payment, "not_charged", timings, reason);
     if (error instanceof UpstreamError) {
-      throw new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
+      throw new ApiError(
+        "upstream_error",
+        `The model provider failed (${error.message}); your payment was not settled`,
+      );
     }
     throw error;
   }
@@ -124,19 +147,38 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     // The facilitator may or may not have settled. The work is done: deliver it rather than risk a payer paying
     // for nothing, and leave the row for reconciliation against the chain.
     timings.settle = performance.now() - started;
-    ledger.update(paymentId, { status: "settle_unknown", failureReason: (error as Error).message, upstreamMs: timings.upstream, settleMs: timings.settle });
+    ledger.update(paymentId, {
+      status: "settle_unknown",
+      failureReason: (error as Error).message,
+      upstreamMs: timings.upstream,
+      settleMs: timings.settle,
+    });
     logPaid(paid, payment, "settle_unknown", timings, (error as Error).message);
     return deliver(answer, undefined, timings);
   }
   timings.settle = performance.now() - started;
   if (!settlement.success) {
     const reason = settlement.errorReason ?? "settlement_failed";
-    ledger.update(paymentId, { status: "failed", failureReason: reason, upstreamMs: timings.upstream, settleMs: timings.settle });
+    ledger.update(paymentId, {
+      status: "failed",
+      failureReason: reason,
+      upstreamMs: timings.upstream,
+      settleMs: timings.settle,
+    });
     if (answer.kind === "stream") await answer.stream.cancel();
     logPaid(paid, payment, "settlement_failed", timings, reason);
-    return paymentChallenge(paymentRequired, "settlement_failed", `Settlement failed: ${reason}${settlement.errorMessage ? ` (${settlement.errorMessage})` : ""}`);
+    return paymentChallenge(
+      paymentRequired,
+      "settlement_failed",
+      `Settlement failed: ${reason}${settlement.errorMessage ? ` (${settlement.errorMessage})` : ""}`,
+    );
   }
-  ledger.update(paymentId, { status: "settled", transaction: settlement.transaction, upstreamMs: timings.upstream, settleMs: timings.settle });
+  ledger.update(paymentId, {
+    status: "settled",
+    transaction: settlement.transaction,
+    upstreamMs: timings.upstream,
+    settleMs: timings.settle,
+  });
   logPaid(paid, payment, "settled", timings, undefined, settlement.transaction);
   return deliver(answer, settlement, timings);
 }
@@ -151,17 +193,27 @@ async function requirementsOrUnavailable(gateway: PaymentGateway, amount: bigint
 
 function unavailable(error: unknown): unknown {
   if (error instanceof FacilitatorUnavailableError) {
-    return new ApiError("facilitator_unavailable", "The payment facilitator is unavailable; nothing was charged. Retry later.");
+    return new ApiError(
+      "facilitator_unavailable",
+      "The payment facilitator is unavailable; nothing was charged. Retry later.",
+    );
   }
   return error;
 }
 
 function paymentChallenge(
   paymentRequired: PaymentRequired,
-  code: "payment_required" | "payment_invalid" | "payment_mismatch" | "payment_already_used" | "payment_rejected" | "settlement_failed",
+  code:
+    | "payment_required"
+    | "payment_invalid"
+    | "payment_mismatch"
+    | "payment_already_used"
+    | "payment_rejected"
+    | "settlement_failed",
   message: string,
 ): Response {
-  const challenge: PaymentRequired = code === "payment_required" ? paymentRequired : { ...paymentRequired, error: message };
+  const challenge: PaymentRequired =
+    code === "payment_required" ? paymentRequired : { ...paymentRequired, error: message };
   // The body keeps OpenAI's error object under `error`; the header carries x402's `error` string.
   return new ApiError(code, message, {
     headers: {
@@ -179,7 +231,11 @@ function serverTiming(timings: Record<string, number>): string {
     .join(", ");
 }
 
-function deliver(answer: PreparedAnswer, settlement: SettleResponse | undefined, timings: Record<string, number>): Response {
+function deliver(
+  answer: PreparedAnswer,
+  settlement: SettleResponse | undefined,
+  timings: Record<string, number>,
+): Response {
   const headers: Record<string, string> = {
     "Server-Timing": serverTiming(timings),
     "Access-Control-Expose-Headers": EXPOSED_HEADERS,
@@ -189,7 +245,12 @@ function deliver(answer: PreparedAnswer, settlement: SettleResponse | undefined,
   if (answer.kind === "json") return Response.json(answer.body, { status: answer.status ?? 200, headers });
   return new Response(answer.stream.body, {
     status: 200,
-    headers: { ...headers, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no" },
+    headers: {
+      ...headers,
+      "Content-Type": "text/event-stream; charset=utf-8",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    },
   });
 }
 

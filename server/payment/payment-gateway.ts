@@ -36,7 +36,10 @@ export class PaymentGateway {
   private initialized: Promise<void> | undefined;
 
   constructor(private readonly config: PaymentGatewayConfig) {
-    this.facilitator = new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: config.facilitatorTimeoutMs });
+    this.facilitator = new HTTPFacilitatorClient({
+      url: config.facilitatorUrl,
+      timeoutMs: config.facilitatorTimeoutMs,
+    });
     this.server = new x402ResourceServer(this.facilitator).register(config.network.id, new ExactEvmScheme());
   }
 
@@ -79,7 +82,12 @@ export class PaymentGateway {
     } catch (error) {
       // A facilitator that rejects with a non-2xx status still gives a verdict.
       if (error instanceof VerifyError) {
-        return { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage, payer: error.payer };
+        return {
+          isValid: false,
+          invalidReason: error.invalidReason,
+          invalidMessage: error.invalidMessage,
+          payer: error.payer,
+        };
       }
       throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
     }

@@ -27,14 +27,24 @@ describe("quoteTokens", () => {
   });
 
   it("never quotes below the 0.001 USD minimum", () => {
-    const quote = quoteTokens({ model: model("vendor-a/gpt-6-luna"), inputTokens: 0, maxOutputTokens: 0, network: polygon });
+    const quote = quoteTokens({
+      model: model("vendor-a/gpt-6-luna"),
+      inputTokens: 0,
+      maxOutputTokens: 0,
+      network: polygon,
+    });
     expect(quote.amount).toBe(1000n);
     expect(quote.display.total_usd).toBe("0.001000");
   });
 
   it("rounds a fraction of an atomic unit up, once, after adding input and output", () => {
     // 1 token at 0.07/1M = 0.07 atomic units; 1 token at 0.35/1M = 0.35; together 0.42 -> 1, plus 1000 overhead.
-    const quote = quoteTokens({ model: model("vendor-a/gpt-6-luna"), inputTokens: 1, maxOutputTokens: 1, network: polygon });
+    const quote = quoteTokens({
+      model: model("vendor-a/gpt-6-luna"),
+      inputTokens: 1,
+      maxOutputTokens: 1,
+      network: polygon,
+    });
     expect(quote.amount).toBe(1001n);
     expect(quote.display.input_usd).toBe("0.00000007");
   });

@@ -51,9 +51,13 @@ export class OpenAiUpstream {
 
   private describe(error: unknown, signal: AbortSignal): UpstreamError {
     if (error instanceof UpstreamError) return error;
-    if (signal.aborted) return new UpstreamError("timeout", `upstream did not answer within ${this.config.timeoutMs} ms`);
+    if (signal.aborted)
+      return new UpstreamError("timeout", `upstream did not answer within ${this.config.timeoutMs} ms`);
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return new UpstreamError("network", `upstream unreachable${cause ? ` (${cause})` : ""}: ${(error as Error).message}`);
+    return new UpstreamError(
+      "network",
+      `upstream unreachable${cause ? ` (${cause})` : ""}: ${(error as Error).message}`,
+    );
   }
 
   /** A complete JSON answer of `path` (e.g. `/chat/completions`). */

@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../server/local-stack/next-app";
+
+/** True while something accepts TCP connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  ports: number[];
+}
+
+const started: Started[] = [];
+const dataDirs: string[] = [];
+
+/** Runs `paysvc start` exactly as `npm start` does, on free ports. */
+async function startCli(extraEnv: Record<string, string> = {}): Promise<Started> {
+  const dataDir = mkdtempSync(join(tmpdir(), "paysvc-lifecycle-"));
+  dataDirs.push(dataDir);
+  const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "start"], {
+    env: {
+      ...process.env,
+      PORT: String(ports[0]),
+      LOCAL_CHAIN_PORT: String(ports[1]),
+      LOCAL_FACILITATOR_PORT: String(ports[2]),
+      LOCAL_UPSTREAM_PORT: String(ports[3]),
+      DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
+      ...extraEnv,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const entry: Started = { child, output: () => output, ports };
+  started.push(entry);
+  return entry;
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once("exit", (code) => resolve(code));
+  });
+
+afterEach(async () => {
+  for (const entry of started.splice(0)) {
+    entry.child.kill("SIGKILL");
+    await exited(entry.child);
+  }
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("paysvc start (npm start)", () => {
+  it("prints one line per service, the pay-to and a funded payer key, then ready; SIGTERM stops everything", async () => {
+    const stack = await startCli();
+    expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
+    const out = stack.output();
+    expect(out).toMatch(new RegExp(`chain\\s+http://127\\.0\\.0\\.1:${stack.ports[1]}`));
+    expect(out).toMatch(new RegExp(`facilitator\\s+http://127\\.0\\.0\\.1:${stack.ports[2]}`));
+    expect(out).toMatch(new RegExp(`upstream\\s+http://127\\.0\\.0\\.1:${stack.ports[3]}/v1`));
+    expect(out).toMatch(new RegExp(`app\\s+http://127\\.0\\.0\\.1:${stack.ports[0]}`));
+    expect(out).toMatch(/pay-to\s+0x70997970C51812dc3A010C7d01b50e0d17dc79C8/);
+    expect(out).toMatch(/payer\s+0x[0-9a-fA-F]{40}\s+private key 0x[0-9a-f]{64}/);
+    for (const port of stack.ports) expect(await listening(port), `port ${port}`).toBe(true);
+
+    stack.child.kill("SIGTERM");
+    expect(await exited(stack.child)).toBe(0);
+    for (const port of stack.ports)
+      expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
+  });
+
+  it("leaves no orphan listening when the launcher itself is killed with SIGKILL", async () => {
+    const stack = await startCli();
+    expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
+    stack.child.kill("SIGKILL");
+    await exited(stack.child);
+    for (const port of stack.ports)
+      expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
+  });
+
+  it("stops everything and exits non-zero when the app crashes", async () => {
+    const stack = await startCli();
+    expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
+    // Kill whatever serves the app port: find it through /proc, as the launcher does not expose the pid.
+    const appPid = await pidListeningOn(stack.ports[0]!);
+    expect(appPid).toBeDefined();
+    process.kill(appPid!, "SIGKILL");
+    expect(await exited(stack.child)).toBe(1);
+    expect(stack.output()).toMatch(/exited unexpectedly/);
+    for (const port of stack.ports)
+      expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
+  });
+
+  it("refuses invalid configuration with a message that names the variable and how to fix it", async () => {
+    const stack = await startCli({ PAY_TO: "0x1234", NETWORK: "eip155:1" });
+    expect(await exited(stack.child)).toBe(2);
+    expect(stack.output()).toMatch(/Invalid configuration/);
+    expect(stack.output()).toMatch(/NETWORK: must be one of eip155:137, eip155:8453/);
+    expect(stack.output()).toMatch(/PAY_TO: must be an EVM address/);
+  });
+});
+
+/** The pid of the process with a listening socket on `port` (Linux /proc). */
+async function pidListeningOn(port: number): Promise<number | undefined> {
+  const { readFileSync, readdirSync, readlinkSync } = await import("node:fs");
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A") inodes.add(fields[9] ?? "");
+    }
+  }
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+        if (inode && inodes.has(inode)) return Number(pid);
+      }
+    } catch {
+      // processes come and go, and some are not ours to read
+    }
+  }
+  return undefined;
+}
