@@ -9,11 +9,30 @@ export function paramName(path: readonly PropertyKey[]): string {
   }, "");
 }
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * For "matches none of the alternatives", the most specific problem: the alternative that got furthest into the
+ * value names the field a caller must fix (`input[0].role` rather than `input`).
+ */
+function mostSpecific(issue: Issue): Issue {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return issue;
+  let best: Issue = issue;
+  for (const alternative of issue.errors) {
+    for (const nested of alternative) {
+      const candidate = mostSpecific({ ...nested, path: [...issue.path, ...nested.path] } as Issue);
+      if (candidate.path.length > best.path.length) best = candidate;
+    }
+  }
+  return best;
+}
+
 /** Parses with a zod schema; the first problem becomes a 400 that names the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const first = result.error.issues[0];
+  const issue = first ? mostSpecific(first) : undefined;
   const param = issue ? paramName(issue.path) : "";
   const message = issue ? `Invalid '${param || "body"}': ${issue.message}` : "Invalid request body";
   throw new ApiError("invalid_request", message, { param: param || null });

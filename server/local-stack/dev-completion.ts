@@ -17,19 +17,20 @@ export interface DevCompletion {
 
 /**
  * The development provider's answer: deterministic text derived from the model and the messages (same input,
- * same answer), opening with an echo of the last user message so a reader can tell answers apart. Cut at
+ * same answer), opening with an echo of the last user message (or tool result) so a reader can tell answers apart. Cut at
  * `maxTokens`, like a real model, with finish_reason "length".
  */
 export function devCompletion(model: string, messages: readonly CountableMessage[], maxTokens: number): DevCompletion {
   const digest = createHash("sha256").update(model).update("\0").update(JSON.stringify(messages)).digest();
-  const lastUser = [...messages].reverse().find((message) => message.role === "user");
-  const echo = contentText(lastUser?.content).replace(/\s+/g, " ").trim().slice(0, 60);
+  const lastInput = [...messages].reverse().find((message) => message.role === "user" || message.role === "tool");
+  const echo = contentText(lastInput?.content).replace(/\s+/g, " ").trim().slice(0, 60);
+  const subject = lastInput?.role === "tool" ? "the tool result " : "";
   const wordCount = 12 + ((digest[0] ?? 0) % 20);
   const words = Array.from(
     { length: wordCount },
     (_, index) => VOCABULARY[(digest[(index + 1) % digest.length] ?? 0) % VOCABULARY.length],
   );
-  const full = `Local development reply to "${echo}": ${words.join(" ")}.`;
+  const full = `Local development reply to ${subject}"${echo}": ${words.join(" ")}.`;
   const tokens = encode(full, { disallowedSpecial: new Set() });
   if (tokens.length <= maxTokens) return { text: full, completionTokens: tokens.length, finishReason: "stop" };
   const text = decode(tokens.slice(0, maxTokens));

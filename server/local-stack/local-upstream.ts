@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { gptModelIds } from "../../config/models";
-import { contentText, countChatInputTokens, type CountableMessage } from "../pricing/count-tokens";
+import { contentText, countChatInputTokens, countTextTokens, type CountableMessage } from "../pricing/count-tokens";
 import { devCompletion, splitIntoDeltas } from "./dev-completion";
+import { devToolCall } from "./dev-tool-call";
 import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
 
 /**
@@ -64,6 +65,7 @@ interface ChatBody {
   stream?: unknown;
   stream_options?: { include_usage?: unknown };
   tools?: unknown;
+  tool_choice?: unknown;
 }
 
 async function chatCompletion(request: IncomingMessage, response: ServerResponse, options: LocalUpstreamOptions) {
@@ -88,7 +90,10 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
   if (fault === "hang") return; // never answers; the caller's timeout must fire
   const requestedMax = body.max_completion_tokens ?? body.max_tokens;
   const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
-  const completion = devCompletion(body.model, messages, maxTokens);
+  const toolCall = devToolCall(messages, body.tools, body.tool_choice);
+  const completion = toolCall
+    ? { text: "", completionTokens: countTextTokens(toolCall.name) + countTextTokens(toolCall.arguments), finishReason: "tool_calls" as const }
+    : devCompletion(body.model, messages, maxTokens);
   const promptTokens = countChatInputTokens(messages, body.tools);
   const usage = {
     prompt_tokens: promptTokens,
@@ -97,6 +102,9 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
   };
   const id = `chatcmpl-${randomUUID().replace(/-/g, "")}`;
   const created = Math.floor(Date.now() / 1000);
+  const toolCalls = toolCall
+    ? [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }]
+    : undefined;
 
   if (body.stream !== true) {
     return sendJson(response, 200, {
@@ -105,25 +113,30 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
       created,
       model: body.model,
       choices: [
-        { index: 0, message: { role: "assistant", content: completion.text }, finish_reason: completion.finishReason },
+        {
+          index: 0,
+          message: { role: "assistant", content: toolCall ? null : completion.text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: completion.finishReason,
+        },
       ],
       usage,
     });
   }
 
-  response.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
   const delay = options.deltaDelayMs ?? 0;
-  const deltas = splitIntoDeltas(completion.text, options.streamDeltas ?? 8);
   let closed = false;
   response.on("close", () => (closed = true));
 
-  response.write(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]));
+  response.write(chunk([{ index: 0, delta: { role: "assistant", content: toolCall ? null : "" }, finish_reason: null }]));
+  const deltas: Record<string, unknown>[] = toolCall
+    ? [
+        { tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } }] },
+        ...splitIntoDeltas(toolCall.arguments, 3).map((part) => ({ tool_calls: [{ index: 0, function: { arguments: part } }] })),
+      ]
+    : splitIntoDeltas(completion.text, options.streamDeltas ?? 8).map((content) => ({ content }));
   for (const [index, delta] of deltas.entries()) {
     // Even without a delay, yield so each event leaves in its own write, as a real provider's do.
     await new Promise((resolve) => (delay > 0 ? setTimeout(resolve, delay) : setImmediate(resolve)));
@@ -132,7 +145,7 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
       response.destroy();
       return;
     }
-    response.write(chunk([{ index: 0, delta: { content: delta }, finish_reason: null }]));
+    response.write(chunk([{ index: 0, delta, finish_reason: null }]));
   }
   response.write(chunk([{ index: 0, delta: {}, finish_reason: completion.finishReason }]));
   if (body.stream_options?.include_usage === true) response.write(chunk([], { usage }));

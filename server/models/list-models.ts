@@ -3,7 +3,7 @@ import { gptModels } from "../../config/models";
 import type { NetworkDefinition } from "../../networks";
 import { perMillionToPerUnit } from "../money";
 
-const PAID_ENDPOINTS = ["/v1/chat/completions", "/api/v1/chat/completions"];
+const PAID_ENDPOINTS = ["/v1/chat/completions", "/api/v1/chat/completions", "/v1/responses", "/api/v1/responses"];
 
 /** Endpoint 13: every sellable GPT model with its limits and live prices on this deployment's network. */
 export function listModels(network: NetworkDefinition) {

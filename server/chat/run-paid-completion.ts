@@ -1,0 +1,52 @@
+import { chatLimits } from "../../config/limits";
+import type { GptModel } from "../../config/models";
+import { resourceUrl, type AppContext } from "../app-context";
+import { ApiError } from "../errors";
+import type { JsonBody } from "../http/read-json-body";
+import { runPaidRequest, type PreparedAnswer } from "../payment/paid-request";
+import { countChatInputTokens, type CountableMessage } from "../pricing/count-tokens";
+import { quoteTokens } from "../pricing/quote-tokens";
+
+/**
+ * The part chat completions and responses share: count the input as the upstream will see it, enforce the
+ * input limit, quote, and run the paid request.
+ */
+export function runPaidCompletion(
+  context: AppContext,
+  request: Request,
+  options: {
+    body: JsonBody;
+    started: number;
+    model: GptModel;
+    messages: readonly CountableMessage[];
+    tools: unknown;
+    maxOutputTokens: number;
+    description: string;
+    work: () => Promise<PreparedAnswer>;
+  },
+): Promise<Response> {
+  const inputTokens = countChatInputTokens(options.messages, options.tools);
+  if (inputTokens > chatLimits.maxInputTokens) {
+    throw new ApiError(
+      "context_length_exceeded",
+      `The input counts ${inputTokens} tokens; the limit is ${chatLimits.maxInputTokens}`,
+      { param: "messages" },
+    );
+  }
+  const quote = quoteTokens({
+    model: options.model,
+    inputTokens,
+    maxOutputTokens: options.maxOutputTokens,
+    network: context.config.network,
+  });
+  return runPaidRequest(context, {
+    request,
+    resourceUrl: resourceUrl(context, request),
+    description: options.description,
+    amount: quote.amount,
+    quote: quote.display,
+    bodySha256: options.body.sha256,
+    quoteMs: performance.now() - options.started,
+    work: options.work,
+  });
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import type { ParsedResponsesRequest } from "./responses-request";
+
+export type OutputItem =
+  | {
+      id: string;
+      type: "message";
+      status: "in_progress" | "completed";
+      role: "assistant";
+      content: { type: "output_text"; text: string; annotations: unknown[] }[];
+    }
+  | {
+      id: string;
+      type: "function_call";
+      status: "in_progress" | "completed";
+      call_id: string;
+      name: string;
+      arguments: string;
+    };
+
+export interface ResponseUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+/** Ids shaped like the real API's: a prefix and 48 hex digits. */
+export function newId(prefix: "resp" | "msg" | "fc"): string {
+  return `${prefix}_${randomBytes(24).toString("hex")}`;
+}
+
+export function messageItem(text: string, status: "in_progress" | "completed", id = newId("msg")): OutputItem {
+  return { id, type: "message", status, role: "assistant", content: [{ type: "output_text", text, annotations: [] }] };
+}
+
+export function outputText(output: readonly OutputItem[]): string {
+  return output
+    .flatMap((item) => (item.type === "message" ? item.content.map((part) => part.text) : []))
+    .join("");
+}
+
+/** A Response object with every field the official SDK reads. */
+export function responseObject(options: {
+  id: string;
+  createdAt: number;
+  parsed: ParsedResponsesRequest;
+  status: "in_progress" | "completed";
+  output: OutputItem[];
+  usage?: ResponseUsage;
+  truncated?: boolean;
+}): Record<string, unknown> {
+  const { body } = options.parsed;
+  return {
+    id: options.id,
+    object: "response",
+    created_at: options.createdAt,
+    status: options.status,
+    error: null,
+    incomplete_details: options.truncated ? { reason: "max_output_tokens" } : null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: options.parsed.maxOutputTokens,
+    model: body.model,
+    output: options.output,
+    output_text: outputText(options.output),
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    store: false,
+    temperature: body.temperature ?? null,
+    text: { format: { type: "text" } },
+    tool_choice: body.tool_choice ?? "auto",
+    tools: body.tools ?? [],
+    top_p: body.top_p ?? null,
+    truncation: "disabled",
+    metadata: body.metadata ?? {},
+    usage: options.usage
+      ? {
+          ...options.usage,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens_details: { reasoning_tokens: 0 },
+        }
+      : null,
+  };
+}
+
+interface ChatCompletionLike {
+  created?: unknown;
+  choices?: {
+    message?: { content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] };
+    finish_reason?: unknown;
+  }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+}
+
+export function usageFromChat(usage: ChatCompletionLike["usage"]): ResponseUsage | undefined {
+  if (!usage) return undefined;
+  const input = usage.prompt_tokens ?? 0;
+  const output = usage.completion_tokens ?? 0;
+  return { input_tokens: input, output_tokens: output, total_tokens: usage.total_tokens ?? input + output };
+}
+
+/** A non-streamed chat completion translated back into a Response. */
+export function fromChatCompletion(parsed: ParsedResponsesRequest, completion: ChatCompletionLike): Record<string, unknown> {
+  const choice = completion.choices?.[0];
+  const text = typeof choice?.message?.content === "string" ? choice.message.content : "";
+  const calls = choice?.message?.tool_calls ?? [];
+  const output: OutputItem[] = [];
+  if (text || calls.length === 0) output.push(messageItem(text, "completed"));
+  for (const call of calls) {
+    output.push({
+      id: newId("fc"),
+      type: "function_call",
+      status: "completed",
+      call_id: call.id ?? newId("fc"),
+      name: call.function?.name ?? "",
+      arguments: call.function?.arguments ?? "",
+    });
+  }
+  return responseObject({
+    id: newId("resp"),
+    createdAt: typeof completion.created === "number" ? completion.created : Math.floor(Date.now() / 1000),
+    parsed,
+    status: "completed",
+    output,
+    usage: usageFromChat(completion.usage),
+    truncated: choice?.finish_reason === "length",
+  });
+}

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { chatLimits } from "../../config/limits";
+import { findGptModel, type GptModel } from "../../config/models";
+import { requireKnownModel } from "../chat/chat-request";
+import { ApiError } from "../errors";
+import { parseOrThrow } from "../validation";
+
+const SUPPORTED_FIELDS = [
+  "model",
+  "input",
+  "instructions",
+  "max_output_tokens",
+  "stream",
+  "temperature",
+  "top_p",
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "metadata",
+  "user",
+] as const;
+
+const textContent = z.union([
+  z.string(),
+  z.array(
+    z.looseObject({
+      type: z.enum(["input_text", "output_text"], { error: "only input_text and output_text parts are supported" }),
+      text: z.string(),
+    }),
+  ),
+]);
+
+const messageItem = z.looseObject({
+  type: z.literal("message").optional(),
+  role: z.enum(["user", "assistant", "system", "developer"], {
+    error: "must be one of user, assistant, system, developer",
+  }),
+  content: textContent,
+});
+
+const functionCallItem = z.looseObject({
+  type: z.literal("function_call"),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+const functionCallOutputItem = z.looseObject({
+  type: z.literal("function_call_output"),
+  call_id: z.string(),
+  output: z.string(),
+});
+
+const inputItem = z.union([functionCallItem, functionCallOutputItem, messageItem], {
+  error: "must be a message ({role, content}), a function_call or a function_call_output item",
+});
+
+const functionTool = z.looseObject({
+  type: z.literal("function", { error: "only function tools are supported" }),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  strict: z.boolean().nullable().optional(),
+});
+
+export const responsesRequestSchema = z.object({
+  model: z.string(),
+  input: z.union([
+    z.string().min(1, "must not be empty"),
+    z.array(inputItem, { error: "must be a string or an array of input items" }).min(1, "must not be empty"),
+  ]),
+  instructions: z.string().nullable().optional(),
+  max_output_tokens: z
+    .number({ error: "must be an integer" })
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(chatLimits.maxOutputTokens, `must be at most ${chatLimits.maxOutputTokens}`)
+    .nullable()
+    .optional(),
+  stream: z.boolean({ error: "must be a boolean" }).nullable().optional(),
+  temperature: z.number({ error: "must be a number" }).min(0).max(2).nullable().optional(),
+  top_p: z.number({ error: "must be a number" }).min(0).max(1).nullable().optional(),
+  tools: z.array(functionTool).optional(),
+  tool_choice: z
+    .union([z.enum(["auto", "none", "required"]), z.looseObject({ type: z.literal("function"), name: z.string() })])
+    .optional(),
+  parallel_tool_calls: z.boolean().nullable().optional(),
+  metadata: z.record(z.string(), z.string()).nullable().optional(),
+  user: z.string().optional(),
+});
+
+export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
+
+export interface ParsedResponsesRequest {
+  body: ResponsesRequest;
+  model: GptModel;
+  maxOutputTokens: number;
+}
+
+/** Validates a Responses body; every failure is a 400 naming the field, and unsupported fields are named. */
+export function parseResponsesRequest(value: unknown): ParsedResponsesRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
+  }
+  requireKnownModel((value as { model?: unknown }).model);
+  const unsupported = Object.keys(value).find((key) => !(SUPPORTED_FIELDS as readonly string[]).includes(key));
+  if (unsupported) {
+    throw new ApiError(
+      "invalid_request",
+      `Unsupported parameter: '${unsupported}'. The Responses API here (alpha) supports: ${SUPPORTED_FIELDS.join(", ")}`,
+      { param: unsupported },
+    );
+  }
+  if (!("input" in value)) throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
+  const body = parseOrThrow(responsesRequestSchema, value);
+  return {
+    body,
+    model: findGptModel(body.model) as GptModel,
+    maxOutputTokens: body.max_output_tokens ?? chatLimits.defaultMaxTokens,
+  };
+}

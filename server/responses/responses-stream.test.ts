@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { parseResponsesRequest } from "./responses-request";
+import { ResponsesEventTranslator } from "./responses-stream";
+
+const parsed = parseResponsesRequest({ model: "vendor-a/gpt-6-luna", input: "hi", stream: true });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
+const events = (lines: string[]) =>
+  lines.filter((line) => line.startsWith("event:")).map((line) => JSON.parse(line.split("\ndata: ")[1]!) as { type: string });
+
+describe("ResponsesEventTranslator", () => {
+  it("emits one text delta per upstream delta and completes with the full output", () => {
+    const translator = new ResponsesEventTranslator(parsed);
+    const out = [
+      ...translator.start(),
+      ...translator.push(chunk({ role: "assistant", content: "" })),
+      ...translator.push(chunk({ content: "Hel" })),
+      ...translator.push(chunk({ content: "lo" })),
+      ...translator.push(chunk({}, "stop")),
+      ...translator.push(JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })),
+      ...translator.push("[DONE]"),
+    ];
+    const parsedEvents = events(out);
+    expect(parsedEvents.filter((event) => event.type === "response.output_text.delta")).toHaveLength(2);
+    const completed = parsedEvents.at(-1) as unknown as { type: string; response: { output_text: string; usage: { total_tokens: number } } };
+    expect(completed.type).toBe("response.completed");
+    expect(completed.response.output_text).toBe("Hello");
+    expect(completed.response.usage.total_tokens).toBe(7);
+    expect(out.at(-1)).toBe("data: [DONE]\n\n");
+  });
+
+  it("fails with an error event when the upstream closes before finishing", () => {
+    const translator = new ResponsesEventTranslator(parsed);
+    translator.start();
+    translator.push(chunk({ content: "partial" }));
+    const out = translator.end();
+    expect(events(out).map((event) => event.type)).toEqual(["error"]);
+    expect(out.join("")).not.toContain("[DONE]");
+    expect(translator.push("[DONE]")).toEqual([]);
+  });
+
+  it("completes an answer whose upstream ended without [DONE] after its finish reason", () => {
+    const translator = new ResponsesEventTranslator(parsed);
+    translator.start();
+    translator.push(chunk({ content: "done" }, "stop"));
+    expect(events(translator.end()).at(-1)?.type).toBe("response.completed");
+  });
+
+  it("fails on an event that is not JSON", () => {
+    const translator = new ResponsesEventTranslator(parsed);
+    translator.start();
+    expect(events(translator.push("{oops")).map((event) => event.type)).toEqual(["error"]);
+  });
+});

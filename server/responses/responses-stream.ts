@@ -1,0 +1,191 @@
+import { SseDataParser } from "../http/sse-data-parser";
+import {
+  messageItem,
+  newId,
+  responseObject,
+  usageFromChat,
+  type OutputItem,
+  type ResponseUsage,
+} from "./response-object";
+import type { ParsedResponsesRequest } from "./responses-request";
+
+interface ChatToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+interface ChatChunk {
+  choices?: {
+    delta?: { content?: string | null; tool_calls?: ChatToolCallDelta[] };
+    finish_reason?: string | null;
+  }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+  error?: { message?: string; code?: string };
+}
+
+/**
+ * Turns the upstream's chat completion chunks into the Responses event sequence, one event per upstream delta,
+ * as they arrive: created, in_progress, output items and their deltas, their done events, completed, [DONE].
+ */
+export class ResponsesEventTranslator {
+  private sequence = 0;
+  private readonly id = newId("resp");
+  private readonly createdAt = Math.floor(Date.now() / 1000);
+  private readonly output: OutputItem[] = [];
+  private messageIndex: number | undefined;
+  private readonly callIndexes = new Map<number, number>();
+  private usage: ResponseUsage | undefined;
+  private finishReason: string | undefined;
+  private ended = false;
+
+  constructor(private readonly parsed: ParsedResponsesRequest) {}
+
+  private event(type: string, fields: Record<string, unknown>): string {
+    const payload = { type, sequence_number: this.sequence++, ...fields };
+    return `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
+  }
+
+  private snapshot(status: "in_progress" | "completed"): Record<string, unknown> {
+    return responseObject({
+      id: this.id,
+      createdAt: this.createdAt,
+      parsed: this.parsed,
+      status,
+      output: this.output,
+      usage: status === "completed" ? this.usage : undefined,
+      truncated: this.finishReason === "length",
+    });
+  }
+
+  start(): string[] {
+    const response = this.snapshot("in_progress");
+    return [this.event("response.created", { response }), this.event("response.in_progress", { response })];
+  }
+
+  private openMessage(events: string[]): number {
+    if (this.messageIndex !== undefined) return this.messageIndex;
+    const item = messageItem("", "in_progress");
+    const emptyItem = { ...item, content: [] };
+    this.messageIndex = this.output.push(item) - 1;
+    events.push(this.event("response.output_item.added", { output_index: this.messageIndex, item: emptyItem }));
+    events.push(
+      this.event("response.content_part.added", {
+        item_id: item.id,
+        output_index: this.messageIndex,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      }),
+    );
+    return this.messageIndex;
+  }
+
+  /** Events for one upstream chunk (JSON text of its data line). */
+  push(data: string): string[] {
+    if (this.ended) return [];
+    if (data === "[DONE]") return this.finish();
+    let chunk: ChatChunk;
+    try {
+      chunk = JSON.parse(data) as ChatChunk;
+    } catch {
+      return this.fail("upstream sent an event that is not JSON");
+    }
+    if (chunk.error) return this.fail(chunk.error.message ?? "upstream stream failed");
+    const events: string[] = [];
+    if (chunk.usage) this.usage = usageFromChat(chunk.usage);
+    const choice = chunk.choices?.[0];
+    const content = choice?.delta?.content;
+    if (typeof content === "string" && content.length > 0) {
+      const index = this.openMessage(events);
+      const item = this.output[index] as Extract<OutputItem, { type: "message" }>;
+      item.content[0]!.text += content;
+      events.push(
+        this.event("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: content }),
+      );
+    }
+    for (const call of choice?.delta?.tool_calls ?? []) events.push(...this.toolCallDelta(call));
+    if (choice?.finish_reason) this.finishReason = choice.finish_reason;
+    return events;
+  }
+
+  private toolCallDelta(call: ChatToolCallDelta): string[] {
+    const events: string[] = [];
+    const upstreamIndex = call.index ?? 0;
+    let index = this.callIndexes.get(upstreamIndex);
+    if (index === undefined) {
+      const item: OutputItem = {
+        id: newId("fc"),
+        type: "function_call",
+        status: "in_progress",
+        call_id: call.id ?? newId("fc"),
+        name: call.function?.name ?? "",
+        arguments: "",
+      };
+      index = this.output.push(item) - 1;
+      this.callIndexes.set(upstreamIndex, index);
+      events.push(this.event("response.output_item.added", { output_index: index, item: { ...item } }));
+    }
+    const item = this.output[index] as Extract<OutputItem, { type: "function_call" }>;
+    const delta = call.function?.arguments ?? "";
+    if (delta) {
+      item.arguments += delta;
+      events.push(this.event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta }));
+    }
+    return events;
+  }
+
+  /** Closes every open item and completes the response. */
+  finish(): string[] {
+    if (this.ended) return [];
+    const events: string[] = [];
+    if (this.output.length === 0) this.openMessage(events);
+    for (const [index, item] of this.output.entries()) {
+      item.status = "completed";
+      if (item.type === "message") {
+        const part = item.content[0]!;
+        events.push(this.event("response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text: part.text }));
+        events.push(this.event("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part }));
+      } else {
+        events.push(
+          this.event("response.function_call_arguments.done", { item_id: item.id, output_index: index, arguments: item.arguments }),
+        );
+      }
+      events.push(this.event("response.output_item.done", { output_index: index, item }));
+    }
+    events.push(this.event("response.completed", { response: this.snapshot("completed") }));
+    this.ended = true;
+    return [...events, "data: [DONE]\n\n"];
+  }
+
+  /** Ends the stream with an error event; no [DONE] follows, so no client mistakes it for a complete answer. */
+  fail(message: string): string[] {
+    if (this.ended) return [];
+    this.ended = true;
+    return [this.event("error", { code: "upstream_error", message, param: null })];
+  }
+
+  /** The upstream closed: complete if it had finished its answer, else fail. */
+  end(): string[] {
+    if (this.ended) return [];
+    return this.finishReason ? this.finish() : this.fail("upstream stream ended before the answer was complete");
+  }
+}
+
+/** A byte stream transform from upstream chat SSE to Responses SSE. */
+export function translateToResponsesStream(parsed: ParsedResponsesRequest): TransformStream<Uint8Array, Uint8Array> {
+  const translator = new ResponsesEventTranslator(parsed);
+  const parser = new SseDataParser();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const send = (controller: TransformStreamDefaultController<Uint8Array>, events: string[]) => {
+    if (events.length > 0) controller.enqueue(encoder.encode(events.join("")));
+  };
+  return new TransformStream({
+    start: (controller) => send(controller, translator.start()),
+    transform: (chunk, controller) =>
+      send(controller, parser.push(decoder.decode(chunk, { stream: true })).flatMap((data) => translator.push(data))),
+    flush: (controller) => {
+      send(controller, [...parser.flush().flatMap((data) => translator.push(data)), ...translator.end()]);
+    },
+  });
+}
