@@ -19,7 +19,12 @@ const weatherTool = {
 
 describe("paid Responses API (alpha) through the official openai SDK and x402 client", () => {
   it("responses.create returns the text, and the payer pays exactly the quote", async () => {
-    const body = { model: "vendor-a/gpt-6-sol", instructions: "Be brief.", input: "Describe a harbor", max_output_tokens: 200 };
+    const body = {
+      model: "vendor-a/gpt-6-sol",
+      instructions: "Be brief.",
+      input: "Describe a harbor",
+      max_output_tokens: 200,
+    };
     const price = BigInt((await quote(PATH, body)).accepts[0]!.amount);
     const before = await balances(payer().address);
 
@@ -90,7 +95,8 @@ describe("paid Responses API (alpha) through the official openai SDK and x402 cl
       tool_choice: "required",
     });
     const call = first.output.find((item) => item.type === "function_call");
-    if (call?.type !== "function_call") throw new Error(`expected a function call, got ${JSON.stringify(first.output)}`);
+    if (call?.type !== "function_call")
+      throw new Error(`expected a function call, got ${JSON.stringify(first.output)}`);
     expect(call.name).toBe("get_weather");
     expect(call.id).toMatch(/^fc_/);
     expect(JSON.parse(call.arguments)).toHaveProperty("city");
@@ -138,8 +144,14 @@ describe("Responses pricing and validation", () => {
     const small = await quote(PATH, { model: "vendor-a/gpt-5.6-sol", input: "hi" });
     const breakdown = small.extensions?.quote as { input_tokens: number; max_output_tokens: number };
     expect(breakdown.max_output_tokens).toBe(4096);
-    const withInstructions = await quote(PATH, { model: "vendor-a/gpt-5.6-sol", input: "hi", instructions: "Answer in French." });
-    expect((withInstructions.extensions?.quote as { input_tokens: number }).input_tokens).toBeGreaterThan(breakdown.input_tokens);
+    const withInstructions = await quote(PATH, {
+      model: "vendor-a/gpt-5.6-sol",
+      input: "hi",
+      instructions: "Answer in French.",
+    });
+    expect((withInstructions.extensions?.quote as { input_tokens: number }).input_tokens).toBeGreaterThan(
+      breakdown.input_tokens,
+    );
     const capped = await quote(PATH, { model: "vendor-a/gpt-5.6-sol", input: "hi", max_output_tokens: 128_000 });
     expect(BigInt(capped.accepts[0]!.amount)).toBeGreaterThan(BigInt(small.accepts[0]!.amount));
   });
@@ -161,14 +173,26 @@ describe("Responses pricing and validation", () => {
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: [] }, "input");
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: 7 }, "input");
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: [{ role: "robot", content: "x" }] }, "input[0].role");
-    await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", max_output_tokens: 128_001 }, "max_output_tokens");
-    await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", max_output_tokens: "many" }, "max_output_tokens");
+    await expectBadRequest(
+      { model: "vendor-a/gpt-6-luna", input: "x", max_output_tokens: 128_001 },
+      "max_output_tokens",
+    );
+    await expectBadRequest(
+      { model: "vendor-a/gpt-6-luna", input: "x", max_output_tokens: "many" },
+      "max_output_tokens",
+    );
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", instructions: 3 }, "instructions");
-    await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", tools: [{ type: "web_search" }] }, "tools[0].type");
+    await expectBadRequest(
+      { model: "vendor-a/gpt-6-luna", input: "x", tools: [{ type: "web_search" }] },
+      "tools[0].type",
+    );
   });
 
   it("names unsupported fields instead of dropping them", async () => {
-    const error = await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", previous_response_id: "resp_1" }, "previous_response_id");
+    const error = await expectBadRequest(
+      { model: "vendor-a/gpt-6-luna", input: "x", previous_response_id: "resp_1" },
+      "previous_response_id",
+    );
     expect(error.message).toMatch(/Unsupported parameter: 'previous_response_id'/);
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", reasoning: { effort: "high" } }, "reasoning");
   });

@@ -12,19 +12,21 @@ export function paramName(path: readonly PropertyKey[]): string {
 type Issue = z.core.$ZodIssue;
 
 /**
- * For "matches none of the alternatives", the most specific problem: the alternative that got furthest into the
- * value names the field a caller must fix (`input[0].role` rather than `input`).
+ * For "matches none of the alternatives", the most specific problem: the alternative with the fewest problems
+ * (the one the caller most likely meant), and within it the deepest, names the field a caller must fix
+ * (`input[0].role` rather than `input`). Without a deeper problem the union's own message stands.
  */
 function mostSpecific(issue: Issue): Issue {
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return issue;
-  let best: Issue = issue;
-  for (const alternative of issue.errors) {
-    for (const nested of alternative) {
-      const candidate = mostSpecific({ ...nested, path: [...issue.path, ...nested.path] } as Issue);
-      if (candidate.path.length > best.path.length) best = candidate;
-    }
-  }
-  return best;
+  const candidates = issue.errors
+    .filter((alternative) => alternative.length > 0)
+    .map((alternative) => ({
+      count: alternative.length,
+      issue: mostSpecific({ ...alternative[0]!, path: [...issue.path, ...alternative[0]!.path] } as Issue),
+    }))
+    .sort((a, b) => a.count - b.count || b.issue.path.length - a.issue.path.length);
+  const best = candidates[0]?.issue;
+  return best && best.path.length > issue.path.length ? best : issue;
 }
 
 /** Parses with a zod schema; the first problem becomes a 400 that names the field. */

@@ -10,7 +10,9 @@ export async function createChatCompletion(context: AppContext, request: Request
   const parsed = parseChatRequest(body.value);
   // The upstream must never produce more than was paid for, so the priced output cap is always sent.
   const upstreamBody =
-    parsed.body.max_completion_tokens !== undefined ? parsed.body : { ...parsed.body, max_tokens: parsed.maxOutputTokens };
+    parsed.body.max_completion_tokens !== undefined
+      ? parsed.body
+      : { ...parsed.body, max_tokens: parsed.maxOutputTokens };
 
   return runPaidCompletion(context, request, {
     body,

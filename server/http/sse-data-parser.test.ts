@@ -5,7 +5,7 @@ describe("SseDataParser", () => {
   it("yields the data of complete events only, whatever the chunking", () => {
     const parser = new SseDataParser();
     expect(parser.push('data: {"a"')).toEqual([]);
-    expect(parser.push(':1}\n\nevent: x\ndata: two\n')).toEqual(['{"a":1}']);
+    expect(parser.push(":1}\n\nevent: x\ndata: two\n")).toEqual(['{"a":1}']);
     expect(parser.push("\n: comment\n\ndata: [DONE]\r\n\r\n")).toEqual(["two", "[DONE]"]);
     expect(parser.flush()).toEqual([]);
   });

@@ -17,7 +17,11 @@ export interface DevToolCall {
  * tools and asked for one: `tool_choice` "required" or naming a function, or (with "auto") a last user message
  * that names one of the offered functions. After a tool result the provider answers with text.
  */
-export function devToolCall(messages: readonly CountableMessage[], tools: unknown, toolChoice: unknown): DevToolCall | undefined {
+export function devToolCall(
+  messages: readonly CountableMessage[],
+  tools: unknown,
+  toolChoice: unknown,
+): DevToolCall | undefined {
   if (!Array.isArray(tools) || tools.length === 0 || toolChoice === "none") return undefined;
   const offered = (tools as ChatTool[]).filter((tool) => typeof tool.function?.name === "string");
   const last = messages.at(-1);

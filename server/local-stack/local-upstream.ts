@@ -92,7 +92,11 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
   const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
   const toolCall = devToolCall(messages, body.tools, body.tool_choice);
   const completion = toolCall
-    ? { text: "", completionTokens: countTextTokens(toolCall.name) + countTextTokens(toolCall.arguments), finishReason: "tool_calls" as const }
+    ? {
+        text: "",
+        completionTokens: countTextTokens(toolCall.name) + countTextTokens(toolCall.arguments),
+        finishReason: "tool_calls" as const,
+      }
     : devCompletion(body.model, messages, maxTokens);
   const promptTokens = countChatInputTokens(messages, body.tools);
   const usage = {
@@ -115,7 +119,11 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: toolCall ? null : completion.text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          message: {
+            role: "assistant",
+            content: toolCall ? null : completion.text,
+            ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          },
           finish_reason: completion.finishReason,
         },
       ],
@@ -123,18 +131,30 @@ async function chatCompletion(request: IncomingMessage, response: ServerResponse
     });
   }
 
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
   const delay = options.deltaDelayMs ?? 0;
   let closed = false;
   response.on("close", () => (closed = true));
 
-  response.write(chunk([{ index: 0, delta: { role: "assistant", content: toolCall ? null : "" }, finish_reason: null }]));
+  response.write(
+    chunk([{ index: 0, delta: { role: "assistant", content: toolCall ? null : "" }, finish_reason: null }]),
+  );
   const deltas: Record<string, unknown>[] = toolCall
     ? [
-        { tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } }] },
-        ...splitIntoDeltas(toolCall.arguments, 3).map((part) => ({ tool_calls: [{ index: 0, function: { arguments: part } }] })),
+        {
+          tool_calls: [
+            { index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } },
+          ],
+        },
+        ...splitIntoDeltas(toolCall.arguments, 3).map((part) => ({
+          tool_calls: [{ index: 0, function: { arguments: part } }],
+        })),
       ]
     : splitIntoDeltas(completion.text, options.streamDeltas ?? 8).map((content) => ({ content }));
   for (const [index, delta] of deltas.entries()) {

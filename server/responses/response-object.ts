@@ -34,9 +34,7 @@ export function messageItem(text: string, status: "in_progress" | "completed", i
 }
 
 export function outputText(output: readonly OutputItem[]): string {
-  return output
-    .flatMap((item) => (item.type === "message" ? item.content.map((part) => part.text) : []))
-    .join("");
+  return output.flatMap((item) => (item.type === "message" ? item.content.map((part) => part.text) : [])).join("");
 }
 
 /** A Response object with every field the official SDK reads. */
@@ -99,7 +97,10 @@ export function usageFromChat(usage: ChatCompletionLike["usage"]): ResponseUsage
 }
 
 /** A non-streamed chat completion translated back into a Response. */
-export function fromChatCompletion(parsed: ParsedResponsesRequest, completion: ChatCompletionLike): Record<string, unknown> {
+export function fromChatCompletion(
+  parsed: ParsedResponsesRequest,
+  completion: ChatCompletionLike,
+): Record<string, unknown> {
   const choice = completion.choices?.[0];
   const text = typeof choice?.message?.content === "string" ? choice.message.content : "";
   const calls = choice?.message?.tool_calls ?? [];

@@ -111,7 +111,8 @@ export function parseResponsesRequest(value: unknown): ParsedResponsesRequest {
       { param: unsupported },
     );
   }
-  if (!("input" in value)) throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
+  if (!("input" in value))
+    throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
   const body = parseOrThrow(responsesRequestSchema, value);
   return {
     body,

@@ -6,7 +6,9 @@ const parsed = parseResponsesRequest({ model: "vendor-a/gpt-6-luna", input: "hi"
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
 const events = (lines: string[]) =>
-  lines.filter((line) => line.startsWith("event:")).map((line) => JSON.parse(line.split("\ndata: ")[1]!) as { type: string });
+  lines
+    .filter((line) => line.startsWith("event:"))
+    .map((line) => JSON.parse(line.split("\ndata: ")[1]!) as { type: string });
 
 describe("ResponsesEventTranslator", () => {
   it("emits one text delta per upstream delta and completes with the full output", () => {
@@ -17,12 +19,17 @@ describe("ResponsesEventTranslator", () => {
       ...translator.push(chunk({ content: "Hel" })),
       ...translator.push(chunk({ content: "lo" })),
       ...translator.push(chunk({}, "stop")),
-      ...translator.push(JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })),
+      ...translator.push(
+        JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } }),
+      ),
       ...translator.push("[DONE]"),
     ];
     const parsedEvents = events(out);
     expect(parsedEvents.filter((event) => event.type === "response.output_text.delta")).toHaveLength(2);
-    const completed = parsedEvents.at(-1) as unknown as { type: string; response: { output_text: string; usage: { total_tokens: number } } };
+    const completed = parsedEvents.at(-1) as unknown as {
+      type: string;
+      response: { output_text: string; usage: { total_tokens: number } };
+    };
     expect(completed.type).toBe("response.completed");
     expect(completed.response.output_text).toBe("Hello");
     expect(completed.response.usage.total_tokens).toBe(7);

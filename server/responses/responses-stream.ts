@@ -100,7 +100,12 @@ export class ResponsesEventTranslator {
       const item = this.output[index] as Extract<OutputItem, { type: "message" }>;
       item.content[0]!.text += content;
       events.push(
-        this.event("response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: content }),
+        this.event("response.output_text.delta", {
+          item_id: item.id,
+          output_index: index,
+          content_index: 0,
+          delta: content,
+        }),
       );
     }
     for (const call of choice?.delta?.tool_calls ?? []) events.push(...this.toolCallDelta(call));
@@ -129,7 +134,9 @@ export class ResponsesEventTranslator {
     const delta = call.function?.arguments ?? "";
     if (delta) {
       item.arguments += delta;
-      events.push(this.event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta }));
+      events.push(
+        this.event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta }),
+      );
     }
     return events;
   }
@@ -143,11 +150,24 @@ export class ResponsesEventTranslator {
       item.status = "completed";
       if (item.type === "message") {
         const part = item.content[0]!;
-        events.push(this.event("response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text: part.text }));
-        events.push(this.event("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part }));
+        events.push(
+          this.event("response.output_text.done", {
+            item_id: item.id,
+            output_index: index,
+            content_index: 0,
+            text: part.text,
+          }),
+        );
+        events.push(
+          this.event("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part }),
+        );
       } else {
         events.push(
-          this.event("response.function_call_arguments.done", { item_id: item.id, output_index: index, arguments: item.arguments }),
+          this.event("response.function_call_arguments.done", {
+            item_id: item.id,
+            output_index: index,
+            arguments: item.arguments,
+          }),
         );
       }
       events.push(this.event("response.output_item.done", { output_index: index, item }));
@@ -183,7 +203,10 @@ export function translateToResponsesStream(parsed: ParsedResponsesRequest): Tran
   return new TransformStream({
     start: (controller) => send(controller, translator.start()),
     transform: (chunk, controller) =>
-      send(controller, parser.push(decoder.decode(chunk, { stream: true })).flatMap((data) => translator.push(data))),
+      send(
+        controller,
+        parser.push(decoder.decode(chunk, { stream: true })).flatMap((data) => translator.push(data)),
+      ),
     flush: (controller) => {
       send(controller, [...parser.flush().flatMap((data) => translator.push(data)), ...translator.end()]);
     },

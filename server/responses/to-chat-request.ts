@@ -20,7 +20,11 @@ export function toChatMessages(body: ResponsesRequest): ChatMessage[] {
   if (typeof body.input === "string") return [...messages, { role: "user", content: body.input }];
   for (const item of body.input as InputItem[]) {
     if (item.type === "function_call") {
-      const call = { id: item.call_id, type: "function" as const, function: { name: item.name, arguments: item.arguments } };
+      const call = {
+        id: item.call_id,
+        type: "function" as const,
+        function: { name: item.name, arguments: item.arguments },
+      };
       const previous = messages.at(-1);
       // Consecutive calls belong to one assistant turn, as chat expects.
       if (previous?.role === "assistant" && previous.tool_calls) previous.tool_calls.push(call);
@@ -53,7 +57,9 @@ export function toChatRequest(parsed: ParsedResponsesRequest): Record<string, un
   }
   if (body.tool_choice !== undefined) {
     chat.tool_choice =
-      typeof body.tool_choice === "string" ? body.tool_choice : { type: "function", function: { name: body.tool_choice.name } };
+      typeof body.tool_choice === "string"
+        ? body.tool_choice
+        : { type: "function", function: { name: body.tool_choice.name } };
   }
   if (body.stream) {
     chat.stream = true;
