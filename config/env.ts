@@ -1,6 +1,7 @@
 import { isAddress } from "viem";
 import { z } from "zod";
 import { getNetwork, networkIds, type NetworkDefinition } from "../networks";
+import { decisionModel } from "./decision-model";
 
 /** The only module that reads process.env: everything else receives validated configuration. */
 type Environment = Record<string, string | undefined>;
@@ -47,6 +48,14 @@ const sharedSchema = z.object({
   FACILITATOR_URL: optionalUrl,
   UPSTREAM_BASE_URL: optionalUrl,
   UPSTREAM_API_KEY: z.string().optional(),
+  IMAGE_UPSTREAM_BASE_URL: optionalUrl,
+  IMAGE_UPSTREAM_API_KEY: z.string().optional(),
+  DECISION_UPSTREAM_BASE_URL: optionalUrl,
+  DECISION_UPSTREAM_API_KEY: z.string().optional(),
+  DECISION_MODEL_VERSION: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/, "must be a version name such as jev-2026-11-01")
+    .default(decisionModel.defaultVersion),
   DATABASE_URL: z.string().default("file:./data/paysvc.sqlite"),
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
@@ -82,6 +91,12 @@ function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
   );
 }
 
+export interface UpstreamSettings {
+  baseUrl: string;
+  apiKey: string | undefined;
+  timeoutMs: number;
+}
+
 /** Configuration of the HTTP service itself (the Next.js app). Every piece must be present. */
 export interface ServiceConfig {
   network: NetworkDefinition;
@@ -89,7 +104,13 @@ export interface ServiceConfig {
   payTo: `0x${string}`;
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
-  upstream: { baseUrl: string; apiKey: string | undefined; timeoutMs: number };
+  /** OpenAI-compatible provider of chat completions. */
+  upstream: UpstreamSettings;
+  /** OpenAI-compatible images API (generations, edits); the chat provider unless configured apart. */
+  imageUpstream: UpstreamSettings;
+  /** Provider of structured decisions (POST /decisions); the chat provider unless configured apart. */
+  decisionUpstream: UpstreamSettings;
+  decisionModelVersion: string;
   databaseUrl: string;
   paymentTimeoutSeconds: number;
 }
@@ -115,6 +136,17 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
       apiKey: values.UPSTREAM_API_KEY,
       timeoutMs: values.UPSTREAM_TIMEOUT_MS,
     },
+    imageUpstream: {
+      baseUrl: values.IMAGE_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
+      apiKey: values.IMAGE_UPSTREAM_BASE_URL ? values.IMAGE_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
+      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    },
+    decisionUpstream: {
+      baseUrl: values.DECISION_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
+      apiKey: values.DECISION_UPSTREAM_BASE_URL ? values.DECISION_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
+      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    },
+    decisionModelVersion: values.DECISION_MODEL_VERSION,
     databaseUrl: values.DATABASE_URL,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
   };

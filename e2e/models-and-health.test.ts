@@ -7,7 +7,8 @@ describe("GET /v1/models", () => {
     expect(response.status).toBe(200);
     const list = await response.json();
     expect(list.object).toBe("list");
-    expect(list.data.map((model: { id: string }) => model.id)).toEqual([
+    const chat = list.data.filter((model: { type: string }) => model.type === "chat");
+    expect(chat.map((model: { id: string }) => model.id)).toEqual([
       "vendor-a/gpt-5.6-sol",
       "vendor-a/gpt-5.6-terra",
       "vendor-a/gpt-6-luna",
@@ -25,6 +26,22 @@ describe("GET /v1/models", () => {
       },
       payment: { network: "eip155:137", scheme: "exact", asset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359" },
       endpoints: ["/v1/chat/completions", "/api/v1/chat/completions", "/v1/responses", "/api/v1/responses"],
+    });
+  });
+
+  it("lists the image models with their size and price per image, and the decision model", async () => {
+    const list = await (await fetch(`${stack().appUrl}/v1/models`)).json();
+    const images = list.data.filter((model: { type: string }) => model.type === "image");
+    expect(images).toHaveLength(7);
+    expect(images.find((model: { id: string }) => model.id === "gpt-image-2.5-sunburst-2k")).toMatchObject({
+      sizes: ["2048x2048"],
+      pricing: { per_image: "0.22", settlement_overhead_per_request: "0.001" },
+      endpoints: ["/api/v1/images/generations", "/api/v1/images/image2image"],
+    });
+    expect(list.data.find((model: { id: string }) => model.id === "jev-latest")).toMatchObject({
+      type: "decision",
+      pricing: { input_per_1m_tokens: "0.12", output_per_1m_tokens: "0" },
+      endpoints: ["/jev"],
     });
   });
 });

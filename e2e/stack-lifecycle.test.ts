@@ -4,7 +4,6 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../server/local-stack/next-app";
 
 /** True while something accepts TCP connections on the port. */
 function listening(port: number): Promise<boolean> {
@@ -30,24 +29,22 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Pr
 interface Started {
   child: ChildProcess;
   output: () => string;
-  ports: number[];
 }
 
 const started: Started[] = [];
 const dataDirs: string[] = [];
 
-/** Runs `paysvc start` exactly as `npm start` does, on free ports. */
+/** Runs `paysvc start` exactly as `npm start` does, every port 0 (picked free). */
 async function startCli(extraEnv: Record<string, string> = {}): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), "paysvc-lifecycle-"));
   dataDirs.push(dataDir);
-  const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "start"], {
     env: {
       ...process.env,
-      PORT: String(ports[0]),
-      LOCAL_CHAIN_PORT: String(ports[1]),
-      LOCAL_FACILITATOR_PORT: String(ports[2]),
-      LOCAL_UPSTREAM_PORT: String(ports[3]),
+      PORT: "0",
+      LOCAL_CHAIN_PORT: "0",
+      LOCAL_FACILITATOR_PORT: "0",
+      LOCAL_UPSTREAM_PORT: "0",
       DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
       ...extraEnv,
     },
@@ -56,9 +53,19 @@ async function startCli(extraEnv: Record<string, string> = {}): Promise<Started>
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const entry: Started = { child, output: () => output, ports };
+  const entry: Started = { child, output: () => output };
   started.push(entry);
   return entry;
+}
+
+/** The port of each service, from the lines `paysvc start` printed. */
+function printedPorts(output: string): Record<"app" | "chain" | "facilitator" | "upstream", number> {
+  const port = (name: string) => {
+    const match = new RegExp(`^${name}\\s+http://127\\.0\\.0\\.1:(\\d+)`, "m").exec(output);
+    if (!match) throw new Error(`no ${name} line in:\n${output}`);
+    return Number(match[1]);
+  };
+  return { app: port("app"), chain: port("chain"), facilitator: port("facilitator"), upstream: port("upstream") };
 }
 
 const exited = (child: ChildProcess) =>
@@ -80,39 +87,38 @@ describe("paysvc start (npm start)", () => {
     const stack = await startCli();
     expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
     const out = stack.output();
-    expect(out).toMatch(new RegExp(`chain\\s+http://127\\.0\\.0\\.1:${stack.ports[1]}`));
-    expect(out).toMatch(new RegExp(`facilitator\\s+http://127\\.0\\.0\\.1:${stack.ports[2]}`));
-    expect(out).toMatch(new RegExp(`upstream\\s+http://127\\.0\\.0\\.1:${stack.ports[3]}/v1`));
-    expect(out).toMatch(new RegExp(`app\\s+http://127\\.0\\.0\\.1:${stack.ports[0]}`));
+    const ports = Object.values(printedPorts(out));
+    expect(new Set(ports).size).toBe(4);
+    expect(out).toMatch(/^upstream\s+http:\/\/127\.0\.0\.1:\d+\/v1/m);
     expect(out).toMatch(/pay-to\s+0x70997970C51812dc3A010C7d01b50e0d17dc79C8/);
     expect(out).toMatch(/payer\s+0x[0-9a-fA-F]{40}\s+private key 0x[0-9a-f]{64}/);
-    for (const port of stack.ports) expect(await listening(port), `port ${port}`).toBe(true);
+    for (const port of ports) expect(await listening(port), `port ${port}`).toBe(true);
 
     stack.child.kill("SIGTERM");
     expect(await exited(stack.child)).toBe(0);
-    for (const port of stack.ports)
-      expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
+    for (const port of ports) expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
   });
 
   it("leaves no orphan listening when the launcher itself is killed with SIGKILL", async () => {
     const stack = await startCli();
     expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
+    const ports = Object.values(printedPorts(stack.output()));
     stack.child.kill("SIGKILL");
     await exited(stack.child);
-    for (const port of stack.ports)
-      expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
+    for (const port of ports) expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
   });
 
   it("stops everything and exits non-zero when the app crashes", async () => {
     const stack = await startCli();
     expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
     // Kill whatever serves the app port: find it through /proc, as the launcher does not expose the pid.
-    const appPid = await pidListeningOn(stack.ports[0]!);
+    const ports = printedPorts(stack.output());
+    const appPid = await pidListeningOn(ports.app);
     expect(appPid).toBeDefined();
     process.kill(appPid!, "SIGKILL");
     expect(await exited(stack.child)).toBe(1);
     expect(stack.output()).toMatch(/exited unexpectedly/);
-    for (const port of stack.ports)
+    for (const port of Object.values(ports))
       expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
   });
 

@@ -11,6 +11,8 @@ export interface AppContext {
   ledger: PaymentLedger;
   gateway: PaymentGateway;
   upstream: OpenAiUpstream;
+  imageUpstream: OpenAiUpstream;
+  decisionUpstream: OpenAiUpstream;
 }
 
 export function createAppContext(config: ServiceConfig): AppContext {
@@ -27,6 +29,8 @@ export function createAppContext(config: ServiceConfig): AppContext {
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     }),
     upstream: new OpenAiUpstream(config.upstream),
+    imageUpstream: new OpenAiUpstream(config.imageUpstream),
+    decisionUpstream: new OpenAiUpstream(config.decisionUpstream),
   };
 }
 

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { loadLaunchConfig } from "../../config/env";
-import { freePort } from "../../server/local-stack/next-app";
 import { startStack } from "../../server/local-stack/start-stack";
 
 /** Starts one embedded stack (real anvil, facilitator, upstream, Next.js app, SQLite file) for every e2e file. */
@@ -14,7 +13,7 @@ export default async function setup(project: TestProject) {
   const config = loadLaunchConfig({
     NETWORK: "eip155:137",
     PORT: "0",
-    LOCAL_CHAIN_PORT: String(await freePort()),
+    LOCAL_CHAIN_PORT: "0",
     LOCAL_FACILITATOR_PORT: "0",
     LOCAL_UPSTREAM_PORT: "0",
     DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,

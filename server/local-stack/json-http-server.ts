@@ -38,7 +38,7 @@ export async function listen(handler: NodeHandler, port: number, name: string): 
   };
 }
 
-export async function readJson(request: IncomingMessage, maxBytes = 64 * 1024 * 1024): Promise<unknown> {
+export async function readBody(request: IncomingMessage, maxBytes = 64 * 1024 * 1024): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -46,7 +46,11 @@ export async function readJson(request: IncomingMessage, maxBytes = 64 * 1024 * 
     if (size > maxBytes) throw new Error("request body too large");
     chunks.push(chunk as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  return Buffer.concat(chunks);
+}
+
+export async function readJson(request: IncomingMessage, maxBytes?: number): Promise<unknown> {
+  return JSON.parse((await readBody(request, maxBytes)).toString("utf8"));
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {

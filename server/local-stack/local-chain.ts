@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { createInterface } from "node:readline";
 import {
   createPublicClient,
   createTestClient,
@@ -55,41 +56,45 @@ function anvilBinary(): string {
  * Multicall3 at its usual address, and funds the development payers.
  */
 export async function startLocalChain(network: EvmNetwork, port: number): Promise<LocalChain> {
+  // Not --silent: anvil prints the address it bound, which is how port 0 (any free port) is learned.
   const anvil = startGuardedProcess(
     anvilBinary(),
-    [
-      "--chain-id",
-      String(network.chainId),
-      "--port",
-      String(port),
-      "--host",
-      "127.0.0.1",
-      "--mnemonic",
-      DEV_MNEMONIC,
-      "--silent",
-    ],
-    { output: "ignore" },
+    ["--chain-id", String(network.chainId), "--port", String(port), "--host", "127.0.0.1", "--mnemonic", DEV_MNEMONIC],
+    { output: "pipe" },
   );
-  const rpcUrl = `http://127.0.0.1:${port}`;
-  const chain = chainFor(network, rpcUrl);
   try {
-    await waitForChain(rpcUrl, network.chainId, anvil);
+    const rpcUrl = await listeningUrl(anvil, port);
+    const chain = chainFor(network, rpcUrl);
+    await waitForChain(rpcUrl, network.chainId);
     await deployContracts(network, rpcUrl, chain);
+    return { rpcUrl, chain, stop: () => anvil.stop() };
   } catch (error) {
     await anvil.stop();
     throw error;
   }
-  return { rpcUrl, chain, stop: () => anvil.stop() };
 }
 
-async function waitForChain(rpcUrl: string, chainId: number, anvil: GuardedProcess): Promise<void> {
-  let exited = false;
-  void anvil.exited.then(() => (exited = true));
+/** Reads anvil's "Listening on 127.0.0.1:PORT" line, then keeps draining its log so the pipe never fills. */
+function listeningUrl(anvil: GuardedProcess, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const output: string[] = [];
+    anvil.child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+    const lines = createInterface({ input: anvil.child.stdout! });
+    lines.on("line", (line) => {
+      const match = /Listening on ([\d.]+):(\d+)/.exec(line);
+      if (match) resolve(`http://${match[1]}:${match[2]}`);
+    });
+    void anvil.exited.then((code) => {
+      const hint = port === 0 ? "" : `; is port ${port} in use? Set LOCAL_CHAIN_PORT to a free port (0 picks one)`;
+      reject(new Error(`anvil exited at start (code ${code})${hint}: ${output.join("").trim().slice(-500)}`));
+    });
+  });
+}
+
+async function waitForChain(rpcUrl: string, chainId: number): Promise<void> {
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });
   await waitFor(
     async () => {
-      if (exited)
-        throw new Error(`anvil exited at start; is ${rpcUrl} already in use? Set LOCAL_CHAIN_PORT to a free port`);
       const reported = await client.getChainId().catch(() => undefined);
       if (reported !== undefined && reported !== chainId) {
         throw new Error(`${rpcUrl} answers with chain id ${reported}, not ${chainId}: another chain holds the port`);

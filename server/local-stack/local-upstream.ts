@@ -1,25 +1,8 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { randomUUID } from "node:crypto";
 import { gptModelIds } from "../../config/models";
-import { contentText, countChatInputTokens, countTextTokens, type CountableMessage } from "../pricing/count-tokens";
-import { devCompletion, splitIntoDeltas } from "./dev-completion";
-import { devToolCall } from "./dev-tool-call";
-import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
-
-/**
- * How the development provider misbehaves, for tests of the gateway's failure handling: for every request when
- * started with `fault`, or for one request whose last user message contains `[paysvc-dev-fault:<fault>]`.
- */
-export type UpstreamFault = "none" | "http-error" | "hang" | "break-mid-stream";
-
-const FAULT_DIRECTIVE = /\[paysvc-dev-fault:(http-error|hang|break-mid-stream)\]/;
-
-function faultOf(messages: readonly CountableMessage[], configured: UpstreamFault): UpstreamFault {
-  if (configured !== "none") return configured;
-  const lastUser = [...messages].reverse().find((message) => message.role === "user");
-  const match = FAULT_DIRECTIVE.exec(contentText(lastUser?.content));
-  return (match?.[1] as UpstreamFault | undefined) ?? "none";
-}
+import { devChatCompletion } from "./dev-chat";
+import { devDecisions } from "./dev-decisions";
+import { devImageFile, devImageEdit, devImageGeneration } from "./dev-images";
+import { listen, sendJson, type JsonHttpServer } from "./json-http-server";
 
 export interface LocalUpstreamOptions {
   port: number;
@@ -27,14 +10,14 @@ export interface LocalUpstreamOptions {
   deltaDelayMs?: number;
   /** Number of content deltas a streamed answer is split into. */
   streamDeltas?: number;
-  fault?: UpstreamFault;
 }
 
 const PROVIDER_NAME = "paysvc local development provider";
 
 /**
  * An OpenAI-compatible development provider, so every endpoint answers without internet: deterministic
- * completions with real token usage, streamed as server-sent events in several chunks.
+ * completions with real token usage (streamed as server-sent events in several chunks), real PNG images, and
+ * structured decisions. Failures on demand: see dev-faults.ts.
  */
 export async function startLocalUpstream(options: LocalUpstreamOptions): Promise<JsonHttpServer> {
   return listen(
@@ -47,7 +30,11 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
         });
       }
       if (request.method === "POST" && path === "/v1/chat/completions")
-        return chatCompletion(request, response, options);
+        return devChatCompletion(request, response, options);
+      if (request.method === "POST" && path === "/v1/images/generations") return devImageGeneration(request, response);
+      if (request.method === "POST" && path === "/v1/images/edits") return devImageEdit(request, response);
+      if (request.method === "GET" && path?.startsWith("/v1/images/files/")) return devImageFile(path, response);
+      if (request.method === "POST" && path === "/v1/decisions") return devDecisions(request, response);
       sendJson(response, 404, {
         error: { message: `no route ${request.method} ${path}`, type: "invalid_request_error" },
       });
@@ -55,119 +42,4 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
     options.port,
     "local upstream",
   );
-}
-
-interface ChatBody {
-  model?: unknown;
-  messages?: unknown;
-  max_tokens?: unknown;
-  max_completion_tokens?: unknown;
-  stream?: unknown;
-  stream_options?: { include_usage?: unknown };
-  tools?: unknown;
-  tool_choice?: unknown;
-}
-
-async function chatCompletion(request: IncomingMessage, response: ServerResponse, options: LocalUpstreamOptions) {
-  let body: ChatBody;
-  try {
-    body = (await readJson(request)) as ChatBody;
-  } catch {
-    return sendJson(response, 400, { error: { message: "body must be JSON", type: "invalid_request_error" } });
-  }
-  if (typeof body.model !== "string" || !Array.isArray(body.messages) || body.messages.length === 0) {
-    return sendJson(response, 400, {
-      error: { message: "model and messages are required", type: "invalid_request_error" },
-    });
-  }
-  const messages = body.messages as CountableMessage[];
-  const fault = faultOf(messages, options.fault ?? "none");
-  if (fault === "http-error") {
-    return sendJson(response, 500, {
-      error: { message: "development provider fault: http-error", type: "server_error" },
-    });
-  }
-  if (fault === "hang") return; // never answers; the caller's timeout must fire
-  const requestedMax = body.max_completion_tokens ?? body.max_tokens;
-  const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
-  const toolCall = devToolCall(messages, body.tools, body.tool_choice);
-  const completion = toolCall
-    ? {
-        text: "",
-        completionTokens: countTextTokens(toolCall.name) + countTextTokens(toolCall.arguments),
-        finishReason: "tool_calls" as const,
-      }
-    : devCompletion(body.model, messages, maxTokens);
-  const promptTokens = countChatInputTokens(messages, body.tools);
-  const usage = {
-    prompt_tokens: promptTokens,
-    completion_tokens: completion.completionTokens,
-    total_tokens: promptTokens + completion.completionTokens,
-  };
-  const id = `chatcmpl-${randomUUID().replace(/-/g, "")}`;
-  const created = Math.floor(Date.now() / 1000);
-  const toolCalls = toolCall
-    ? [{ id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments } }]
-    : undefined;
-
-  if (body.stream !== true) {
-    return sendJson(response, 200, {
-      id,
-      object: "chat.completion",
-      created,
-      model: body.model,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: "assistant",
-            content: toolCall ? null : completion.text,
-            ...(toolCalls ? { tool_calls: toolCalls } : {}),
-          },
-          finish_reason: completion.finishReason,
-        },
-      ],
-      usage,
-    });
-  }
-
-  response.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
-  const delay = options.deltaDelayMs ?? 0;
-  let closed = false;
-  response.on("close", () => (closed = true));
-
-  response.write(
-    chunk([{ index: 0, delta: { role: "assistant", content: toolCall ? null : "" }, finish_reason: null }]),
-  );
-  const deltas: Record<string, unknown>[] = toolCall
-    ? [
-        {
-          tool_calls: [
-            { index: 0, id: toolCall.id, type: "function", function: { name: toolCall.name, arguments: "" } },
-          ],
-        },
-        ...splitIntoDeltas(toolCall.arguments, 3).map((part) => ({
-          tool_calls: [{ index: 0, function: { arguments: part } }],
-        })),
-      ]
-    : splitIntoDeltas(completion.text, options.streamDeltas ?? 8).map((content) => ({ content }));
-  for (const [index, delta] of deltas.entries()) {
-    // Even without a delay, yield so each event leaves in its own write, as a real provider's do.
-    await new Promise((resolve) => (delay > 0 ? setTimeout(resolve, delay) : setImmediate(resolve)));
-    if (closed) return;
-    if (fault === "break-mid-stream" && index === Math.floor(deltas.length / 2)) {
-      response.destroy();
-      return;
-    }
-    response.write(chunk([{ index: 0, delta, finish_reason: null }]));
-  }
-  response.write(chunk([{ index: 0, delta: {}, finish_reason: completion.finishReason }]));
-  if (body.stream_options?.include_usage === true) response.write(chunk([], { usage }));
-  response.end("data: [DONE]\n\n");
 }

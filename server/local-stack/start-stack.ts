@@ -9,7 +9,7 @@ import {
 } from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
 import { startLocalFacilitator } from "./local-facilitator";
-import { startLocalUpstream, type UpstreamFault } from "./local-upstream";
+import { startLocalUpstream } from "./local-upstream";
 import { buildIsStale, buildNextApp, freePort, startNextApp } from "./next-app";
 
 export interface StackOptions {
@@ -18,7 +18,7 @@ export interface StackOptions {
   /** Called with each line the app logs. */
   onAppLogLine?: (line: string) => void;
   /** Development provider behaviour, for tests and benchmarks. */
-  upstream?: { deltaDelayMs?: number; streamDeltas?: number; fault?: UpstreamFault };
+  upstream?: { deltaDelayMs?: number; streamDeltas?: number };
   /** Called when a piece stops on its own (a crash): the stack is then torn down. */
   onUnexpectedExit?: (what: string, code: number | null) => void;
 }
@@ -87,22 +87,17 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       say("building the Next.js app (first start, or sources changed)...");
       await buildNextApp();
     }
-    const port = config.port === 0 ? await freePort() : config.port;
-    const app = await startNextApp({
-      host: config.host,
-      port,
-      onLogLine: options.onAppLogLine,
-      env: childEnvironment({
-        NETWORK: config.network.id,
-        PAY_TO: payTo,
-        FACILITATOR_URL: facilitatorUrl,
-        UPSTREAM_BASE_URL: upstreamBaseUrl,
-        UPSTREAM_API_KEY: config.configured.upstreamApiKey ?? "",
-        DATABASE_URL: config.configured.databaseUrl,
-        PUBLIC_BASE_URL: config.configured.publicBaseUrl ?? "",
-        NODE_ENV: "production",
-      }),
+    const appEnv = childEnvironment({
+      NETWORK: config.network.id,
+      PAY_TO: payTo,
+      FACILITATOR_URL: facilitatorUrl,
+      UPSTREAM_BASE_URL: upstreamBaseUrl,
+      UPSTREAM_API_KEY: config.configured.upstreamApiKey ?? "",
+      DATABASE_URL: config.configured.databaseUrl,
+      PUBLIC_BASE_URL: config.configured.publicBaseUrl ?? "",
+      NODE_ENV: "production",
     });
+    const app = await startAppOnPort(config, appEnv, options.onAppLogLine);
     stoppers.push(app.stop);
     void app.exited.then((code) => {
       if (!stopping) options.onUnexpectedExit?.("the Next.js app", code);
@@ -130,5 +125,20 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * `next start` needs its port up front; with PORT=0 a free port is picked, and picked again in the rare case
+ * that another process took it in between.
+ */
+async function startAppOnPort(config: LaunchConfig, env: Record<string, string>, onLogLine?: (line: string) => void) {
+  for (let attempt = 1; ; attempt++) {
+    const port = config.port === 0 ? await freePort() : config.port;
+    try {
+      return await startNextApp({ host: config.host, port, env, onLogLine });
+    } catch (error) {
+      if (config.port !== 0 || attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
+    }
   }
 }

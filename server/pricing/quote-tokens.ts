@@ -1,7 +1,7 @@
-import { pricingRules } from "../../config/limits";
 import type { GptModel } from "../../config/models";
 import type { NetworkDefinition } from "../../networks";
 import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
+import { chargeFor, MINIMUM_CHARGE_USD } from "./charge";
 
 export interface TokenQuote {
   /** The price in atomic units of the network's USDC. */
@@ -30,7 +30,7 @@ const TOKENS_PER_RATE_UNIT = 1_000_000n;
  * floored at the minimum charge and rounded up once to whole atomic units. All integer arithmetic.
  */
 export function quoteTokens(options: {
-  model: GptModel;
+  model: Pick<GptModel, "id" | "inputUsdPerMillion" | "outputUsdPerMillion">;
   inputTokens: number;
   maxOutputTokens: number;
   network: NetworkDefinition;
@@ -42,10 +42,7 @@ export function quoteTokens(options: {
   const outputRate = decimalToAtomic(model.outputUsdPerMillion, decimals);
   const inputScaled = BigInt(inputTokens) * inputRate;
   const outputScaled = BigInt(maxOutputTokens) * outputRate;
-  const overhead = decimalToAtomic(network.settlementOverheadUsd, decimals);
-  const minimum = decimalToAtomic(pricingRules.minimumChargeUsd, decimals);
-  const work = divideRoundingUp(inputScaled + outputScaled, TOKENS_PER_RATE_UNIT);
-  const amount = work + overhead > minimum ? work + overhead : minimum;
+  const amount = chargeFor(divideRoundingUp(inputScaled + outputScaled, TOKENS_PER_RATE_UNIT), network);
   const exact = (scaled: bigint) => trimZeros(atomicToDecimal(scaled, decimals + 6));
   return {
     amount,
@@ -58,7 +55,7 @@ export function quoteTokens(options: {
       input_usd: exact(inputScaled),
       output_usd: exact(outputScaled),
       settlement_overhead_usd: network.settlementOverheadUsd,
-      minimum_charge_usd: pricingRules.minimumChargeUsd,
+      minimum_charge_usd: MINIMUM_CHARGE_USD,
       total_usd: atomicToDecimal(amount, decimals),
       amount: amount.toString(),
       asset_decimals: decimals,

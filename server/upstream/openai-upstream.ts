@@ -23,20 +23,23 @@ const encoder = new TextEncoder();
 export class OpenAiUpstream {
   constructor(private readonly config: UpstreamConfig) {}
 
-  private headers(): Record<string, string> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  private headers(contentType?: string): Record<string, string> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (contentType) headers["content-type"] = contentType;
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     return headers;
   }
 
-  /** POSTs JSON and returns the response once its status is known to be a success. */
+  /** POSTs JSON (or a multipart form) and returns the response once its status is known to be a success. */
   private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
     let response: Response;
     try {
+      const form = body instanceof FormData;
       response = await fetch(`${this.config.baseUrl}${path}`, {
         method: "POST",
-        headers: this.headers(),
-        body: JSON.stringify(body),
+        // fetch writes the multipart boundary into the content type itself.
+        headers: this.headers(form ? undefined : "application/json"),
+        body: form ? body : JSON.stringify(body),
         signal,
       });
     } catch (error) {
@@ -60,7 +63,7 @@ export class OpenAiUpstream {
     );
   }
 
-  /** A complete JSON answer of `path` (e.g. `/chat/completions`). */
+  /** A complete JSON answer of `path` (e.g. `/chat/completions`) to a JSON body or a multipart form. */
   async postJson(path: string, body: unknown): Promise<Record<string, unknown>> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { balances, ledgerRow, officialPayment, postJson, quote, stack } from "./support/payments";
+
+const PATH = "/jev";
+const payer = () => stack().payers[5]!;
+
+const decision = (state: string) => ({
+  model: "jev-latest",
+  state,
+  questions: {
+    count: { type: "noul", instructions: "How many ships are in the harbor?" },
+    color: { type: "choice", instructions: "Which colour is the lighthouse? One of: red, white, striped" },
+    safety: { type: "score", instructions: "How safe is it to sail tonight?" },
+  },
+});
+
+async function paidPost(body: unknown) {
+  const signature = await officialPayment(payer().privateKey, await quote(PATH, body));
+  return { response: await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature }), signature };
+}
+
+describe("paid structured decisions", () => {
+  it("answers all three question types in their shapes, for exactly the quote", async () => {
+    const body = decision("Calm sea, light wind, twelve ships moored, a red and white lighthouse.");
+    const required = await quote(PATH, body);
+    const breakdown = required.extensions?.quote as { input_tokens: number; output_usd: string };
+    expect(breakdown.output_usd).toBe("0");
+    // 0.12 USD per 1M input tokens = 0.12 atomic units per token, rounded up, plus 1000 overhead.
+    expect(BigInt(required.accepts[0]!.amount)).toBe(1000n + BigInt(Math.ceil((breakdown.input_tokens * 12) / 100)));
+    const price = BigInt(required.accepts[0]!.amount);
+    const before = await balances(payer().address);
+
+    const { response } = await paidPost(body);
+    expect(response.status).toBe(200);
+    const answer = await response.json();
+    expect(answer.model).toBe("jev-2026-11-01");
+    expect(Object.keys(answer.answers).sort()).toEqual(["color", "count", "safety"]);
+    expect(answer.answers.count).toEqual({ type: "noul", noul: expect.any(Number) });
+    expect(answer.answers.color.type).toBe("choice");
+    expect(["red", "white", "striped"]).toContain(answer.answers.color.choice);
+    expect(answer.answers.safety.type).toBe("score");
+    expect(answer.answers.safety.score).toBeGreaterThanOrEqual(0);
+    expect(answer.answers.safety.score).toBeLessThanOrEqual(1);
+    expect(answer.usage).toEqual({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+
+    const after = await balances(payer().address);
+    expect(before.payer - after.payer).toBe(price);
+    expect(after.payTo - before.payTo).toBe(price);
+  });
+
+  for (const fault of ["http-error", "bad-shape"]) {
+    it(`an upstream ${fault} is a 502 and nothing is settled`, async () => {
+      const before = await balances(payer().address);
+      const { response, signature } = await paidPost(decision(`[paysvc-dev-fault:${fault}]`));
+      expect(response.status).toBe(502);
+      expect(await balances(payer().address)).toEqual(before);
+      expect(ledgerRow(signature)).toMatchObject({ status: "not_charged" });
+    });
+  }
+});
+
+describe("invalid decision requests get a 400 and no 402", () => {
+  async function expectBadRequest(body: unknown, param: string | null) {
+    const response = await postJson(PATH, body);
+    const json = await response.json();
+    expect(response.status, JSON.stringify(json)).toBe(400);
+    expect(response.headers.get("payment-required")).toBeNull();
+    expect(json.error.param).toBe(param);
+    return json.error.message as string;
+  }
+
+  it("refuses chat and Responses shapes, saying where they belong", async () => {
+    expect(
+      await expectBadRequest({ model: "jev-latest", messages: [{ role: "user", content: "x" }] }, "messages"),
+    ).toMatch(/chat/);
+    expect(await expectBadRequest({ model: "jev-latest", input: "x" }, "input")).toMatch(/Responses/);
+  });
+
+  it("names the bad field", async () => {
+    const good = decision("state");
+    await expectBadRequest({ ...good, model: "gpt-4o" }, "model");
+    await expectBadRequest({ ...good, model: undefined }, "model");
+    await expectBadRequest({ ...good, state: "" }, "state");
+    await expectBadRequest({ ...good, state: 5 }, "state");
+    await expectBadRequest({ ...good, questions: {} }, "questions");
+    await expectBadRequest({ ...good, questions: [] }, "questions");
+    await expectBadRequest({ ...good, questions: { q: { type: "essay", instructions: "x" } } }, "questions.q.type");
+    await expectBadRequest({ ...good, questions: { q: { type: "noul" } } }, "questions.q.instructions");
+    const many = Object.fromEntries(
+      Array.from({ length: 33 }, (_, index) => [`q${index}`, { type: "noul", instructions: "x" }]),
+    );
+    expect(await expectBadRequest({ ...good, questions: many }, "questions")).toMatch(/at most 32/);
+  });
+});

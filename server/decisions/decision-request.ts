@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { decisionLimits, decisionModel, decisionQuestionTypes } from "../../config/decision-model";
+import { ApiError } from "../errors";
+import { parseOrThrow } from "../validation";
+
+const question = z.object({
+  type: z.enum(decisionQuestionTypes, { error: `must be one of ${decisionQuestionTypes.join(", ")}` }),
+  instructions: z.string({ error: "must be a string" }).min(1, "must not be empty"),
+});
+
+const decisionRequestSchema = z.object({
+  model: z.literal(decisionModel.id),
+  state: z.string({ error: "must be a string" }).min(1, "must not be empty"),
+  questions: z
+    .record(z.string().regex(/^[\w.-]{1,64}$/, "question names are 1 to 64 letters, digits, _ . or -"), question, {
+      error: "must be an object of named questions",
+    })
+    .refine((value) => Object.keys(value).length >= decisionLimits.minQuestions, "must contain at least one question")
+    .refine(
+      (value) => Object.keys(value).length <= decisionLimits.maxQuestions,
+      `must contain at most ${decisionLimits.maxQuestions} questions`,
+    ),
+});
+
+export type DecisionRequest = z.output<typeof decisionRequestSchema>;
+
+/** Validates a decision request; chat and Responses bodies are told where they belong. */
+export function parseDecisionRequest(value: unknown): DecisionRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
+  }
+  for (const [field, endpoint] of [
+    ["messages", "/v1/chat/completions"],
+    ["input", "/v1/responses"],
+  ] as const) {
+    if (field in value) {
+      throw new ApiError(
+        "invalid_request",
+        `POST /jev takes a decision request {model: "${decisionModel.id}", state, questions}, not a chat or Responses request; send '${field}' requests to ${endpoint}`,
+        { param: field },
+      );
+    }
+  }
+  const model = (value as { model?: unknown }).model;
+  if (model === undefined || model === null || model === "") {
+    throw new ApiError("invalid_request", "You must provide a model parameter", { param: "model" });
+  }
+  if (model !== decisionModel.id) {
+    throw new ApiError("model_not_found", `The decision model is '${decisionModel.id}', not '${String(model)}'`, {
+      param: "model",
+    });
+  }
+  return parseOrThrow(decisionRequestSchema, value);
+}
