@@ -56,6 +56,8 @@ const sharedSchema = z.object({
     .string()
     .regex(/^[\w.-]{1,64}$/, "must be a version name such as jev-2026-11-01")
     .default(decisionModel.defaultVersion),
+  PREPAID_API_BASE: optionalUrl,
+  PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(600),
   DATABASE_URL: z.string().default("file:./data/paysvc.sqlite"),
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
@@ -111,6 +113,12 @@ export interface ServiceConfig {
   /** Provider of structured decisions (POST /decisions); the chat provider unless configured apart. */
   decisionUpstream: UpstreamSettings;
   decisionModelVersion: string;
+  prepaid: {
+    /** Where prepaid keys are used; undefined means this deployment's origin + /v1. */
+    apiBase: string | undefined;
+    /** How long a reservation of a call in flight counts if its process dies; live calls extend it. */
+    reservationTtlMs: number;
+  };
   databaseUrl: string;
   paymentTimeoutSeconds: number;
 }
@@ -147,6 +155,10 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
       timeoutMs: values.UPSTREAM_TIMEOUT_MS,
     },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
+    prepaid: {
+      apiBase: values.PREPAID_API_BASE,
+      reservationTtlMs: values.PREPAID_RESERVATION_TTL_SECONDS * 1000,
+    },
     databaseUrl: values.DATABASE_URL,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
   };

@@ -1,6 +1,7 @@
 import { loadServiceConfig, type ServiceConfig } from "../config/env";
 import { PaymentGateway } from "./payment/payment-gateway";
 import { PaymentLedger } from "./payment/payment-ledger";
+import { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { openDatabase, type AppDatabase } from "./storage/database";
 import { OpenAiUpstream } from "./upstream/openai-upstream";
 
@@ -9,6 +10,7 @@ export interface AppContext {
   config: ServiceConfig;
   database: AppDatabase;
   ledger: PaymentLedger;
+  prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
   upstream: OpenAiUpstream;
   imageUpstream: OpenAiUpstream;
@@ -17,10 +19,14 @@ export interface AppContext {
 
 export function createAppContext(config: ServiceConfig): AppContext {
   const database = openDatabase(config.databaseUrl);
+  const prepaidKeys = new PrepaidKeyStore(database);
+  // Reservations left by a process that died have expired or will; they no longer count, so tidy them away.
+  prepaidKeys.deleteExpired();
   return {
     config,
     database,
     ledger: new PaymentLedger(database),
+    prepaidKeys,
     gateway: new PaymentGateway({
       network: config.network,
       payTo: config.payTo,
@@ -42,12 +48,22 @@ export function getAppContext(): AppContext {
   return holder.paysvcAppContext;
 }
 
+/** The origin callers use: PUBLIC_BASE_URL, else the Host the caller sent (request.url names the bind address). */
+export function publicOrigin(context: AppContext, request: Request): string {
+  if (context.config.publicBaseUrl) return context.config.publicBaseUrl;
+  const url = new URL(request.url);
+  return `${url.protocol}//${request.headers.get("host") ?? url.host}`;
+}
+
+/** Where prepaid keys are used: PREPAID_API_BASE, else this deployment's origin + /v1. */
+export function prepaidApiBase(context: AppContext, request: Request): string {
+  return context.config.prepaid.apiBase ?? `${publicOrigin(context, request)}/v1`;
+}
+
 /**
  * The URL a caller used for this request: the configured public origin (set PUBLIC_BASE_URL behind a proxy),
  * else the Host the caller sent; the framework's own request.url names its bind address instead.
  */
 export function resourceUrl(context: AppContext, request: Request): string {
-  const url = new URL(request.url);
-  const origin = context.config.publicBaseUrl ?? `${url.protocol}//${request.headers.get("host") ?? url.host}`;
-  return `${origin}${url.pathname}`;
+  return `${publicOrigin(context, request)}${new URL(request.url).pathname}`;
 }

@@ -10,6 +10,8 @@ const errorTable = {
   request_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   not_found: { status: 404, type: "invalid_request_error" },
+  invalid_api_key: { status: 401, type: "invalid_request_error" },
+  insufficient_quota: { status: 429, type: "insufficient_quota" },
   payment_required: { status: 402, type: "payment_required" },
   payment_invalid: { status: 402, type: "payment_error" },
   payment_mismatch: { status: 402, type: "payment_error" },

@@ -1,18 +1,32 @@
 import type { AppContext } from "../app-context";
 import { readJsonBody } from "../http/read-json-body";
+import { parseEventJson } from "../http/sse-data-parser";
+import type { OutputTokenReader } from "../prepaid/run-prepaid-completion";
 import { parseChatRequest } from "./chat-request";
 import { runPaidCompletion } from "./run-paid-completion";
 
-/** Endpoints 1 and 2: a chat completion, paid per request with x402, streamed when asked. */
+function completionTokens(value: unknown): number | undefined {
+  const tokens = (value as { usage?: { completion_tokens?: unknown } } | null)?.usage?.completion_tokens;
+  return typeof tokens === "number" ? tokens : undefined;
+}
+
+/** A chunk that carries only usage (`choices: []`), as sent when `stream_options.include_usage` is true. */
+function isUsageOnlyChunk(data: string): boolean {
+  const chunk = parseEventJson(data) as { choices?: unknown[]; usage?: unknown } | undefined;
+  return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined;
+}
+
+/** Endpoints 1 and 2: a chat completion, paid with x402 or billed to a prepaid key, streamed when asked. */
 export async function createChatCompletion(context: AppContext, request: Request): Promise<Response> {
   const started = performance.now();
   const body = await readJsonBody(request);
   const parsed = parseChatRequest(body.value);
-  // The upstream must never produce more than was paid for, so the priced output cap is always sent.
-  const upstreamBody =
-    parsed.body.max_completion_tokens !== undefined
-      ? parsed.body
-      : { ...parsed.body, max_tokens: parsed.maxOutputTokens };
+  const clientWantsUsage = parsed.body.stream_options?.include_usage === true;
+  const outputTokens: OutputTokenReader = {
+    json: completionTokens,
+    streamEvent: (data) => completionTokens(parseEventJson(data)),
+    hideEvent: clientWantsUsage ? undefined : isUsageOnlyChunk,
+  };
 
   return runPaidCompletion(context, request, {
     body,
@@ -22,9 +36,17 @@ export async function createChatCompletion(context: AppContext, request: Request
     tools: parsed.body.tools,
     maxOutputTokens: parsed.maxOutputTokens,
     description: `Chat completion with ${parsed.model.id}`,
-    work: async () =>
-      parsed.body.stream === true
-        ? { kind: "stream", stream: await context.upstream.startStream("/chat/completions", upstreamBody) }
-        : { kind: "json", body: await context.upstream.postJson("/chat/completions", upstreamBody) },
+    outputTokens,
+    work: async (maxOutputTokens, billing) => {
+      // The upstream never produces more than was paid or reserved for: the cap is always sent.
+      const capField = parsed.body.max_completion_tokens !== undefined ? "max_completion_tokens" : "max_tokens";
+      const upstreamBody: Record<string, unknown> = { ...parsed.body, [capField]: maxOutputTokens };
+      if (parsed.body.stream !== true) {
+        return { kind: "json", body: await context.upstream.postJson("/chat/completions", upstreamBody) };
+      }
+      // A prepaid call is billed on the usage the upstream reports, so it is always asked for.
+      if (billing === "prepaid") upstreamBody.stream_options = { ...parsed.body.stream_options, include_usage: true };
+      return { kind: "stream", stream: await context.upstream.startStream("/chat/completions", upstreamBody) };
+    },
   });
 }

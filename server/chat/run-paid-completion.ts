@@ -4,12 +4,16 @@ import { resourceUrl, type AppContext } from "../app-context";
 import { ApiError } from "../errors";
 import type { JsonBody } from "../http/read-json-body";
 import { runPaidRequest, type PreparedAnswer } from "../payment/paid-request";
+import { prepaidKeyFor } from "../prepaid/prepaid-key-for";
+import { runPrepaidCompletion, type OutputTokenReader } from "../prepaid/run-prepaid-completion";
 import { countChatInputTokens, type CountableMessage } from "../pricing/count-tokens";
 import { quoteTokens } from "../pricing/quote-tokens";
 
+export type Billing = "x402" | "prepaid";
+
 /**
  * The part chat completions and responses share: count the input as the upstream will see it, enforce the
- * input limit, quote, and run the paid request.
+ * input limit, then bill the call to a prepaid key (bearer) or run the x402 flow (quote, pay, work, settle).
  */
 export function runPaidCompletion(
   context: AppContext,
@@ -22,7 +26,9 @@ export function runPaidCompletion(
     tools: unknown;
     maxOutputTokens: number;
     description: string;
-    work: () => Promise<PreparedAnswer>;
+    /** The upstream call with this output cap; prepaid calls need the usage reported, even when streamed. */
+    work: (maxOutputTokens: number, billing: Billing) => Promise<PreparedAnswer>;
+    outputTokens: OutputTokenReader;
   },
 ): Promise<Response> {
   const inputTokens = countChatInputTokens(options.messages, options.tools);
@@ -32,6 +38,16 @@ export function runPaidCompletion(
       `The input counts ${inputTokens} tokens; the limit is ${chatLimits.maxInputTokens}`,
       { param: "messages" },
     );
+  }
+  const key = prepaidKeyFor(context, request);
+  if (key) {
+    return runPrepaidCompletion(context, key, {
+      model: options.model,
+      inputTokens,
+      maxOutputTokens: options.maxOutputTokens,
+      work: (maxOutputTokens) => options.work(maxOutputTokens, "prepaid"),
+      outputTokens: options.outputTokens,
+    });
   }
   const quote = quoteTokens({
     model: options.model,
@@ -47,6 +63,6 @@ export function runPaidCompletion(
     quote: quote.display,
     bodySha256: options.body.sha256,
     quoteMs: performance.now() - options.started,
-    work: options.work,
+    work: () => options.work(options.maxOutputTokens, "x402"),
   });
 }

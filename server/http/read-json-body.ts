@@ -12,14 +12,21 @@ export interface JsonBody {
  * Reads a JSON request body once, refusing it early when it is larger than `maxBytes` (by Content-Length, or while
  * reading when the length is not declared) instead of buffering it whole.
  */
-export async function readJsonBody(request: Request, maxBytes = MAX_REQUEST_BODY_BYTES): Promise<JsonBody> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes = MAX_REQUEST_BODY_BYTES,
+  options: { optional?: boolean } = {},
+): Promise<JsonBody> {
   const contentType = request.headers.get("content-type");
   if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new ApiError("unsupported_media_type", `Content-Type must be application/json, not ${contentType}`);
   }
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) throw new ApiError("invalid_json", "Request body is required and must be JSON");
+  if (!request.body) {
+    if (options.optional) return { value: undefined, sha256: EMPTY_SHA256 };
+    throw new ApiError("invalid_json", "Request body is required and must be JSON");
+  }
 
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -36,7 +43,10 @@ export async function readJsonBody(request: Request, maxBytes = MAX_REQUEST_BODY
   }
   const bytes = Buffer.concat(chunks);
   const text = bytes.toString("utf8");
-  if (text.trim() === "") throw new ApiError("invalid_json", "Request body is required and must be JSON");
+  if (text.trim() === "") {
+    if (options.optional) return { value: undefined, sha256: EMPTY_SHA256 };
+    throw new ApiError("invalid_json", "Request body is required and must be JSON");
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -45,6 +55,8 @@ export async function readJsonBody(request: Request, maxBytes = MAX_REQUEST_BODY
   }
   return { value, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
+
+const EMPTY_SHA256 = createHash("sha256").digest("hex");
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("request_too_large", `Request body exceeds the limit of ${maxBytes} bytes`);

@@ -34,3 +34,12 @@ function dataOf(block: string): string | undefined {
     .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
   return lines.length > 0 ? lines.join("\n") : undefined;
 }
+
+/** The JSON value of an event's data, or undefined when it is not JSON (`[DONE]`, garbage). */
+export function parseEventJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}

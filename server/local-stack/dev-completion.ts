@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { encode, decode } from "gpt-tokenizer/encoding/o200k_base";
-import { contentText, countTextTokens, type CountableMessage } from "../pricing/count-tokens";
+import { contentText, type CountableMessage } from "../pricing/count-tokens";
 
 const VOCABULARY = (
   "gateway ledger quote signature settle verify token stream chunk model budget payer receipt nonce " +
@@ -25,7 +25,9 @@ export function devCompletion(model: string, messages: readonly CountableMessage
   const lastInput = [...messages].reverse().find((message) => message.role === "user" || message.role === "tool");
   const echo = contentText(lastInput?.content).replace(/\s+/g, " ").trim().slice(0, 60);
   const subject = lastInput?.role === "tool" ? "the tool result " : "";
-  const wordCount = 12 + ((digest[0] ?? 0) % 20);
+  // `[paysvc-dev-long]` asks for an answer that runs to the output cap, as a talkative model's would.
+  const long = contentText(lastInput?.content).includes("[paysvc-dev-long]");
+  const wordCount = long ? maxTokens + 16 : 12 + ((digest[0] ?? 0) % 20);
   const words = Array.from(
     { length: wordCount },
     (_, index) => VOCABULARY[(digest[(index + 1) % digest.length] ?? 0) % VOCABULARY.length],
@@ -33,8 +35,8 @@ export function devCompletion(model: string, messages: readonly CountableMessage
   const full = `Local development reply to ${subject}"${echo}": ${words.join(" ")}.`;
   const tokens = encode(full, { disallowedSpecial: new Set() });
   if (tokens.length <= maxTokens) return { text: full, completionTokens: tokens.length, finishReason: "stop" };
-  const text = decode(tokens.slice(0, maxTokens));
-  return { text, completionTokens: countTextTokens(text), finishReason: "length" };
+  // Cut at the cap, and report the cap, as a model that stopped there does.
+  return { text: decode(tokens.slice(0, maxTokens)), completionTokens: maxTokens, finishReason: "length" };
 }
 
 /** Splits text into `count` deltas of nearly equal length (at least one character each). */

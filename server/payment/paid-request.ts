@@ -10,9 +10,16 @@ import type { PaymentLedger } from "./payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "./payment-signature";
 import { describeMismatch } from "./describe-mismatch";
 
-/** The result of the paid work, ready to send: it exists only once the upstream has succeeded. */
-export type PreparedAnswer =
-  { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream };
+/**
+ * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onSettled` and
+ * `onUnsettled` let work that must not become usable before payment (a prepaid key) follow the settlement.
+ */
+export type PreparedAnswer = (
+  { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
+) & {
+  onSettled?: () => void;
+  onUnsettled?: () => void;
+};
 
 export interface PaidRequest {
   request: Request;
@@ -24,7 +31,8 @@ export interface PaidRequest {
   quote: Record<string, unknown>;
   bodySha256: string;
   quoteMs: number;
-  work: () => Promise<PreparedAnswer>;
+  /** Does the paid work for the verified payment (its nonce and payer are given for records). */
+  work: (payment: { nonce: string; payer: string }) => Promise<PreparedAnswer>;
 }
 
 export interface PaymentServices {
@@ -123,7 +131,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   started = performance.now();
   let answer: PreparedAnswer;
   try {
-    answer = await paid.work();
+    answer = await paid.work({ nonce: payment.nonce, payer: payment.payer });
   } catch (error) {
     timings.upstream = performance.now() - started;
     const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
@@ -154,6 +162,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
       settleMs: timings.settle,
     });
     logPaid(paid, payment, "settle_unknown", timings, (error as Error).message);
+    answer.onSettled?.();
     return deliver(answer, undefined, timings);
   }
   timings.settle = performance.now() - started;
@@ -166,6 +175,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
       settleMs: timings.settle,
     });
     if (answer.kind === "stream") await answer.stream.cancel();
+    answer.onUnsettled?.();
     logPaid(paid, payment, "settlement_failed", timings, reason);
     return paymentChallenge(
       paymentRequired,
@@ -180,6 +190,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     settleMs: timings.settle,
   });
   logPaid(paid, payment, "settled", timings, undefined, settlement.transaction);
+  answer.onSettled?.();
   return deliver(answer, settlement, timings);
 }
 

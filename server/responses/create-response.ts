@@ -1,27 +1,44 @@
 import type { AppContext } from "../app-context";
 import { runPaidCompletion } from "../chat/run-paid-completion";
 import { readJsonBody } from "../http/read-json-body";
+import { parseEventJson } from "../http/sse-data-parser";
 import { fromChatCompletion } from "./response-object";
 import { parseResponsesRequest } from "./responses-request";
 import { translateToResponsesStream } from "./responses-stream";
 import { toChatRequest } from "./to-chat-request";
 
-/** Endpoints 3 and 4 (alpha): a Response, paid per request, translated to and from a chat completion. */
+function outputTokensOf(response: unknown): number | undefined {
+  const tokens = (response as { usage?: { output_tokens?: unknown } } | null)?.usage?.output_tokens;
+  return typeof tokens === "number" ? tokens : undefined;
+}
+
+/**
+ * Endpoints 3 and 4 (alpha): a Response, paid with x402 or billed to a prepaid key, translated to and from a
+ * chat completion.
+ */
 export async function createResponse(context: AppContext, request: Request): Promise<Response> {
   const started = performance.now();
   const body = await readJsonBody(request);
   const parsed = parseResponsesRequest(body.value);
-  const chatRequest = toChatRequest(parsed);
+  const chatRequestBase = toChatRequest(parsed);
 
   return runPaidCompletion(context, request, {
     body,
     started,
     model: parsed.model,
-    messages: chatRequest.messages as { role: string; content: string | null }[],
-    tools: chatRequest.tools,
+    messages: chatRequestBase.messages as { role: string; content: string | null }[],
+    tools: chatRequestBase.tools,
     maxOutputTokens: parsed.maxOutputTokens,
     description: `Response (alpha) with ${parsed.model.id}`,
-    work: async () => {
+    outputTokens: {
+      json: outputTokensOf,
+      streamEvent: (data) => {
+        const event = parseEventJson(data) as { type?: string; response?: unknown } | undefined;
+        return event?.type === "response.completed" ? outputTokensOf(event.response) : undefined;
+      },
+    },
+    work: async (maxOutputTokens) => {
+      const chatRequest = { ...chatRequestBase, max_tokens: maxOutputTokens };
       if (parsed.body.stream) {
         const upstream = await context.upstream.startStream("/chat/completions", chatRequest);
         return {

@@ -30,3 +30,38 @@ export const payments = sqliteTable(
   },
   (table) => [index("payments_payer_idx").on(table.payer), index("payments_status_idx").on(table.status)],
 );
+
+export const prepaidKeyStatuses = ["pending", "active", "disabled", "void"] as const;
+export type PrepaidKeyStatus = (typeof prepaidKeyStatuses)[number];
+
+/**
+ * Prepaid bearer keys. Only the SHA-256 of a code is stored. A key is `pending` from its creation until its
+ * payment settles, `active` while budget remains, `disabled` once used up, `void` if its payment never settled.
+ * used_tokens + live reservations never exceed total_tokens: reservations are inserted conditionally.
+ */
+export const prepaidKeys = sqliteTable("prepaid_keys", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  codeHash: text("code_hash").notNull().unique(),
+  model: text("model").notNull(),
+  totalTokens: integer("total_tokens").notNull(),
+  usedTokens: integer("used_tokens").notNull().default(0),
+  status: text("status", { enum: prepaidKeyStatuses }).notNull(),
+  paymentNonce: text("payment_nonce"),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+/** Tokens held for calls in flight; a reservation of a process that died stops counting at expires_at. */
+export const prepaidReservations = sqliteTable(
+  "prepaid_reservations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    keyId: integer("key_id")
+      .notNull()
+      .references(() => prepaidKeys.id),
+    tokens: integer("tokens").notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("prepaid_reservations_key_idx").on(table.keyId, table.expiresAt)],
+);

@@ -1,0 +1,362 @@
+import Database from "better-sqlite3";
+import OpenAI from "openai";
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+import { createWalletClient, http, type Abi } from "viem";
+import { afterAll, describe, expect, it } from "vitest";
+import { childEnvironment } from "../config/env";
+import { freePort, startNextApp } from "../server/local-stack/next-app";
+import { localUsdcAbi, chainFor } from "../server/local-stack/local-chain";
+import {
+  balances,
+  officialPayment,
+  paymentClient,
+  polygon,
+  postJson,
+  quote,
+  stack,
+  usdcBalance,
+} from "./support/payments";
+import { wrapFetchWithPayment } from "@x402/fetch";
+
+const payer = () => stack().payers[6]!;
+
+interface PrepaidCode {
+  object: string;
+  code: string;
+  model: string;
+  tokens: { total: number; remaining: number };
+  api_base: string;
+  status_url: string;
+}
+
+async function buy(body?: unknown, path = "/prepaid/codes", privateKey = payer().privateKey): Promise<PrepaidCode> {
+  const paidFetch = wrapFetchWithPayment(fetch, paymentClient(privateKey));
+  const response = await paidFetch(`${stack().appUrl}${path}`, {
+    method: "POST",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (response.status !== 201) throw new Error(`purchase failed: ${response.status} ${JSON.stringify(json)}`);
+  return json as PrepaidCode;
+}
+
+async function status(code: string, base = `${stack().appUrl}/v1`) {
+  const response = await fetch(`${base}/prepaid/status`, { headers: { authorization: `Bearer ${code}` } });
+  return { status: response.status, body: await response.json() };
+}
+
+const client = (key: PrepaidCode) => new OpenAI({ apiKey: key.code, baseURL: key.api_base, maxRetries: 0 });
+
+describe("buying a prepaid key", () => {
+  it("costs tokens x the input rate + the settlement fee, and answers 201 with a usable key", async () => {
+    const required = await quote("/prepaid/codes", { model: "vendor-a/gpt-5.6-sol", tokens: 1_000_000 });
+    expect(required.accepts[0]!.amount).toBe("2801000");
+    expect(required.extensions?.quote).toMatchObject({
+      tokens_usd: "2.8",
+      settlement_fee_usd: "0.001",
+      total_usd: "2.801000",
+    });
+
+    const before = await balances(payer().address);
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const after = await balances(payer().address);
+    expect(before.payer - after.payer).toBe(8000n); // 0.007 + 0.001
+    expect(after.payTo - before.payTo).toBe(8000n);
+
+    expect(key).toEqual({
+      object: "prepaid_code",
+      code: expect.stringMatching(/^paysvc_pk_[A-Za-z0-9_-]{43}$/),
+      model: "vendor-a/gpt-6-luna",
+      tokens: { total: 100_000, remaining: 100_000 },
+      api_base: `${stack().appUrl}/v1`,
+      status_url: `${stack().appUrl}/v1/prepaid/status`,
+    });
+    expect(await status(key.code)).toEqual({
+      status: 200,
+      body: {
+        valid: true,
+        reason: "active",
+        model: "vendor-a/gpt-6-luna",
+        tokens: { total: 100_000, used: 0, reserved: 0, remaining: 100_000 },
+      },
+    });
+    // Only the hash is stored.
+    const database = new Database(stack().databasePath, { readonly: true });
+    const stored = database.prepare("select * from prepaid_keys").all() as Record<string, unknown>[];
+    database.close();
+    expect(JSON.stringify(stored)).not.toContain(key.code.slice(10));
+  });
+
+  it("uses the defaults on /prepaid/codes/auto with no body", async () => {
+    const key = await buy(undefined, "/prepaid/codes/auto");
+    expect(key.model).toBe("vendor-a/gpt-6-luna");
+    expect(key.tokens.total).toBe(100_000);
+    const custom = await buy({ model: "vendor-a/gpt-6-sol", tokens: 200_000 }, "/prepaid/codes/auto");
+    expect(custom).toMatchObject({ model: "vendor-a/gpt-6-sol", tokens: { total: 200_000 } });
+  });
+
+  it("refuses invalid models and amounts with 400 and no 402", async () => {
+    for (const body of [
+      { model: "vendor-a/gpt-6-luna", tokens: 0 },
+      { model: "vendor-a/gpt-6-luna", tokens: 150_000 },
+      { model: "vendor-a/gpt-6-luna", tokens: 1_100_000 },
+      { model: "vendor-a/gpt-6-luna", tokens: "100000" },
+      { model: "gpt-4o", tokens: 100_000 },
+      { tokens: 100_000 },
+    ]) {
+      const response = await postJson("/prepaid/codes", body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.headers.get("payment-required")).toBeNull();
+      expect((await response.json()).error.param).toMatch(/model|tokens/);
+    }
+    const auto = await postJson("/prepaid/codes/auto", { tokens: 150_000 });
+    expect(auto.status).toBe(400);
+  });
+});
+
+describe("using a prepaid key with the official openai SDK", () => {
+  it("serves chat, streamed chat and responses, and counts input plus output tokens", async () => {
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const openai = client(key);
+
+    const completion = await openai.chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "hello prepaid" }],
+      max_tokens: 100,
+    });
+    expect(completion.choices[0]?.message.content).toContain("hello prepaid");
+    let used = (await status(key.code)).body.tokens.used;
+    expect(used).toBe(completion.usage!.total_tokens);
+
+    const stream = await openai.chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "stream prepaid" }],
+      stream: true,
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.some((chunk) => chunk.usage)).toBe(false); // usage was only asked for billing
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toContain("stream prepaid");
+    const afterStream = (await status(key.code)).body.tokens;
+    expect(afterStream.used).toBeGreaterThan(used);
+    expect(afterStream.reserved).toBe(0);
+    used = afterStream.used;
+
+    const response = await openai.responses.create({ model: "vendor-a/gpt-6-luna", input: "responses prepaid" });
+    expect(response.output_text).toContain("responses prepaid");
+    expect((await status(key.code)).body.tokens.used).toBe(used + response.usage!.total_tokens);
+
+    const streamed = openai.responses.stream({ model: "vendor-a/gpt-6-luna", input: "streamed responses prepaid" });
+    const final = await streamed.finalResponse();
+    expect((await status(key.code)).body.tokens.used).toBe(
+      used + response.usage!.total_tokens + final.usage!.total_tokens,
+    );
+  });
+
+  it("refuses another model (400), an unknown key (401), and sends other bearers to the x402 flow", async () => {
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const wrongModel = await postJson(
+      "/v1/chat/completions",
+      { model: "vendor-a/gpt-5.6-sol", messages: [{ role: "user", content: "x" }] },
+      { authorization: `Bearer ${key.code}` },
+    );
+    expect(wrongModel.status).toBe(400);
+    expect((await wrongModel.json()).error.message).toContain("vendor-a/gpt-6-luna");
+
+    const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "x" }] };
+    const unknown = await postJson("/v1/chat/completions", body, {
+      authorization: "Bearer paysvc_pk_nosuchkeynosuchkeynosuchkeynosuchkey12345",
+    });
+    expect(unknown.status).toBe(401);
+    expect((await unknown.json()).error.code).toBe("invalid_api_key");
+    const placeholder = await postJson("/v1/chat/completions", body, { authorization: "Bearer x402" });
+    expect(placeholder.status).toBe(402);
+
+    expect((await status("paysvc_pk_nosuchkey")).status).toBe(401);
+    expect((await fetch(`${stack().appUrl}/v1/prepaid/status`)).status).toBe(401);
+  });
+
+  it("lowers max_tokens to what the budget covers and says so", async () => {
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const response = await postJson(
+      "/v1/chat/completions",
+      {
+        model: "vendor-a/gpt-6-luna",
+        messages: [{ role: "user", content: "[paysvc-dev-long] fill" }],
+        max_tokens: 128_000,
+      },
+      { authorization: `Bearer ${key.code}` },
+    );
+    expect(response.status).toBe(200);
+    const lowered = Number(response.headers.get("x-prepaid-max-tokens"));
+    expect(response.headers.get("x-prepaid-max-tokens-lowered-from")).toBe("128000");
+    const completion = await response.json();
+    expect(completion.usage.completion_tokens).toBe(lowered);
+    expect(completion.usage.prompt_tokens + lowered).toBe(100_000);
+    expect((await status(key.code)).body).toMatchObject({
+      valid: false,
+      reason: "disabled",
+      tokens: { total: 100_000, used: 100_000, reserved: 0, remaining: 0 },
+    });
+    const afterwards = await postJson(
+      "/v1/chat/completions",
+      { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "more" }] },
+      { authorization: `Bearer ${key.code}` },
+    );
+    expect(afterwards.status).toBe(429);
+    expect((await afterwards.json()).error.code).toBe("insufficient_quota");
+  });
+});
+
+describe("a budget under 50 concurrent requests", () => {
+  it("is never overspent; every request is served or refused with 429; the key ends disabled", async () => {
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const samples: { used: number; reserved: number }[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        samples.push((await status(key.code)).body.tokens);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        postJson(
+          "/v1/chat/completions",
+          {
+            model: "vendor-a/gpt-6-luna",
+            messages: [{ role: "user", content: `[paysvc-dev-long] request ${index}` }],
+            max_tokens: 30_000,
+            stream: index % 2 === 0,
+          },
+          { authorization: `Bearer ${key.code}` },
+        ).then(async (response) => {
+          await response.text();
+          return response.status;
+        }),
+      ),
+    );
+    polling = false;
+    await poller;
+    expect(statuses.every((code) => code === 200 || code === 429)).toBe(true);
+    expect(statuses.filter((code) => code === 200).length).toBeGreaterThanOrEqual(4);
+    expect(statuses.filter((code) => code === 429).length).toBeGreaterThan(0);
+    expect(samples.length).toBeGreaterThan(3);
+    for (const sample of samples) {
+      expect(sample.used).toBeLessThanOrEqual(100_000);
+      expect(sample.used + sample.reserved).toBeLessThanOrEqual(100_000);
+    }
+    expect((await status(key.code)).body).toMatchObject({
+      valid: false,
+      reason: "disabled",
+      tokens: { total: 100_000, used: 100_000, reserved: 0, remaining: 0 },
+    });
+    // A new pack is a new key; the old one stays disabled.
+    const fresh = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    expect((await status(fresh.code)).body.valid).toBe(true);
+    expect((await status(key.code)).body.reason).toBe("disabled");
+  });
+});
+
+describe("purchases that must not leave a usable key", () => {
+  it("answers 503 'prepaid key issuer unavailable' and settles nothing when the key store refuses writes", async () => {
+    const database = new Database(stack().databasePath);
+    database.exec(
+      "create trigger refuse_keys before insert on prepaid_keys begin select raise(abort, 'key store down'); end",
+    );
+    try {
+      const body = { model: "vendor-a/gpt-6-luna", tokens: 100_000 };
+      const signature = await officialPayment(payer().privateKey, await quote("/prepaid/codes", body));
+      const before = await balances(payer().address);
+      const response = await postJson("/prepaid/codes", body, { "PAYMENT-SIGNATURE": signature });
+      expect(response.status).toBe(503);
+      expect((await response.json()).error.message).toMatch(/prepaid key issuer unavailable/);
+      expect(await balances(payer().address)).toEqual(before);
+    } finally {
+      database.exec("drop trigger refuse_keys");
+      database.close();
+    }
+  });
+
+  it("leaves the key void when settlement fails after verification", async () => {
+    // A payer funded for exactly one pack sends several purchases at once: all pass verification, the first
+    // settlement spends the funds, and the others' settlements fail.
+    const body = { model: "vendor-a/gpt-6-luna", tokens: 100_000 };
+    let settlementFailures = 0;
+    for (let attempt = 0; attempt < 3 && settlementFailures === 0; attempt++) {
+      const buyer = generatePrivateKey();
+      const buyerAddress = privateKeyToAccount(buyer).address;
+      const funder = createWalletClient({
+        account: privateKeyToAccount(payer().privateKey),
+        chain: chainFor(polygon, stack().chainRpcUrl),
+        transport: http(stack().chainRpcUrl),
+      });
+      await funder.writeContract({
+        address: polygon.usdc.address,
+        abi: localUsdcAbi as Abi,
+        functionName: "transfer",
+        args: [buyerAddress, 8000n],
+      });
+      const required = await quote("/prepaid/codes", body);
+      const signatures = await Promise.all(Array.from({ length: 6 }, () => officialPayment(buyer, required)));
+      const responses = await Promise.all(
+        signatures.map((signature) => postJson("/prepaid/codes", body, { "PAYMENT-SIGNATURE": signature })),
+      );
+      const results = await Promise.all(
+        responses.map(async (response) => ({ status: response.status, body: await response.json() })),
+      );
+      expect(results.filter((result) => result.status === 201)).toHaveLength(1);
+      expect(await usdcBalance(buyerAddress)).toBe(0n);
+      const failed = results.filter((result) => result.body.error?.code === "settlement_failed");
+      settlementFailures += failed.length;
+      for (const result of results.filter((result) => result.status !== 201)) {
+        expect(result.status).toBe(402);
+        expect(result.body.code).toBeUndefined();
+      }
+    }
+    expect(settlementFailures).toBeGreaterThan(0);
+    const database = new Database(stack().databasePath, { readonly: true });
+    const pending = database.prepare("select count(*) as count from prepaid_keys where status = 'pending'").get() as {
+      count: number;
+    };
+    const voided = database.prepare("select count(*) as count from prepaid_keys where status = 'void'").get() as {
+      count: number;
+    };
+    database.close();
+    expect(pending.count).toBe(0);
+    expect(voided.count).toBeGreaterThanOrEqual(settlementFailures);
+  });
+});
+
+describe("keys survive a restart", () => {
+  let restarted: Awaited<ReturnType<typeof startNextApp>> | undefined;
+  afterAll(() => restarted?.stop());
+
+  it("a new app process over the same database sees the same keys and counters", async () => {
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    await client(key).chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "before restart" }],
+    });
+    const before = (await status(key.code)).body;
+    restarted = await startNextApp({
+      host: "127.0.0.1",
+      port: await freePort(),
+      env: childEnvironment({
+        NETWORK: "eip155:137",
+        PAY_TO: stack().payTo,
+        FACILITATOR_URL: stack().facilitatorUrl,
+        UPSTREAM_BASE_URL: stack().upstreamBaseUrl,
+        DATABASE_URL: `file:${stack().databasePath}`,
+      }),
+    });
+    expect((await status(key.code, `${restarted.url}/v1`)).body).toEqual(before);
+    const openai = new OpenAI({ apiKey: key.code, baseURL: `${restarted.url}/v1`, maxRetries: 0 });
+    await openai.chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "after restart" }],
+    });
+    expect((await status(key.code)).body.tokens.used).toBeGreaterThan(before.tokens.used);
+  });
+});

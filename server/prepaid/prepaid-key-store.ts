@@ -1,0 +1,127 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { AppDatabase } from "../storage/database";
+import { prepaidKeys, prepaidReservations, type PrepaidKeyStatus } from "../storage/schema";
+import { hashPrepaidCode, sameHash } from "./prepaid-code";
+
+export interface PrepaidKey {
+  id: number;
+  codeHash: string;
+  model: string;
+  totalTokens: number;
+  usedTokens: number;
+  status: PrepaidKeyStatus;
+}
+
+export interface KeyBalance {
+  total: number;
+  used: number;
+  reserved: number;
+  remaining: number;
+}
+
+/**
+ * Prepaid keys and their token budgets. The budget invariant (used + live reservations <= total) is kept by the
+ * database: a reservation is one conditional INSERT, settling one is one transaction, never read-then-write.
+ */
+export class PrepaidKeyStore {
+  constructor(private readonly database: AppDatabase) {}
+
+  /** A key that cannot be used until `activate`: created before its payment settles. */
+  createPending(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): number {
+    const now = new Date();
+    const [row] = this.database
+      .insert(prepaidKeys)
+      .values({
+        codeHash: hashPrepaidCode(code),
+        model,
+        totalTokens,
+        status: "pending",
+        paymentNonce,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning({ id: prepaidKeys.id })
+      .all();
+    if (!row) throw new Error("prepaid key insert returned no row");
+    return row.id;
+  }
+
+  /** pending -> active (payment settled) or void (it never will). */
+  finishPending(id: number, status: "active" | "void"): void {
+    this.database
+      .update(prepaidKeys)
+      .set({ status, updatedAt: new Date() })
+      .where(and(eq(prepaidKeys.id, id), eq(prepaidKeys.status, "pending")))
+      .run();
+  }
+
+  /** The usable or used-up key a code names; pending and void keys do not exist for callers. */
+  findByCode(code: string): PrepaidKey | undefined {
+    const codeHash = hashPrepaidCode(code);
+    const key = this.database.select().from(prepaidKeys).where(eq(prepaidKeys.codeHash, codeHash)).get();
+    if (!key || !sameHash(key.codeHash, codeHash)) return undefined;
+    return key.status === "active" || key.status === "disabled" ? key : undefined;
+  }
+
+  balance(keyId: number, now = Date.now()): KeyBalance {
+    const row = this.database.get<{ total: number; used: number; reserved: number }>(sql`
+      select k.total_tokens as total, k.used_tokens as used,
+        (select coalesce(sum(r.tokens), 0) from prepaid_reservations r where r.key_id = k.id and r.expires_at > ${now}) as reserved
+      from prepaid_keys k where k.id = ${keyId}`);
+    if (!row) throw new Error(`no prepaid key ${keyId}`);
+    return { ...row, remaining: Math.max(0, row.total - row.used - row.reserved) };
+  }
+
+  /** Holds `tokens` of an active key's budget if they are free; one atomic statement. */
+  reserve(keyId: number, tokens: number, ttlMs: number): number | undefined {
+    const now = Date.now();
+    const row = this.database.get<{ id: number }>(sql`
+      insert into prepaid_reservations (key_id, tokens, expires_at, created_at)
+      select k.id, ${tokens}, ${now + ttlMs}, ${now} from prepaid_keys k
+      where k.id = ${keyId} and k.status = 'active'
+        and k.total_tokens - k.used_tokens - (
+          select coalesce(sum(r.tokens), 0) from prepaid_reservations r where r.key_id = k.id and r.expires_at > ${now}
+        ) >= ${tokens}
+      returning id`);
+    return row?.id;
+  }
+
+  /** Keeps a reservation alive while its call runs. */
+  extend(reservationId: number, ttlMs: number): void {
+    this.database
+      .update(prepaidReservations)
+      .set({ expiresAt: new Date(Date.now() + ttlMs) })
+      .where(eq(prepaidReservations.id, reservationId))
+      .run();
+  }
+
+  /**
+   * Ends a reservation, charging `usedTokens` of it (never more than it held) and disabling the key once its
+   * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice.
+   */
+  settle(reservationId: number, usedTokens: number): void {
+    this.database.transaction((transaction) => {
+      const [reservation] = transaction
+        .delete(prepaidReservations)
+        .where(eq(prepaidReservations.id, reservationId))
+        .returning({ keyId: prepaidReservations.keyId, tokens: prepaidReservations.tokens })
+        .all();
+      if (!reservation) return;
+      const charge = Math.max(0, Math.min(usedTokens, reservation.tokens));
+      transaction
+        .update(prepaidKeys)
+        .set({
+          usedTokens: sql`${prepaidKeys.usedTokens} + ${charge}`,
+          status: sql`case when ${prepaidKeys.usedTokens} + ${charge} >= ${prepaidKeys.totalTokens} then 'disabled' else ${prepaidKeys.status} end`,
+          updatedAt: new Date(),
+        })
+        .where(eq(prepaidKeys.id, reservation.keyId))
+        .run();
+    });
+  }
+
+  /** Reservations whose process died long ago; they no longer count, this only tidies the table. */
+  deleteExpired(now = Date.now()): void {
+    this.database.run(sql`delete from prepaid_reservations where expires_at <= ${now}`);
+  }
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { gptModelIds } from "../../config/models";
+import { prepaidPacks } from "../../config/prepaid-packs";
+import { ApiError } from "../errors";
+import { parseOrThrow } from "../validation";
+
+const TOKENS_RULE = `an integer from ${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} in steps of ${prepaidPacks.stepTokens}`;
+
+const purchaseSchema = z.object({
+  model: z.enum(gptModelIds as [string, ...string[]], { error: `must be one of ${gptModelIds.join(", ")}` }),
+  tokens: z
+    .number({ error: `must be ${TOKENS_RULE}` })
+    .int(`must be ${TOKENS_RULE}`)
+    .min(prepaidPacks.minTokens, `must be ${TOKENS_RULE}`)
+    .max(prepaidPacks.maxTokens, `must be ${TOKENS_RULE}`)
+    .multipleOf(prepaidPacks.stepTokens, `must be ${TOKENS_RULE}`),
+});
+
+export type PrepaidPurchase = z.output<typeof purchaseSchema>;
+
+/** Endpoint 8 needs both fields; endpoint 9 (`withDefaults`) fills what is missing, even the whole body. */
+export function parsePrepaidPurchase(value: unknown, withDefaults: boolean): PrepaidPurchase {
+  const body = value === undefined && withDefaults ? {} : value;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
+  }
+  const filled = withDefaults
+    ? { model: prepaidPacks.defaultModel, tokens: prepaidPacks.defaultTokens, ...body }
+    : body;
+  return parseOrThrow(purchaseSchema, filled);
+}

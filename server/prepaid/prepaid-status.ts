@@ -1,0 +1,22 @@
+import type { AppContext } from "../app-context";
+import { ApiError } from "../errors";
+import { bearerToken } from "./prepaid-code";
+
+/** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
+export function prepaidStatus(context: AppContext, request: Request): Response {
+  const code = bearerToken(request);
+  if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
+  const key = context.prepaidKeys.findByCode(code);
+  if (!key) throw new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
+  const balance = context.prepaidKeys.balance(key.id);
+  const valid = key.status === "active";
+  return Response.json(
+    {
+      valid,
+      reason: valid ? "active" : "disabled",
+      model: key.model,
+      tokens: { total: balance.total, used: balance.used, reserved: balance.reserved, remaining: balance.remaining },
+    },
+    { headers: { "Cache-Control": "no-store" } },
+  );
+}

@@ -1,0 +1,197 @@
+import type { GptModel } from "../../config/models";
+import type { AppContext } from "../app-context";
+import { ApiError } from "../errors";
+import { SseDataParser } from "../http/sse-data-parser";
+import { logEvent } from "../log";
+import type { PreparedAnswer } from "../payment/paid-request";
+import { UpstreamError } from "../upstream/upstream-error";
+import type { PrepaidKey, PrepaidKeyStore } from "./prepaid-key-store";
+
+/** How to read the output tokens the upstream reported, from a whole answer or from one stream event. */
+export interface OutputTokenReader {
+  json: (body: unknown) => number | undefined;
+  streamEvent: (data: string) => number | undefined;
+  /** Events the caller did not ask for (usage requested only for billing): read, then not passed on. */
+  hideEvent?: (data: string) => boolean;
+}
+
+interface Reservation {
+  id: number;
+  allowedOutput: number;
+}
+
+/**
+ * Holds input + max output tokens of the key's budget; when less is left, lowers the output cap to what is left.
+ * The conditional insert decides; the balance read only proposes, and a lost race is simply tried again.
+ */
+function reserve(
+  store: PrepaidKeyStore,
+  key: PrepaidKey,
+  inputTokens: number,
+  maxOutput: number,
+  ttlMs: number,
+): Reservation {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const { remaining } = store.balance(key.id);
+    if (remaining < inputTokens + 1) break;
+    const allowedOutput = Math.min(maxOutput, remaining - inputTokens);
+    const id = store.reserve(key.id, inputTokens + allowedOutput, ttlMs);
+    if (id !== undefined) return { id, allowedOutput };
+  }
+  throw new ApiError(
+    "insufficient_quota",
+    `This prepaid key has too few tokens left for this request (${inputTokens} input tokens plus at least 1 output token); buy a new pack`,
+  );
+}
+
+/**
+ * A chat completion or response billed to a prepaid key instead of paid with x402: reserve, call the upstream
+ * with the output cap the reservation covers, then charge the input as counted plus the output as reported
+ * (never more than reserved) and release the rest. A failed or abandoned call releases everything.
+ */
+export async function runPrepaidCompletion(
+  context: AppContext,
+  key: PrepaidKey,
+  options: {
+    model: GptModel;
+    inputTokens: number;
+    maxOutputTokens: number;
+    work: (maxOutputTokens: number) => Promise<PreparedAnswer>;
+    outputTokens: OutputTokenReader;
+  },
+): Promise<Response> {
+  const store = context.prepaidKeys;
+  if (key.model !== options.model.id) {
+    throw new ApiError(
+      "invalid_request",
+      `This prepaid key is for ${key.model}; it cannot be used with ${options.model.id}`,
+      {
+        param: "model",
+      },
+    );
+  }
+  if (key.status === "disabled") {
+    throw new ApiError(
+      "insufficient_quota",
+      "This prepaid key is disabled: its token budget is used up. Buy a new pack.",
+    );
+  }
+  const ttlMs = context.config.prepaid.reservationTtlMs;
+  const reservation = reserve(store, key, options.inputTokens, options.maxOutputTokens, ttlMs);
+  const settle = (outputTokens: number | undefined) => {
+    // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
+    const output = Math.min(outputTokens ?? reservation.allowedOutput, reservation.allowedOutput);
+    store.settle(reservation.id, options.inputTokens + output);
+  };
+  const release = () => store.settle(reservation.id, 0);
+
+  let answer: PreparedAnswer;
+  try {
+    answer = await options.work(reservation.allowedOutput);
+  } catch (error) {
+    release();
+    if (error instanceof UpstreamError) {
+      throw new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
+    }
+    throw error;
+  }
+
+  const headers: Record<string, string> = {
+    "Cache-Control": "no-store",
+    "X-Prepaid-Max-Tokens": String(reservation.allowedOutput),
+  };
+  if (reservation.allowedOutput < options.maxOutputTokens) {
+    headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(options.maxOutputTokens);
+  }
+  if (answer.kind === "json") {
+    settle(options.outputTokens.json(answer.body));
+    return Response.json(answer.body, { status: answer.status ?? 200, headers });
+  }
+  return new Response(
+    meteredStream(answer.stream.body, options.outputTokens, {
+      settle,
+      release,
+      extend: () => store.extend(reservation.id, ttlMs),
+      ttlMs,
+    }),
+    {
+      status: 200,
+      headers: {
+        ...headers,
+        "Content-Type": "text/event-stream; charset=utf-8",
+        Connection: "keep-alive",
+        "X-Accel-Buffering": "no",
+      },
+    },
+  );
+}
+
+/**
+ * Passes a stream through unchanged while reading the output tokens its events report; settles when it ends,
+ * releases when the client abandons it, and keeps the reservation alive meanwhile.
+ */
+function meteredStream(
+  source: ReadableStream<Uint8Array>,
+  reader: OutputTokenReader,
+  budget: {
+    settle: (outputTokens: number | undefined) => void;
+    release: () => void;
+    extend: () => void;
+    ttlMs: number;
+  },
+): ReadableStream<Uint8Array> {
+  const upstream = source.getReader();
+  const parser = new SseDataParser();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let outputTokens: number | undefined;
+  let failed = false;
+  let finished = false;
+  const read = (data: string) => {
+    outputTokens = reader.streamEvent(data) ?? outputTokens;
+    // An error event (chat `{"error": ...}`, Responses `{"type": "error"}`) means the call failed: charge nothing.
+    if (/^\{\s*"(error"|type"\s*:\s*"error")/.test(data)) failed = true;
+  };
+  const heartbeat = setInterval(budget.extend, Math.max(1000, Math.floor(budget.ttlMs / 3)));
+  const finish = (how: "settle" | "release") => {
+    if (finished) return;
+    finished = true;
+    clearInterval(heartbeat);
+    try {
+      if (how === "settle") budget.settle(outputTokens);
+      else budget.release();
+    } catch (error) {
+      logEvent("error", "prepaid_settle_failed", { error: (error as Error).message });
+    }
+  };
+  // With events to hide, the stream is re-serialized event by event; otherwise the bytes pass unchanged.
+  const passOn = (controller: ReadableStreamDefaultController<Uint8Array>, events: string[], bytes?: Uint8Array) => {
+    if (!reader.hideEvent) {
+      if (bytes) controller.enqueue(bytes);
+      return;
+    }
+    const shown = events.filter((data) => !reader.hideEvent?.(data));
+    if (shown.length > 0) controller.enqueue(encoder.encode(shown.map((data) => `data: ${data}\n\n`).join("")));
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await upstream.read();
+        const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
+        events.forEach(read);
+        passOn(controller, events, value);
+        if (done) {
+          finish(failed ? "release" : "settle");
+          controller.close();
+        }
+      } catch (error) {
+        finish("release");
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      finish("release");
+      await upstream.cancel(reason);
+    },
+  });
+}
