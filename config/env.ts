@@ -2,6 +2,7 @@ import { isAddress } from "viem";
 import { z } from "zod";
 import { getNetwork, networkIds, type NetworkDefinition } from "../networks";
 import { decisionModel } from "./decision-model";
+import { parseAddressRange } from "./address-range";
 
 /** The only module that reads process.env: everything else receives validated configuration. */
 type Environment = Record<string, string | undefined>;
@@ -56,6 +57,21 @@ const sharedSchema = z.object({
     .string()
     .regex(/^[\w.-]{1,64}$/, "must be a version name such as jev-2026-11-01")
     .default(decisionModel.defaultVersion),
+  EMBEDDINGS_UPSTREAM_BASE_URL: optionalUrl,
+  EMBEDDINGS_UPSTREAM_API_KEY: z.string().optional(),
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0),
+    )
+    .refine(
+      (entries) => entries.every((entry) => parseAddressRange(entry) !== undefined),
+      "must be a comma-separated list of IP addresses or CIDR ranges, such as 10.0.0.0/8,127.0.0.1",
+    ),
   PREPAID_API_BASE: optionalUrl,
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(600),
   DATABASE_URL: z.string().default("file:./data/paysvc.sqlite"),
@@ -110,6 +126,10 @@ export interface ServiceConfig {
   upstream: UpstreamSettings;
   /** OpenAI-compatible images API (generations, edits); the chat provider unless configured apart. */
   imageUpstream: UpstreamSettings;
+  /** OpenAI-compatible embeddings API; the chat provider unless configured apart. */
+  embeddingsUpstream: UpstreamSettings;
+  /** Proxies whose X-Forwarded-For is believed; everyone else is identified by the socket's address. */
+  trustedProxies: string[];
   /** Provider of structured decisions (POST /decisions); the chat provider unless configured apart. */
   decisionUpstream: UpstreamSettings;
   decisionModelVersion: string;
@@ -149,6 +169,12 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
       apiKey: values.IMAGE_UPSTREAM_BASE_URL ? values.IMAGE_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
       timeoutMs: values.UPSTREAM_TIMEOUT_MS,
     },
+    embeddingsUpstream: {
+      baseUrl: values.EMBEDDINGS_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
+      apiKey: values.EMBEDDINGS_UPSTREAM_BASE_URL ? values.EMBEDDINGS_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
+      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    },
+    trustedProxies: values.TRUSTED_PROXIES,
     decisionUpstream: {
       baseUrl: values.DECISION_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
       apiKey: values.DECISION_UPSTREAM_BASE_URL ? values.DECISION_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,

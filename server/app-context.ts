@@ -2,6 +2,8 @@ import { loadServiceConfig, type ServiceConfig } from "../config/env";
 import { PaymentGateway } from "./payment/payment-gateway";
 import { PaymentLedger } from "./payment/payment-ledger";
 import { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
+import { ClientAddressResolver } from "./free-tier/client-address";
+import { FreeChatWindows } from "./free-tier/free-chat-windows";
 import { openDatabase, type AppDatabase } from "./storage/database";
 import { OpenAiUpstream } from "./upstream/openai-upstream";
 
@@ -14,6 +16,9 @@ export interface AppContext {
   gateway: PaymentGateway;
   upstream: OpenAiUpstream;
   imageUpstream: OpenAiUpstream;
+  embeddingsUpstream: OpenAiUpstream;
+  clientAddresses: ClientAddressResolver;
+  freeChatWindows: FreeChatWindows;
   decisionUpstream: OpenAiUpstream;
 }
 
@@ -36,6 +41,9 @@ export function createAppContext(config: ServiceConfig): AppContext {
     }),
     upstream: new OpenAiUpstream(config.upstream),
     imageUpstream: new OpenAiUpstream(config.imageUpstream),
+    embeddingsUpstream: new OpenAiUpstream(config.embeddingsUpstream),
+    clientAddresses: new ClientAddressResolver(config.trustedProxies),
+    freeChatWindows: new FreeChatWindows(database),
     decisionUpstream: new OpenAiUpstream(config.decisionUpstream),
   };
 }

@@ -4,6 +4,8 @@
  */
 const errorTable = {
   invalid_request: { status: 400, type: "invalid_request_error" },
+  // The embeddings endpoint's 400 has the spec's own shape: type "invalid_request" and `details`.
+  invalid_embeddings_request: { status: 400, type: "invalid_request" },
   invalid_json: { status: 400, type: "invalid_request_error" },
   model_not_found: { status: 400, type: "invalid_request_error" },
   context_length_exceeded: { status: 400, type: "invalid_request_error" },
@@ -12,6 +14,7 @@ const errorTable = {
   not_found: { status: 404, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "invalid_request_error" },
   insufficient_quota: { status: 429, type: "insufficient_quota" },
+  free_tier_exhausted: { status: 429, type: "rate_limit_error" },
   payment_required: { status: 402, type: "payment_required" },
   payment_invalid: { status: 402, type: "payment_error" },
   payment_mismatch: { status: 402, type: "payment_error" },
@@ -33,7 +36,14 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly options: { param?: string | null; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    readonly options: {
+      param?: string | null;
+      headers?: Record<string, string>;
+      /** Fields beside `error` in the body. */
+      extra?: Record<string, unknown>;
+      /** Fields inside `error` after the standard four. */
+      details?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -41,10 +51,21 @@ export class ApiError extends Error {
     this.type = errorTable[code].type;
   }
 
+  /** The same error with more headers (rate limits, for instance). */
+  withHeaders(headers: Record<string, string>): ApiError {
+    return new ApiError(this.code, this.message, { ...this.options, headers: { ...this.options.headers, ...headers } });
+  }
+
   toResponse(): Response {
     const body = {
       ...this.options.extra,
-      error: { message: this.message, type: this.type, param: this.options.param ?? null, code: this.code },
+      error: {
+        message: this.message,
+        type: this.type,
+        param: this.options.param ?? null,
+        code: this.code,
+        ...this.options.details,
+      },
     };
     return Response.json(body, { status: this.status, headers: this.options.headers });
   }

@@ -29,13 +29,21 @@ function mostSpecific(issue: Issue): Issue {
   return best && best.path.length > issue.path.length ? best : issue;
 }
 
+/** The first problem of a failed parse, as the field to name and a message for the caller. */
+export function describeProblem(error: z.ZodError): { param: string | null; message: string } {
+  const first = error.issues[0];
+  const issue = first ? mostSpecific(first) : undefined;
+  const param = issue ? paramName(issue.path) : "";
+  return {
+    param: param || null,
+    message: issue ? `Invalid '${param || "body"}': ${issue.message}` : "Invalid request body",
+  };
+}
+
 /** Parses with a zod schema; the first problem becomes a 400 that names the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const first = result.error.issues[0];
-  const issue = first ? mostSpecific(first) : undefined;
-  const param = issue ? paramName(issue.path) : "";
-  const message = issue ? `Invalid '${param || "body"}': ${issue.message}` : "Invalid request body";
-  throw new ApiError("invalid_request", message, { param: param || null });
+  const problem = describeProblem(result.error);
+  throw new ApiError("invalid_request", problem.message, { param: problem.param });
 }

@@ -10,6 +10,8 @@ export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), "paysvc-e2e-"));
   // Short enough that the "upstream hangs" case finishes quickly; the ordinary calls take milliseconds.
   process.env.UPSTREAM_TIMEOUT_MS = "3000";
+  // Requests from 127.0.0.2 play a trusted reverse proxy; the tests' own 127.0.0.1 is an ordinary client.
+  process.env.TRUSTED_PROXIES = "127.0.0.2";
   const config = loadLaunchConfig({
     NETWORK: "eip155:137",
     PORT: "0",

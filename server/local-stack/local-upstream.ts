@@ -1,6 +1,7 @@
 import { gptModelIds } from "../../config/models";
 import { devChatCompletion } from "./dev-chat";
 import { devDecisions } from "./dev-decisions";
+import { devEmbeddings } from "./dev-embeddings";
 import { devImageFile, devImageEdit, devImageGeneration } from "./dev-images";
 import { listen, sendJson, type JsonHttpServer } from "./json-http-server";
 
@@ -35,6 +36,7 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
       if (request.method === "POST" && path === "/v1/images/edits") return devImageEdit(request, response);
       if (request.method === "GET" && path?.startsWith("/v1/images/files/")) return devImageFile(path, response);
       if (request.method === "POST" && path === "/v1/decisions") return devDecisions(request, response);
+      if (request.method === "POST" && path === "/v1/embeddings") return devEmbeddings(request, response);
       sendJson(response, 404, {
         error: { message: `no route ${request.method} ${path}`, type: "invalid_request_error" },
       });

@@ -54,7 +54,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs `next start` (production mode) under a guard and waits until it answers HTTP. */
+const appServer = join(projectRoot, "app", "serve.mjs");
+
+/** Runs the production app server (app/serve.mjs) under a guard and waits until it answers HTTP. */
 export async function startNextApp(options: {
   host: string;
   port: number;
@@ -63,7 +65,7 @@ export async function startNextApp(options: {
 }): Promise<GuardedProcess & { url: string }> {
   const app = startGuardedProcess(
     process.execPath,
-    [nextBin, "start", "--port", String(options.port), "--hostname", options.host],
+    [appServer, "--port", String(options.port), "--hostname", options.host],
     {
       output: "pipe",
       cwd: projectRoot,

@@ -65,3 +65,18 @@ export const prepaidReservations = sqliteTable(
   },
   (table) => [index("prepaid_reservations_key_idx").on(table.keyId, table.expiresAt)],
 );
+
+/**
+ * Free chat requests counted per caller address, one row per counted request (a sliding-window log). A row is
+ * inserted only if the windows still have room, in one conditional statement; a request that fails upstream
+ * deletes its row again.
+ */
+export const freeChatRequests = sqliteTable(
+  "free_chat_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    address: text("address").notNull(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("free_chat_requests_address_at_idx").on(table.address, table.at)],
+);

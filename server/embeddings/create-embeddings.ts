@@ -1,0 +1,85 @@
+import { embeddings } from "../../config/free-tier";
+import type { AppContext } from "../app-context";
+import { ApiError, isApiError } from "../errors";
+import { readJsonBody } from "../http/read-json-body";
+import { countTextTokens } from "../pricing/count-tokens";
+import { UpstreamError } from "../upstream/upstream-error";
+import { invalidEmbeddingsRequest, parseEmbeddingsRequest, EMBEDDINGS_EXPECTED } from "./embeddings-request";
+
+/** A vector as OpenAI's base64 encoding has it: the float32 little-endian bytes, base64. */
+export function toBase64Vector(vector: readonly number[]): string {
+  const floats = new Float32Array(vector);
+  return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString("base64");
+}
+
+function vectorsFrom(answer: Record<string, unknown>, count: number): number[][] {
+  const data = Array.isArray(answer.data) ? (answer.data as { index?: unknown; embedding?: unknown }[]) : [];
+  const vectors: number[][] = [];
+  for (const [position, item] of data.entries()) {
+    const index = typeof item.index === "number" ? item.index : position;
+    const vector = item.embedding;
+    if (
+      !Array.isArray(vector) ||
+      vector.length === 0 ||
+      !vector.every((value) => typeof value === "number" && Number.isFinite(value))
+    ) {
+      throw new UpstreamError("protocol", "embedding upstream sent an embedding that is not an array of numbers");
+    }
+    vectors[index] = vector as number[];
+  }
+  if (vectors.length !== count || vectors.some((vector) => vector === undefined)) {
+    throw new UpstreamError("protocol", `embedding upstream sent ${data.length} embeddings for ${count} inputs`);
+  }
+  return vectors;
+}
+
+/** Endpoint 10 (free): embeddings with the fixed model; `model` in the request is ignored. */
+export async function createEmbeddings(context: AppContext, request: Request): Promise<Response> {
+  let value: unknown;
+  try {
+    value = (await readJsonBody(request)).value;
+  } catch (error) {
+    // Bodies that are not JSON get the endpoint's own 400 shape too; 413 and 415 keep theirs.
+    if (isApiError(error) && error.status === 400) throw invalidEmbeddingsRequest(error.message, null);
+    throw error;
+  }
+  const parsed = parseEmbeddingsRequest(value);
+  if (parsed.kind === "probe") {
+    return Response.json({ object: "list", data: [], model: embeddings.model, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
+  }
+  const inputs = typeof parsed.body.input === "string" ? [parsed.body.input] : parsed.body.input;
+  let answer: Record<string, unknown>;
+  try {
+    answer = await context.embeddingsUpstream.postJson("/embeddings", {
+      model: embeddings.model,
+      input: inputs,
+      encoding_format: "float",
+      ...(parsed.body.input_type ? { input_type: parsed.body.input_type } : {}),
+    });
+  } catch (error) {
+    if (error instanceof UpstreamError) throw upstreamFailed(error);
+    throw error;
+  }
+  let vectors: number[][];
+  try {
+    vectors = vectorsFrom(answer, inputs.length);
+  } catch (error) {
+    throw upstreamFailed(error as UpstreamError);
+  }
+  const base64 = parsed.body.encoding_format === "base64";
+  const promptTokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
+  return Response.json({
+    object: "list",
+    data: vectors.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding: base64 ? toBase64Vector(vector) : vector,
+    })),
+    model: embeddings.model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  });
+}
+
+function upstreamFailed(error: UpstreamError): ApiError {
+  return new ApiError("upstream_error", `The embedding provider failed (${error.message})`);
+}

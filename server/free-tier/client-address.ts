@@ -1,0 +1,60 @@
+import { BlockList, isIP } from "node:net";
+import { parseAddressRange } from "../../config/address-range";
+
+/** Set by app/serve.mjs from the socket, overwriting anything a client sent under this name. */
+export const PEER_ADDRESS_HEADER = "x-paysvc-peer-address";
+
+/** "::ffff:10.1.2.3" -> "10.1.2.3", "[2001:db8::1]:80" -> "2001:db8::1", "1.2.3.4:80" -> "1.2.3.4". */
+export function normalizeAddress(value: string | undefined | null): string | undefined {
+  if (!value) return undefined;
+  let address = value.trim().replace(/^"|"$/g, "");
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);
+  if (bracketed?.[1]) address = bracketed[1];
+  else if (/^[\d.]+:\d+$/.test(address)) address = address.replace(/:\d+$/, "");
+  if (address.toLowerCase().startsWith("::ffff:") && isIP(address.slice(7)) === 4) address = address.slice(7);
+  return isIP(address) ? address.toLowerCase() : undefined;
+}
+
+/** The hops a request passed, nearest last: from `Forwarded: for=...` or else `X-Forwarded-For`. */
+function forwardedHops(request: Request): string[] {
+  const forwarded = request.headers.get("forwarded");
+  if (forwarded) {
+    return forwarded.split(",").map((element) => /(?:^|;)\s*for=("[^"]*"|[^;,\s]+)/i.exec(element)?.[1] ?? "");
+  }
+  return (request.headers.get("x-forwarded-for") ?? "").split(",").filter((hop) => hop.trim() !== "");
+}
+
+/**
+ * Who a request comes from: the socket's address, unless that is a trusted proxy; then the nearest forwarded hop
+ * that is not itself a trusted proxy. Headers from anyone else are ignored, so a client cannot mint a fresh
+ * identity by sending X-Forwarded-For itself.
+ */
+export class ClientAddressResolver {
+  private readonly trusted = new BlockList();
+
+  constructor(trustedProxies: readonly string[]) {
+    for (const entry of trustedProxies) {
+      const range = parseAddressRange(entry);
+      if (range) this.trusted.addSubnet(range.address, range.prefix, range.family);
+    }
+  }
+
+  private isTrusted(address: string): boolean {
+    return this.trusted.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
+  }
+
+  /** The caller's address, or "unknown" when the app runs without app/serve.mjs in front of it. */
+  resolve(request: Request): string {
+    const peer = normalizeAddress(request.headers.get(PEER_ADDRESS_HEADER));
+    if (!peer) return "unknown";
+    if (!this.isTrusted(peer)) return peer;
+    const hops = forwardedHops(request);
+    for (let index = hops.length - 1; index >= 0; index--) {
+      const hop = normalizeAddress(hops[index]);
+      // A malformed hop ends what can be believed; the proxy before it is the best we know.
+      if (!hop) return peer;
+      if (!this.isTrusted(hop)) return hop;
+    }
+    return peer;
+  }
+}
