@@ -46,6 +46,8 @@ const sharedSchema = z.object({
     .refine((value) => (networkIds as string[]).includes(value), `must be one of ${networkIds.join(", ")}`),
   PUBLIC_BASE_URL: optionalUrl,
   PAY_TO: optionalEvmAddress,
+  USDC_ADDRESS: optionalEvmAddress,
+  CHAIN_RPC_URL: optionalUrl,
   FACILITATOR_URL: optionalUrl,
   UPSTREAM_BASE_URL: optionalUrl,
   UPSTREAM_API_KEY: z.string().optional(),
@@ -83,7 +85,6 @@ const sharedSchema = z.object({
 const launchSchema = sharedSchema.extend({
   PORT: port(3000),
   HOST: z.string().default("127.0.0.1"),
-  CHAIN_RPC_URL: optionalUrl,
   FACILITATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key (0x + 64 hex digits)")
@@ -118,6 +119,8 @@ export interface UpstreamSettings {
 /** Configuration of the HTTP service itself (the Next.js app). Every piece must be present. */
 export interface ServiceConfig {
   network: NetworkDefinition;
+  /** The chain's RPC, for networks whose quotes include a live gas estimate. */
+  chainRpcUrl: string | undefined;
   publicBaseUrl: string | undefined;
   payTo: `0x${string}`;
   facilitatorUrl: string;
@@ -145,7 +148,13 @@ export interface ServiceConfig {
 
 export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
   const values = parse(sharedSchema, env);
-  const missing = (["PAY_TO", "FACILITATOR_URL", "UPSTREAM_BASE_URL"] as const).filter((name) => !values[name]);
+  const network = getNetwork(values.NETWORK, values.USDC_ADDRESS as `0x${string}` | undefined);
+  const missing: (keyof typeof values)[] = (["PAY_TO", "FACILITATOR_URL", "UPSTREAM_BASE_URL"] as const).filter(
+    (name) => !values[name],
+  );
+  if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS) missing.push("USDC_ADDRESS");
+  // Networks that price gas into quotes read the gas price from the chain.
+  if (network.settlementGas && !values.CHAIN_RPC_URL) missing.push("CHAIN_RPC_URL");
   if (missing.length > 0) {
     throw new ConfigurationError(
       missing.map(
@@ -154,7 +163,8 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     );
   }
   return {
-    network: getNetwork(values.NETWORK),
+    network,
+    chainRpcUrl: values.CHAIN_RPC_URL,
     publicBaseUrl: values.PUBLIC_BASE_URL,
     payTo: values.PAY_TO as `0x${string}`,
     facilitatorUrl: values.FACILITATOR_URL as string,
@@ -222,9 +232,16 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
       "PAY_TO: required when the chain or facilitator is not embedded; set the address that receives payments",
     );
   }
+  const network = getNetwork(values.NETWORK, values.USDC_ADDRESS as `0x${string}` | undefined);
+  const chainEmbedded = !values.CHAIN_RPC_URL && !values.FACILITATOR_URL;
+  if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS && !chainEmbedded) {
+    problems.push(
+      `USDC_ADDRESS: required on ${network.id} unless the chain is embedded; set the USDC contract address`,
+    );
+  }
   if (problems.length > 0) throw new ConfigurationError(problems);
   return {
-    network: getNetwork(values.NETWORK),
+    network,
     host: values.HOST,
     port: values.PORT,
     dataDir: values.DATA_DIR,

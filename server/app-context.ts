@@ -1,6 +1,9 @@
 import { loadServiceConfig, type ServiceConfig } from "../config/env";
 import { PaymentGateway } from "./payment/payment-gateway";
 import { PaymentLedger } from "./payment/payment-ledger";
+import type { PricedRequest } from "./payment/paid-request";
+import { QuoteHold } from "./payment/quote-hold";
+import { SettlementGasEstimator } from "./payment/settlement-gas";
 import { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "./free-tier/client-address";
 import { FreeChatWindows } from "./free-tier/free-chat-windows";
@@ -14,6 +17,8 @@ export interface AppContext {
   ledger: PaymentLedger;
   prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
+  gasEstimator?: SettlementGasEstimator;
+  quoteHold?: QuoteHold<PricedRequest>;
   upstream: OpenAiUpstream;
   imageUpstream: OpenAiUpstream;
   embeddingsUpstream: OpenAiUpstream;
@@ -39,12 +44,27 @@ export function createAppContext(config: ServiceConfig): AppContext {
       facilitatorTimeoutMs: config.facilitatorTimeoutMs,
       paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     }),
+    ...gasPricing(config),
     upstream: new OpenAiUpstream(config.upstream),
     imageUpstream: new OpenAiUpstream(config.imageUpstream),
     embeddingsUpstream: new OpenAiUpstream(config.embeddingsUpstream),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: new FreeChatWindows(database),
     decisionUpstream: new OpenAiUpstream(config.decisionUpstream),
+  };
+}
+
+/** Networks that price settlement gas live get an estimator and a hold that keeps quotes payable. */
+function gasPricing(config: ServiceConfig): Pick<AppContext, "gasEstimator" | "quoteHold"> {
+  const { network } = config;
+  if (!network.settlementGas || !config.chainRpcUrl) return {};
+  return {
+    gasEstimator: new SettlementGasEstimator(
+      { ...network, settlementGas: network.settlementGas },
+      config.chainRpcUrl,
+      config.payTo,
+    ),
+    quoteHold: new QuoteHold<PricedRequest>(),
   };
 }
 

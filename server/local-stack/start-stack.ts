@@ -89,6 +89,8 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
     }
     const appEnv = childEnvironment({
       NETWORK: config.network.id,
+      USDC_ADDRESS: config.network.usdc.address,
+      CHAIN_RPC_URL: chainRpcUrl ?? "",
       PAY_TO: payTo,
       FACILITATOR_URL: facilitatorUrl,
       UPSTREAM_BASE_URL: upstreamBaseUrl,

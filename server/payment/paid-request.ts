@@ -9,6 +9,8 @@ import { FacilitatorUnavailableError, type PaymentGateway } from "./payment-gate
 import type { PaymentLedger } from "./payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "./payment-signature";
 import { describeMismatch } from "./describe-mismatch";
+import type { QuoteHold } from "./quote-hold";
+import type { SettlementGasEstimator } from "./settlement-gas";
 
 /**
  * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onSettled` and
@@ -38,6 +40,50 @@ export interface PaidRequest {
 export interface PaymentServices {
   gateway: PaymentGateway;
   ledger: PaymentLedger;
+  /** Present on networks whose quotes include live settlement gas. */
+  gasEstimator?: SettlementGasEstimator;
+  quoteHold?: QuoteHold<PricedRequest>;
+}
+
+export interface PricedRequest {
+  amount: bigint;
+  quote: Record<string, unknown>;
+  requirements: PaymentRequirements;
+}
+
+/**
+ * The amount, quote and requirements of a request. With live gas, the gas estimate is added and the result held
+ * for the requirements' lifetime per resource and body, so the signed retry matches what was quoted.
+ */
+async function price(services: PaymentServices, paid: PaidRequest): Promise<PricedRequest> {
+  const { gateway, gasEstimator, quoteHold } = services;
+  if (!gasEstimator || !quoteHold) {
+    return {
+      amount: paid.amount,
+      quote: paid.quote,
+      requirements: await requirementsOrUnavailable(gateway, paid.amount),
+    };
+  }
+  const lifetimeMs = gateway.paymentTimeoutSeconds * 1000;
+  return quoteHold.get(`${paid.resourceUrl}\n${paid.bodySha256}`, lifetimeMs, async () => {
+    let gas;
+    try {
+      gas = await gasEstimator.estimate();
+    } catch (error) {
+      logEvent("error", "gas_estimate_failed", { error: (error as Error).message });
+      throw new ApiError(
+        "service_unavailable",
+        "The settlement gas price cannot be read right now; nothing was charged. Retry later.",
+      );
+    }
+    const amount = paid.amount + gas.amount;
+    const decimals = gateway.network.usdc.decimals;
+    return {
+      amount,
+      quote: { ...paid.quote, ...gas.display, total_usd: atomicToDecimal(amount, decimals), amount: amount.toString() },
+      requirements: await requirementsOrUnavailable(gateway, amount),
+    };
+  });
 }
 
 const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Server-Timing";
@@ -48,21 +94,21 @@ const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Server-Timing";
  */
 export async function runPaidRequest(services: PaymentServices, paid: PaidRequest): Promise<Response> {
   const { gateway, ledger } = services;
-  const requirements = await requirementsOrUnavailable(gateway, paid.amount);
+  const { amount, quote, requirements } = await price(services, paid);
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
     resource: { url: paid.resourceUrl, description: paid.description, mimeType: "application/json" },
     accepts: [requirements],
-    extensions: { quote: paid.quote },
+    extensions: { quote },
   };
 
   const header = paid.request.headers.get("payment-signature");
   if (!header) {
-    const price = `${atomicToDecimal(paid.amount, gateway.network.usdc.decimals)} USD`;
+    const total = `${atomicToDecimal(amount, gateway.network.usdc.decimals)} USD`;
     return paymentChallenge(
       paymentRequired,
       "payment_required",
-      `Payment required: ${price} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
+      `Payment required: ${total} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
     );
   }
 
@@ -93,7 +139,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   const paymentId = ledger.claim({
     nonce: payment.nonce,
     payer: payment.payer,
-    amount: paid.amount,
+    amount,
     network: requirements.network,
     resource: paid.resourceUrl,
     bodyHash: paid.bodySha256,
@@ -277,7 +323,7 @@ function logPaid(
     resource: paid.resourceUrl,
     outcome,
     payer: payment.payer,
-    amount: paid.amount.toString(),
+    amount: payment.payload.accepted.amount,
     reason,
     transaction,
     timings_ms: Object.fromEntries(Object.entries(timings).map(([name, value]) => [name, Number(value.toFixed(2))])),

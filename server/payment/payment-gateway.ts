@@ -47,6 +47,10 @@ export class PaymentGateway {
     return this.config.network;
   }
 
+  get paymentTimeoutSeconds(): number {
+    return this.config.paymentTimeoutSeconds;
+  }
+
   /** Learns what the facilitator supports, once; a failure is retried by the next caller. */
   private ensureInitialized(): Promise<void> {
     this.initialized ??= this.server.initialize().catch((error: unknown) => {

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import OpenAI from "openai";
+import { createPublicClient, createTestClient, http, type Abi } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadLaunchConfig } from "../config/env";
+import { localUsdcAbi } from "../server/local-stack/local-chain";
+import { startStack, type RunningStack } from "../server/local-stack/start-stack";
+
+/** A complete embedded deployment of `network`, like `NETWORK=<network> npm start`. */
+async function startNetworkStack(network: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), `paysvc-${network.replace(":", "-")}-`));
+  const stack = await startStack(
+    loadLaunchConfig({
+      NETWORK: network,
+      PORT: "0",
+      LOCAL_CHAIN_PORT: "0",
+      LOCAL_FACILITATOR_PORT: "0",
+      LOCAL_UPSTREAM_PORT: "0",
+      DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
+    }),
+  );
+  return { stack, dataDir };
+}
+
+function payingClient(stack: RunningStack, privateKey: `0x${string}`, asset?: string, network?: string) {
+  const client = new x402Client();
+  registerExactEvmScheme(client, {
+    signer: toClientEvmSigner(
+      privateKeyToAccount(privateKey),
+      createPublicClient({ transport: http(stack.chainRpcUrl) }),
+    ),
+  });
+  // The official client pays only assets it knows by default; a deployment's own USDC is allowed explicitly.
+  if (asset && network)
+    client.setSpendControls({
+      allowedAssets: [{ network: network as `${string}:${string}`, asset, maxAmountPerPayment: "5000000" }],
+    });
+  return client;
+}
+
+async function balanceOf(stack: RunningStack, asset: `0x${string}`, owner: `0x${string}`): Promise<bigint> {
+  const client = createPublicClient({ transport: http(stack.chainRpcUrl) });
+  return (await client.readContract({
+    address: asset,
+    abi: localUsdcAbi as Abi,
+    functionName: "balanceOf",
+    args: [owner],
+  })) as bigint;
+}
+
+async function quoteOf(stack: RunningStack, path: string, body: unknown) {
+  const response = await fetch(`${stack.appUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(402);
+  await response.body?.cancel();
+  return decodePaymentRequiredHeader(response.headers.get("payment-required")!);
+}
+
+const chatBody = (content: string) => ({
+  model: "vendor-a/gpt-6-luna",
+  messages: [{ role: "user", content }],
+  max_tokens: 50,
+});
+
+describe("Base (eip155:8453)", () => {
+  const usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
+  let started: Awaited<ReturnType<typeof startNetworkStack>>;
+  beforeAll(async () => {
+    started = await startNetworkStack("eip155:8453");
+  });
+  afterAll(async () => {
+    await started?.stack.stop();
+    if (started) rmSync(started.dataDir, { recursive: true, force: true });
+  });
+
+  it("names its own network and asset in /health, /v1/models and the 402", async () => {
+    const { stack } = started;
+    expect((await (await fetch(`${stack.appUrl}/health`)).json()).network).toBe("eip155:8453");
+    const models = await (await fetch(`${stack.appUrl}/v1/models`)).json();
+    expect(models.data[0].payment).toMatchObject({ network: "eip155:8453", asset: usdc });
+    expect((await quoteOf(stack, "/v1/chat/completions", chatBody("x"))).accepts[0]).toMatchObject({
+      network: "eip155:8453",
+      asset: usdc,
+    });
+  });
+
+  it("takes the official client's payment for a chat completion and a prepaid pack, exactly the quote", async () => {
+    const { stack } = started;
+    const payer = stack.payers[0]!;
+    const paidFetch = wrapFetchWithPayment(fetch, payingClient(stack, payer.privateKey));
+    const chatPrice = BigInt((await quoteOf(stack, "/v1/chat/completions", chatBody("on base"))).accepts[0]!.amount);
+    const before = await balanceOf(stack, usdc, payer.address);
+    const openai = new OpenAI({ apiKey: "x402", baseURL: `${stack.appUrl}/v1`, fetch: paidFetch, maxRetries: 0 });
+    const completion = await openai.chat.completions.create(chatBody("on base") as never);
+    expect(completion.choices[0]?.message.content).toContain("on base");
+    const afterChat = await balanceOf(stack, usdc, payer.address);
+    expect(before - afterChat).toBe(chatPrice);
+
+    const pack = await paidFetch(`${stack.appUrl}/prepaid/codes/auto`, { method: "POST" });
+    expect(pack.status).toBe(201);
+    expect(afterChat - (await balanceOf(stack, usdc, payer.address))).toBe(8000n);
+  });
+});
+
+describe("eip155:5042, whose quotes include live settlement gas", () => {
+  let started: Awaited<ReturnType<typeof startNetworkStack>>;
+  beforeAll(async () => {
+    started = await startNetworkStack("eip155:5042");
+  });
+  afterAll(async () => {
+    await started?.stack.stop();
+    if (started) rmSync(started.dataDir, { recursive: true, force: true });
+  });
+
+  it("adds the gas part to the quote and keeps a quote payable for its lifetime when gas moves", async () => {
+    const { stack } = started;
+    const usdc = "0x3600000000000000000000000000000000000000" as const;
+    const held = await quoteOf(stack, "/v1/chat/completions", chatBody("held quote"));
+    const breakdown = held.extensions?.quote as Record<
+      "settlement_gas_units" | "gas_price_wei" | "settlement_gas_usd",
+      string
+    >;
+    expect(held.accepts[0]).toMatchObject({ network: "eip155:5042", asset: usdc });
+    expect(Number(breakdown.settlement_gas_units)).toBeGreaterThan(20_000);
+    expect(BigInt(breakdown.gas_price_wei)).toBeGreaterThan(0n);
+    const gasAtomic = BigInt(Math.round(Number(breakdown.settlement_gas_usd) * 1e6));
+    expect(gasAtomic).toBeGreaterThan(0n);
+    const withoutGas = await quoteOf(started.stack, "/v1/chat/completions", chatBody("held quote"));
+    expect(withoutGas.accepts).toEqual(held.accepts); // same body, same quote within its lifetime
+
+    // Gas gets 1000 times dearer.
+    const testClient = createTestClient({ mode: "anvil", transport: http(stack.chainRpcUrl) });
+    await testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: BigInt(breakdown.gas_price_wei) * 1000n });
+    await testClient.mine({ blocks: 1 });
+    const fresh = await quoteOf(stack, "/v1/chat/completions", chatBody("fresh quote"));
+    const freshGas = (fresh.extensions?.quote as Record<string, string>).settlement_gas_usd;
+    expect(Number(freshGas)).toBeGreaterThan(Number(breakdown.settlement_gas_usd) * 100);
+
+    // The earlier quote is still what the signed retry must meet, and is accepted.
+    const payer = stack.payers[0]!;
+    const paidFetch = wrapFetchWithPayment(fetch, payingClient(stack, payer.privateKey, usdc, "eip155:5042"));
+    const before = await balanceOf(stack, usdc, payer.address);
+    const response = await paidFetch(`${stack.appUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chatBody("held quote")),
+    });
+    expect(response.status).toBe(200);
+    await response.json();
+    expect(before - (await balanceOf(stack, usdc, payer.address))).toBe(BigInt(held.accepts[0]!.amount));
+  });
+
+  it("sells a prepaid pack with the gas part added", async () => {
+    const { stack } = started;
+    const usdc = "0x3600000000000000000000000000000000000000";
+    const payer = stack.payers[1]!;
+    const required = await quoteOf(stack, "/prepaid/codes", { model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    expect(BigInt(required.accepts[0]!.amount)).toBeGreaterThan(8000n);
+    const paidFetch = wrapFetchWithPayment(fetch, payingClient(stack, payer.privateKey, usdc, "eip155:5042"));
+    const response = await paidFetch(`${stack.appUrl}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 100_000 }),
+    });
+    expect(response.status).toBe(201);
+  });
+});
