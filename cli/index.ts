@@ -1,15 +1,25 @@
 import { Command } from "commander";
 import { SERVICE_VERSION } from "../config/version";
-import { registerStartCommand } from "./commands/start";
+import { registerConfigCommand } from "./commands/config-generate";
+import { registerDevCommand } from "./commands/dev";
+import { registerDiscoveryCommand } from "./commands/discovery-build";
+import { registerHealthCommand } from "./commands/health";
+import { registerNetworksCommand } from "./commands/networks";
+import { registerQuoteCommand } from "./commands/quote";
 
 const program = new Command()
   .name("paysvc")
   .description("Run and manage paysvc deployments: a pay-per-request model gateway paid with x402")
   .version(SERVICE_VERSION);
 
-registerStartCommand(program);
+registerDevCommand(program);
+registerNetworksCommand(program);
+registerConfigCommand(program);
+registerDiscoveryCommand(program);
+registerHealthCommand(program);
+registerQuoteCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(`paysvc: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -263,13 +263,13 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
   };
 }
 
+/** Our environment with some variables replaced, for loading another deployment's configuration. */
+export function environmentWith(overrides: Record<string, string>): Environment {
+  return { ...process.env, ...overrides };
+}
+
 /** The environment of a child process: ours, with the given variables set. */
 export function childEnvironment(overrides: Record<string, string>): Record<string, string> {
   const inherited = Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return { ...Object.fromEntries(inherited), ...overrides };
-}
-
-/** True when the process runs under CI or a test runner; used only to quiet progress output. */
-export function isQuietEnvironment(): boolean {
-  return process.env.PAYSVC_QUIET === "1";
 }

@@ -8,7 +8,7 @@ const question = z.object({
   instructions: z.string({ error: "must be a string" }).min(1, "must not be empty"),
 });
 
-const decisionRequestSchema = z.object({
+export const decisionRequestSchema = z.object({
   model: z.literal(decisionModel.id),
   state: z.string({ error: "must be a string" }).min(1, "must not be empty"),
   questions: z

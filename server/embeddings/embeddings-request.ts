@@ -26,7 +26,7 @@ export const EMBEDDINGS_SCHEMA = {
 
 const nonEmpty = z.string({ error: "must be a string" }).min(1, "must not be empty");
 
-const embeddingsSchema = z.looseObject({
+export const embeddingsSchema = z.looseObject({
   input: z.union(
     [
       nonEmpty,

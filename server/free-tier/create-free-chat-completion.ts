@@ -7,7 +7,7 @@ import { UpstreamError } from "../upstream/upstream-error";
 import { parseOrThrow } from "../validation";
 import type { WindowUsage } from "./free-chat-windows";
 
-const freeChatSchema = z.looseObject({
+export const freeChatSchema = z.looseObject({
   model: z.literal(freeChat.model, { error: `only ${freeChat.model} is served free` }).optional(),
   messages: z
     .array(

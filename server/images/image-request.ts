@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import { parseOrThrow } from "../validation";
 import { decodeImageDataUri, type DecodedImage } from "./image-data-uri";
 
-const imageRequestSchema = z.looseObject({
+export const imageRequestSchema = z.looseObject({
   model: z.string(),
   size: z.string({ error: "must be a string such as 1024x1024" }),
   n: z

@@ -6,7 +6,7 @@ import { parseOrThrow } from "../validation";
 
 const TOKENS_RULE = `an integer from ${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} in steps of ${prepaidPacks.stepTokens}`;
 
-const purchaseSchema = z.object({
+export const purchaseSchema = z.object({
   model: z.enum(gptModelIds as [string, ...string[]], { error: `must be one of ${gptModelIds.join(", ")}` }),
   tokens: z
     .number({ error: `must be ${TOKENS_RULE}` })

@@ -1,0 +1,39 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { getNetwork } from "../../networks";
+import { isApiError } from "../../server/errors";
+import { quotablePaths, quoteRequest } from "../../server/pricing/quote-request";
+import { action, print } from "../lib/output";
+
+export function registerQuoteCommand(program: Command): void {
+  program
+    .command("quote")
+    .description("The price a paid request would be quoted, computed offline from the price tables")
+    .argument("<endpoint>", `a paid path: ${quotablePaths.join(", ")}`)
+    .option("--body <file>", "JSON request body (default: an empty body, for /prepaid/codes/auto)")
+    .option("--network <caip2>", "network whose overhead applies", "eip155:137")
+    .option("--json", "print JSON")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ paysvc quote /v1/chat/completions --body request.json\n  $ paysvc quote /prepaid/codes/auto --json",
+    )
+    .action(
+      action((endpoint: string, options: { body?: string; network: string; json?: boolean }) => {
+        const body: unknown = options.body ? JSON.parse(readFileSync(options.body, "utf8")) : undefined;
+        const network = getNetwork(options.network);
+        let quote;
+        try {
+          quote = quoteRequest(endpoint, body, network);
+        } catch (error) {
+          if (isApiError(error)) throw new Error(`the service would answer ${error.status}: ${error.message}`);
+          throw error;
+        }
+        const note = network.settlementGas ? " plus live settlement gas" : "";
+        print(
+          options.json === true,
+          { endpoint, network: network.id, amount: quote.amount.toString(), quote: quote.display },
+          () => `${endpoint} on ${network.id}: ${quote.display.total_usd} USD (${quote.amount} atomic units)${note}`,
+        );
+      }),
+    );
+}

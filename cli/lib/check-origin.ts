@@ -1,0 +1,117 @@
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { getNetwork } from "../../networks";
+import { quoteRequest } from "../../server/pricing/quote-request";
+import type { DeploymentConfig } from "./deployment-config";
+
+export interface OriginCheck {
+  origin: string;
+  ok: boolean;
+  checks: { name: string; ok: boolean; detail: string }[];
+}
+
+const SAMPLE_PATH = "/v1/chat/completions";
+const SAMPLE_BODY = {
+  model: "vendor-a/gpt-6-luna",
+  messages: [{ role: "user", content: "paysvc health probe" }],
+  max_tokens: 16,
+};
+
+async function fetchWithTimeout(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
+  return fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string } }).cause?.code;
+  return cause ?? (error as Error).message;
+}
+
+/**
+ * Checks one deployment: /health answers ok, the discovery manifest parses, and a 402 quote names the expected
+ * network, asset and pay-to (from its configuration, else from its own manifest) at the price the local tables
+ * compute. Never throws: every failure is a failed check that says what differs.
+ */
+export async function checkOrigin(
+  origin: string,
+  config: DeploymentConfig | undefined,
+  timeoutMs: number,
+): Promise<OriginCheck> {
+  const checks: OriginCheck["checks"] = [];
+  const record = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
+
+  try {
+    const response = await fetchWithTimeout(`${origin}/health`, {}, timeoutMs);
+    const body = (await response.json()) as { status?: string; network?: string };
+    record(
+      "health",
+      response.status === 200 && body.status === "ok",
+      `${response.status} ${body.status ?? ""} ${body.network ?? ""}`.trim(),
+    );
+  } catch (error) {
+    record("health", false, `unreachable: ${describe(error)}`);
+    return { origin, ok: false, checks };
+  }
+
+  let expected: { network: string; asset: string; payTo: string } | undefined;
+  try {
+    const response = await fetchWithTimeout(`${origin}/.well-known/x402`, {}, timeoutMs);
+    const manifest = (await response.json()) as {
+      version?: number;
+      items?: { accepts?: { network: string; asset: string; payTo: string }[] }[];
+    };
+    const accepts = manifest.items?.[0]?.accepts?.[0];
+    const parsed = manifest.version === 1 && accepts !== undefined;
+    record(
+      "discovery",
+      parsed,
+      parsed ? `${manifest.items?.length} paid resources` : "manifest lacks version 1 or items[].accepts",
+    );
+    expected = config
+      ? { network: config.network, asset: config.asset ?? getNetwork(config.network).usdc.address, payTo: config.payTo }
+      : accepts;
+  } catch (error) {
+    record("discovery", false, `not a JSON manifest: ${describe(error)}`);
+    if (config)
+      expected = {
+        network: config.network,
+        asset: config.asset ?? getNetwork(config.network).usdc.address,
+        payTo: config.payTo,
+      };
+  }
+
+  try {
+    const response = await fetchWithTimeout(
+      `${origin}${SAMPLE_PATH}`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(SAMPLE_BODY) },
+      timeoutMs,
+    );
+    await response.body?.cancel();
+    const header = response.headers.get("payment-required");
+    if (response.status !== 402 || !header) {
+      record("quote", false, `expected a 402 with PAYMENT-REQUIRED, got ${response.status}`);
+    } else {
+      const accepts = decodePaymentRequiredHeader(header).accepts[0];
+      const differences: string[] = [];
+      if (!accepts) differences.push("no accepts");
+      else if (expected) {
+        for (const field of ["network", "asset", "payTo"] as const) {
+          if (accepts[field].toLowerCase() !== expected[field].toLowerCase())
+            differences.push(`${field} is ${accepts[field]}, expected ${expected[field]}`);
+        }
+        const network = getNetwork(accepts.network);
+        const local = quoteRequest(SAMPLE_PATH, SAMPLE_BODY, network).amount;
+        const quoted = BigInt(accepts.amount);
+        // Live gas makes the quote larger than the tables alone, never smaller.
+        if (network.settlementGas ? quoted < local : quoted !== local)
+          differences.push(`amount is ${quoted}, the price tables give ${local}`);
+      }
+      record(
+        "quote",
+        differences.length === 0,
+        differences.join("; ") || `${accepts?.amount} atomic on ${accepts?.network}`,
+      );
+    }
+  } catch (error) {
+    record("quote", false, `no quote: ${describe(error)}`);
+  }
+  return { origin, ok: checks.every((check) => check.ok), checks };
+}

@@ -1,0 +1,258 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, describe, expect, it } from "vitest";
+import { quote, stack } from "./support/payments";
+
+const workDir = mkdtempSync(join(tmpdir(), "paysvc-cli-"));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+/** Runs the `paysvc` CLI as a user would, and collects its output and exit code. */
+function paysvc(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["cli/bin.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const served = async (path: string) => {
+  const response = await fetch(`${stack().appUrl}${path}`);
+  return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+};
+
+describe("discovery documents", () => {
+  it("serves an OpenAPI 3.1 document, version 1.0.0, that a validator accepts and that covers every endpoint", async () => {
+    const document = await served("/openapi.json");
+    expect(document.status).toBe(200);
+    const openapi = JSON.parse(document.body);
+    const validator = new Validator();
+    const result = await validator.validate(openapi);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(openapi.openapi).toBe("3.1.0");
+    expect(openapi.info.version).toBe("1.0.0");
+    for (const path of [
+      "/v1/chat/completions",
+      "/api/v1/chat/completions",
+      "/v1/responses",
+      "/api/v1/responses",
+      "/api/v1/images/generations",
+      "/api/v1/images/image2image",
+      "/jev",
+      "/prepaid/codes",
+      "/prepaid/codes/auto",
+      "/v1/embeddings",
+      "/v1/free/chat/completions",
+      "/v1/free/chat/completions/quota",
+      "/v1/models",
+      "/.well-known/x402",
+      "/health",
+      "/v1/prepaid/status",
+    ]) {
+      expect(openapi.paths[path], path).toBeDefined();
+    }
+    const chat = openapi.paths["/v1/chat/completions"].post;
+    expect(chat.responses["402"].headers["PAYMENT-REQUIRED"]).toBeDefined();
+    expect(chat["x-payment-info"]).toMatchObject({
+      network: "eip155:137",
+      asset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+      payTo: stack().payTo,
+    });
+    expect(chat.requestBody.content["application/json"].schema.properties.messages).toBeDefined();
+  });
+
+  it("serves the x402 manifest with absolute resources and version 2 items", async () => {
+    const manifest = JSON.parse((await served("/.well-known/x402")).body);
+    expect(manifest.version).toBe(1);
+    expect(manifest.resources).toContain(`${stack().appUrl}/v1/chat/completions`);
+    expect(manifest.resources.every((url: string) => url.startsWith(stack().appUrl))).toBe(true);
+    expect(typeof manifest.instructions).toBe("string");
+    expect(manifest.x402Version).toBe(2);
+    expect(manifest.items[0].accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "eip155:137",
+      payTo: stack().payTo,
+    });
+    expect(manifest.items[0].input.bodySchema).toBeDefined();
+  });
+
+  it("serves llms.txt as text/plain in the llmstxt.org structure and AI-AGENTS.md as markdown", async () => {
+    const llms = await served("/llms.txt");
+    expect(llms.type).toMatch(/^text\/plain/);
+    const lines = llms.body.split("\n");
+    expect(lines[0]).toMatch(/^# \S/);
+    expect(lines.find((line) => line.startsWith("> "))).toBeDefined();
+    expect(llms.body).toMatch(/^## Docs$/m);
+    expect(llms.body).toMatch(/^- \[[^\]]+\]\(http[^)]+\): .+$/m);
+    const agents = await served("/AI-AGENTS.md");
+    expect(agents.type).toMatch(/^text\/markdown/);
+    expect(agents.body).toContain("wrapFetchWithPayment");
+    expect(agents.body).toContain("setSpendControls");
+    expect(agents.body).toContain("402");
+  });
+});
+
+describe("paysvc CLI", () => {
+  const configDir = join(workDir, "deployments");
+
+  it("lists networks, as a table and as JSON", async () => {
+    const text = await paysvc(["networks"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("eip155:8453");
+    const json = await paysvc(["networks", "--json"]);
+    expect(JSON.parse(json.stdout).map((network: { id: string }) => network.id)).toContain("eip155:5042");
+  });
+
+  it("generates a validated configuration and refuses a bad checksum with one clear line", async () => {
+    const bad = await paysvc([
+      "config",
+      "generate",
+      "--network",
+      "eip155:137",
+      "--origin",
+      stack().appUrl,
+      "--pay-to",
+      "0x70997970c51812dc3a010c7d01b50e0d17dc79C8",
+      "--out",
+      configDir,
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bad.stderr).toMatch(/payTo: must be an EVM address with a valid EIP-55 checksum/);
+    const unknown = await paysvc([
+      "config",
+      "generate",
+      "--network",
+      "eip155:1",
+      "--origin",
+      stack().appUrl,
+      "--pay-to",
+      stack().payTo,
+      "--out",
+      configDir,
+    ]);
+    expect(unknown.stderr).toMatch(/network: must be one of/);
+    const good = await paysvc([
+      "config",
+      "generate",
+      "--network",
+      "eip155:137",
+      "--origin",
+      stack().appUrl,
+      "--pay-to",
+      stack().payTo,
+      "--out",
+      configDir,
+      "--json",
+    ]);
+    expect(good.code).toBe(0);
+    expect(JSON.parse(good.stdout).files).toHaveLength(2);
+    expect(readFileSync(join(configDir, "eip155-137.env"), "utf8")).toContain(`PAY_TO=${stack().payTo}`);
+  });
+
+  it("builds discovery documents byte-identical to what the deployment serves", async () => {
+    const out = join(workDir, "discovery");
+    const built = await paysvc(["discovery", "build", "--all", "--config-dir", configDir, "--out", out]);
+    expect(built.code, built.stderr).toBe(0);
+    for (const name of ["openapi.json", ".well-known/x402", "llms.txt", "AI-AGENTS.md"]) {
+      expect(readFileSync(join(out, "eip155-137", name), "utf8"), name).toBe((await served(`/${name}`)).body);
+    }
+  });
+
+  it("quotes offline exactly what the service quotes", async () => {
+    const body = {
+      model: "vendor-a/gpt-5.6-sol",
+      messages: [{ role: "user", content: "price check" }],
+      max_tokens: 1000,
+    };
+    const file = join(workDir, "body.json");
+    writeFileSync(file, JSON.stringify(body));
+    const offline = await paysvc(["quote", "/v1/chat/completions", "--body", file, "--json"]);
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(JSON.parse(offline.stdout).amount).toBe((await quote("/v1/chat/completions", body)).accepts[0]!.amount);
+    const invalid = await paysvc(["quote", "/prepaid/codes", "--body", file]);
+    expect(invalid.code).not.toBe(0);
+    expect(invalid.stderr).toMatch(/would answer 400/);
+  });
+
+  it("passes health for a configured deployment, and says what differs when the pay-to or the origin is wrong", async () => {
+    const healthy = await paysvc(["health", "--all", "--config-dir", configDir, "--json"]);
+    expect(healthy.code, healthy.stdout + healthy.stderr).toBe(0);
+    expect(JSON.parse(healthy.stdout)[0]).toMatchObject({ origin: stack().appUrl, ok: true });
+
+    const otherDir = join(workDir, "other-pay-to");
+    await paysvc([
+      "config",
+      "generate",
+      "--network",
+      "eip155:137",
+      "--origin",
+      stack().appUrl,
+      "--pay-to",
+      "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+      "--out",
+      otherDir,
+    ]);
+    const wrongPayTo = await paysvc(["health", "--all", "--config-dir", otherDir]);
+    expect(wrongPayTo.code).toBe(1);
+    expect(wrongPayTo.stdout).toMatch(
+      /payTo is 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, expected 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC/,
+    );
+
+    const down = await paysvc([
+      "health",
+      "--origin",
+      stack().appUrl,
+      "http://127.0.0.1:9",
+      "--config-dir",
+      configDir,
+      "--timeout",
+      "2000",
+    ]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(/http:\/\/127\.0\.0\.1:9\s+health\s+FAIL\s+unreachable/);
+    expect(down.stderr).toMatch(/\[2\/2\]/);
+  });
+
+  it("runs two networks with `paysvc dev`, and health passes for both", async () => {
+    const child = spawn(process.execPath, ["cli/bin.mjs", "dev", "--networks", "eip155:137,eip155:8453"], {
+      env: {
+        ...process.env,
+        PORT: "0",
+        LOCAL_CHAIN_PORT: "0",
+        LOCAL_FACILITATOR_PORT: "0",
+        LOCAL_UPSTREAM_PORT: "0",
+        DATA_DIR: join(workDir, "dev-data"),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!output.includes("all 2 deployments ready") && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(output).toContain("all 2 deployments ready");
+      const origins = [...output.matchAll(/^\[(eip155:\d+)\] app\s+(http:\/\/\S+)/gm)].map((match) => match[2]!);
+      expect(origins).toHaveLength(2);
+      const health = await paysvc(["health", "--origin", ...origins, "--config-dir", join(workDir, "none"), "--json"]);
+      expect(health.code, health.stdout).toBe(0);
+      expect(JSON.parse(health.stdout).map((result: { ok: boolean }) => result.ok)).toEqual([true, true]);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  });
+});

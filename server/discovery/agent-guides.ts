@@ -1,0 +1,145 @@
+import { decisionModel } from "../../config/decision-model";
+import { embeddings, freeChat } from "../../config/free-tier";
+import { imageModels } from "../../config/image-models";
+import { chatLimits, pricingRules } from "../../config/limits";
+import { gptModels } from "../../config/models";
+import { prepaidPacks } from "../../config/prepaid-packs";
+import type { DeploymentFacts } from "./deployment-facts";
+import { endpointCatalog } from "./endpoint-catalog";
+
+function clientExample(facts: DeploymentFacts): string {
+  const knownAsset = facts.network.id === "eip155:137" || facts.network.id === "eip155:8453";
+  return [
+    "```ts",
+    'import OpenAI from "openai";',
+    'import { x402Client } from "@x402/core/client";',
+    'import { toClientEvmSigner } from "@x402/evm";',
+    'import { registerExactEvmScheme } from "@x402/evm/exact/client";',
+    'import { wrapFetchWithPayment } from "@x402/fetch";',
+    'import { createPublicClient, http } from "viem";',
+    'import { privateKeyToAccount } from "viem/accounts";',
+    "",
+    "const account = privateKeyToAccount(process.env.WALLET_PRIVATE_KEY as `0x${string}`);",
+    "const client = new x402Client();",
+    "registerExactEvmScheme(client, { signer: toClientEvmSigner(account, createPublicClient({ transport: http(process.env.RPC_URL) })) });",
+    "// The client pays at most $1 per payment unless told otherwise; the largest chat quote here is 4.733 USD.",
+    knownAsset
+      ? 'client.setSpendControls({ maxAmountPerPayment: "$5" });'
+      : `client.setSpendControls({ allowedAssets: [{ network: "${facts.network.id}", asset: "${facts.network.usdc.address}", maxAmountPerPayment: "5000000" }] });`,
+    "",
+    `const openai = new OpenAI({ apiKey: "x402", baseURL: "${facts.origin}/v1", fetch: wrapFetchWithPayment(fetch, client) });`,
+    "const completion = await openai.chat.completions.create({",
+    '  model: "vendor-a/gpt-6-luna",',
+    '  messages: [{ role: "user", content: "Hello" }],',
+    "  max_tokens: 256,",
+    "});",
+    "console.log(completion.choices[0].message.content);",
+    "```",
+  ].join("\n");
+}
+
+function priceLines(): string[] {
+  return [
+    ...gptModels.map(
+      (model) =>
+        `- ${model.id}: ${model.inputUsdPerMillion} USD per 1M input tokens, ${model.outputUsdPerMillion} per 1M output tokens, context ${model.contextTokens}, max output ${model.maxOutputTokens}`,
+    ),
+    ...imageModels.map((model) => `- ${model.id}: ${model.size}, ${model.usdPerImage} USD per image`),
+    `- ${decisionModel.id}: ${decisionModel.inputUsdPerMillion} USD per 1M input tokens, output free`,
+    ...gptModels.map(
+      (model) =>
+        `- prepaid pack for ${model.id}: tokens x ${model.inputUsdPerMillion} USD per 1M (${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} tokens, steps of ${prepaidPacks.stepTokens}) + settlement fee`,
+    ),
+  ];
+}
+
+function flowSteps(facts: DeploymentFacts): string[] {
+  return [
+    "1. Send the request without payment. The answer is HTTP 402 with the header PAYMENT-REQUIRED: base64 of JSON with x402Version 2, resource.url, accepts[0] (scheme exact, network, amount in atomic units, asset, payTo, maxTimeoutSeconds, extra {name, version}) and extensions.quote (the price breakdown).",
+    `2. Sign an EIP-3009 transferWithAuthorization of exactly accepts[0].amount of USDC (${facts.network.usdc.address} on ${facts.network.id}) to ${facts.payTo}; the official x402 client does this.`,
+    "3. Repeat the identical request (same body, same URL) with the header PAYMENT-SIGNATURE: base64 of the JSON payment payload.",
+    "4. The service verifies the payment, does the work, and settles only if the work succeeded; the answer carries PAYMENT-RESPONSE (base64 settlement with the transaction hash). A signature is accepted once.",
+  ];
+}
+
+const errorLines = [
+  "- 400: invalid request; error.param names the field. No 402 is sent for an invalid request.",
+  "- 402: payment required, or the payment was refused (error.code: payment_invalid, payment_mismatch, payment_rejected, payment_already_used, settlement_failed); nothing was charged.",
+  "- 401 / 429 with a prepaid key: unknown key / budget used up (insufficient_quota).",
+  "- 429 on the free chat: free_tier_exhausted, with Retry-After.",
+  "- 502: the model provider failed; the payment was not settled. 503: the facilitator is unavailable; nothing was charged.",
+];
+
+/** GET /llms.txt, in the llmstxt.org format: a title, a summary, then sections of links and notes. */
+export function llmsTxt(facts: DeploymentFacts): string {
+  const endpoints = endpointCatalog().map(
+    (endpoint) =>
+      `- [${endpoint.method} ${endpoint.path}](${facts.origin}${endpoint.path}): ${endpoint.summary}${endpoint.access === "x402" ? " (paid with x402)" : ""}`,
+  );
+  return [
+    "# paysvc",
+    "",
+    `> Pay-per-request, OpenAI-compatible model gateway on ${facts.network.id}: chat completions, a Responses API, image generation and editing, structured decisions and prepaid keys, paid per request in USDC with x402 (no account, no API key), plus free embeddings and a rate-limited free chat.`,
+    "",
+    ...flowSteps(facts),
+    "",
+    `Prices (USD; every paid quote adds ${facts.network.settlementOverheadUsd} USD settlement overhead${facts.network.settlementGas ? " and a live settlement-gas estimate" : ""}, minimum ${pricingRules.minimumChargeUsd} USD):`,
+    ...priceLines(),
+    "",
+    "## Docs",
+    "",
+    `- [AI-AGENTS.md](${facts.origin}/AI-AGENTS.md): the full guide for agents, with a working client example`,
+    `- [OpenAPI](${facts.origin}/openapi.json): every endpoint with request schemas and payment information`,
+    `- [x402 manifest](${facts.origin}/.well-known/x402): paid resources and their payment terms`,
+    "",
+    "## Endpoints",
+    "",
+    ...endpoints,
+    "",
+    "## Optional",
+    "",
+    `- [Models and live prices](${facts.origin}/v1/models)`,
+    `- [Health](${facts.origin}/health)`,
+    "",
+  ].join("\n");
+}
+
+/** GET /AI-AGENTS.md: what an agent needs to use the service, from the same tables as the quotes. */
+export function aiAgentsMd(facts: DeploymentFacts): string {
+  return [
+    `# Using paysvc (${facts.network.id}) from an agent`,
+    "",
+    `Origin: ${facts.origin}. Network: ${facts.network.id}. Asset: USDC ${facts.network.usdc.address} (${facts.network.usdc.decimals} decimals). Pay-to: ${facts.payTo}.`,
+    "",
+    "## What is sold, and prices",
+    "",
+    ...priceLines(),
+    "",
+    `Chat and Responses price: input tokens (o200k_base, as sent) x input rate + max_tokens / max_output_tokens (default ${chatLimits.defaultMaxTokens}) x output rate + ${facts.network.settlementOverheadUsd} USD overhead${facts.network.settlementGas ? " + live settlement gas" : ""}, at least ${pricingRules.minimumChargeUsd} USD, rounded up to whole atomic units. Limits: ${chatLimits.maxInputTokens} input tokens, max_tokens at most ${chatLimits.maxOutputTokens}; the highest quote is 4.733 USD. Images: price per image x n + overhead. Decisions: input tokens x ${decisionModel.inputUsdPerMillion} USD per 1M + overhead.`,
+    "",
+    "## The 402 flow",
+    "",
+    ...flowSteps(facts),
+    "",
+    "## Client example (official packages)",
+    "",
+    clientExample(facts),
+    "",
+    "Spend controls: the official client refuses payments above $1 and assets it does not know unless allowed, as above. Set maxAmountPerPayment to the most you accept to pay per request.",
+    "",
+    "## Prepaid keys",
+    "",
+    `POST ${facts.origin}/prepaid/codes {model, tokens} (or /prepaid/codes/auto) with x402 returns a key (paysvc_pk_...). Use it as the API key: new OpenAI({ apiKey: key, baseURL: "${facts.prepaidApiBase}" }); chat completions and responses are then billed to its token budget (input + output). Status: GET ${facts.prepaidApiBase}/prepaid/status with Authorization: Bearer <key>.`,
+    "",
+    "## Free endpoints",
+    "",
+    `- POST ${facts.origin}/v1/embeddings: ${embeddings.model}, input a string or 1 to ${embeddings.maxInputs} strings, encoding_format float or base64.`,
+    `- POST ${facts.origin}/v1/free/chat/completions: ${freeChat.model}, ${freeChat.windows.map((window) => `${window.limit} requests per ${window.name === "perDay" ? "day" : "10 minutes"}`).join(" and ")} per caller, max_tokens at most ${freeChat.maxTokens}. Quota: GET ${facts.origin}/v1/free/chat/completions/quota.`,
+    `- GET ${facts.origin}/v1/models, GET ${facts.origin}/health, GET ${facts.origin}/.well-known/x402, GET ${facts.origin}/openapi.json.`,
+    "",
+    "## Errors",
+    "",
+    ...errorLines,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,29 @@
+import type { NetworkDefinition } from "../../networks";
+
+/** What the discovery documents of one deployment depend on, beside the price tables. */
+export interface DeploymentFacts {
+  /** Public origin, without a trailing slash. */
+  origin: string;
+  network: NetworkDefinition;
+  payTo: string;
+  prepaidApiBase: string;
+  paymentTimeoutSeconds: number;
+}
+
+export function paymentInfo(facts: DeploymentFacts) {
+  return {
+    protocol: "x402",
+    x402Version: 2,
+    scheme: "exact",
+    network: facts.network.id,
+    asset: facts.network.usdc.address,
+    assetDecimals: facts.network.usdc.decimals,
+    payTo: facts.payTo,
+    maxTimeoutSeconds: facts.paymentTimeoutSeconds,
+    extra: { ...facts.network.usdc.eip712 },
+    settlementOverheadUsd: facts.network.settlementOverheadUsd,
+    settlementGas: facts.network.settlementGas
+      ? "a live estimate of settlement gas is added to every quote"
+      : "included in the overhead",
+  };
+}

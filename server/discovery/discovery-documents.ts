@@ -1,0 +1,38 @@
+import { prepaidApiBase, publicOrigin, type AppContext } from "../app-context";
+import { aiAgentsMd, llmsTxt } from "./agent-guides";
+import type { DeploymentFacts } from "./deployment-facts";
+import { openApiDocument } from "./openapi-document";
+import { x402Manifest } from "./x402-manifest";
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Every discovery document by the path it is served at; the CLI writes the same bytes to files of these names. */
+export const discoveryDocuments = {
+  "openapi.json": { contentType: "application/json", render: (facts: DeploymentFacts) => json(openApiDocument(facts)) },
+  ".well-known/x402": {
+    contentType: "application/json",
+    render: (facts: DeploymentFacts) => json(x402Manifest(facts)),
+  },
+  "llms.txt": { contentType: "text/plain; charset=utf-8", render: llmsTxt },
+  "AI-AGENTS.md": { contentType: "text/markdown; charset=utf-8", render: aiAgentsMd },
+} as const;
+
+export type DiscoveryDocumentName = keyof typeof discoveryDocuments;
+
+export function deploymentFacts(context: AppContext, request: Request): DeploymentFacts {
+  return {
+    origin: publicOrigin(context, request),
+    network: context.config.network,
+    payTo: context.config.payTo,
+    prepaidApiBase: prepaidApiBase(context, request),
+    paymentTimeoutSeconds: context.config.paymentTimeoutSeconds,
+  };
+}
+
+/** The served form of a discovery document. */
+export function serveDiscoveryDocument(context: AppContext, request: Request, name: DiscoveryDocumentName): Response {
+  const document = discoveryDocuments[name];
+  return new Response(document.render(deploymentFacts(context, request)), {
+    headers: { "Content-Type": document.contentType, "Cache-Control": "public, max-age=300" },
+  });
+}
