@@ -256,3 +256,16 @@ describe("paysvc CLI", () => {
     }
   });
 });
+
+describe("402 challenges", () => {
+  it("carry the official bazaar discovery extension with the input schema", async () => {
+    const { validateDiscoveryExtension } = await import("@x402/extensions/bazaar");
+    const required = await quote("/v1/chat/completions", {
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "x" }],
+    });
+    const bazaar = required.extensions?.bazaar as Parameters<typeof validateDiscoveryExtension>[0];
+    expect(validateDiscoveryExtension(bazaar)).toMatchObject({ valid: true });
+    expect(JSON.stringify(bazaar)).toContain("messages");
+  });
+});

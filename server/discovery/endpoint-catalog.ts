@@ -23,6 +23,8 @@ export interface CatalogEndpoint {
   access: Access;
   /** JSON Schema of the request body, derived from the validation schema. */
   requestSchema?: Record<string, unknown>;
+  /** A valid request body. */
+  example?: Record<string, unknown>;
   successStatus: 200 | 201;
   responseDescription: string;
   /** How the price is computed, in words (paid endpoints). */
@@ -44,6 +46,18 @@ const rates = gptModels
 const tokenPricing = (capField: string) =>
   `input tokens (o200k_base) x input rate + ${capField} (default ${chatLimits.defaultMaxTokens}, at most ${chatLimits.maxOutputTokens}) x output rate + settlement overhead, at least ${pricingRules.minimumChargeUsd} USD; USD per 1M tokens input/output: ${rates}`;
 
+const chatExample = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "Hello" }], max_tokens: 256 };
+const responsesExample = { model: "vendor-a/gpt-6-luna", input: "Hello", max_output_tokens: 256 };
+const imageExample = { model: "gpt-image-2", size: "1024x1024", prompt: "A lighthouse at dusk", n: 1 };
+const ONE_PIXEL_PNG =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+const decisionExample = {
+  model: decisionModel.id,
+  state: "A customer asks to return shoes bought 40 days ago; the policy allows 30 days.",
+  questions: { eligible: { type: "choice", instructions: "Is the return eligible? One of: yes, no" } },
+};
+const packExample = { model: prepaidPacks.defaultModel, tokens: prepaidPacks.defaultTokens };
+
 /** Every endpoint of the service, described once; the OpenAPI document, manifest and guides are built from it. */
 export function endpointCatalog(): CatalogEndpoint[] {
   const chat = jsonSchema(chatRequestSchema);
@@ -57,6 +71,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/v1/chat/completions",
       operationId: "createChatCompletion",
+      example: chatExample,
       summary: "Chat completion (paid per request; prepaid key accepted)",
       access: "x402",
       requestSchema: chat,
@@ -70,6 +85,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/api/v1/chat/completions",
       operationId: "createChatCompletionAlias",
+      example: chatExample,
       summary: "Alias of /v1/chat/completions",
       access: "x402",
       requestSchema: chat,
@@ -82,6 +98,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/v1/responses",
       operationId: "createResponse",
+      example: responsesExample,
       summary: "Responses API, alpha (paid per request; prepaid key accepted)",
       access: "x402",
       requestSchema: responses,
@@ -94,6 +111,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/api/v1/responses",
       operationId: "createResponseAlias",
+      example: responsesExample,
       summary: "Alias of /v1/responses",
       access: "x402",
       requestSchema: responses,
@@ -106,6 +124,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/api/v1/images/generations",
       operationId: "generateImages",
+      example: imageExample,
       summary: "Image generation",
       access: "x402",
       requestSchema: images,
@@ -117,6 +136,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/api/v1/images/image2image",
       operationId: "editImages",
+      example: { ...imageExample, image: ONE_PIXEL_PNG },
       summary: "Image editing (image: base64 data URI of a PNG, JPEG or WebP, at most 10 MB)",
       access: "x402",
       requestSchema: images,
@@ -128,6 +148,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/jev",
       operationId: "createDecision",
+      example: decisionExample,
       summary: `Structured decisions with ${decisionModel.id}`,
       access: "x402",
       requestSchema: jsonSchema(decisionRequestSchema),
@@ -140,6 +161,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/prepaid/codes",
       operationId: "buyPrepaidCode",
+      example: packExample,
       summary: "Buy a prepaid key for one GPT model and a token budget",
       access: "x402",
       requestSchema: purchase,
@@ -151,6 +173,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/prepaid/codes/auto",
       operationId: "buyPrepaidCodeWithDefaults",
+      example: packExample,
       summary: `Buy a prepaid key; body optional (defaults ${prepaidPacks.defaultModel}, ${prepaidPacks.defaultTokens} tokens)`,
       access: "x402",
       requestSchema: purchase,

@@ -96,7 +96,12 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
     if (endpoint.requestSchema) {
       operation.requestBody = {
         required: endpoint.operationId !== "buyPrepaidCodeWithDefaults",
-        content: { "application/json": { schema: endpoint.requestSchema } },
+        content: {
+          "application/json": {
+            schema: endpoint.requestSchema,
+            ...(endpoint.example ? { example: endpoint.example } : {}),
+          },
+        },
       };
     }
     if (endpoint.access === "x402") {

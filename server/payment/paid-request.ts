@@ -1,5 +1,6 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { bazaarExtension } from "../discovery/bazaar-extension";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import type { StartedStream } from "../upstream/openai-upstream";
@@ -99,7 +100,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     x402Version: 2,
     resource: { url: paid.resourceUrl, description: paid.description, mimeType: "application/json" },
     accepts: [requirements],
-    extensions: { quote },
+    extensions: { quote, ...bazaarExtension(new URL(paid.resourceUrl).pathname) },
   };
 
   const header = paid.request.headers.get("payment-signature");
