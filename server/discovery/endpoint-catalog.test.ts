@@ -10,7 +10,10 @@ describe("endpoint catalog", () => {
   it("gives every paid endpoint an example the service's own validation accepts and prices", () => {
     for (const endpoint of paid) {
       expect(endpoint.example, endpoint.path).toBeDefined();
-      expect(quoteRequest(endpoint.path, endpoint.example, getNetwork("eip155:137")).amount, endpoint.path).toBeGreaterThan(0n);
+      expect(
+        quoteRequest(endpoint.path, endpoint.example, getNetwork("eip155:137")).amount,
+        endpoint.path,
+      ).toBeGreaterThan(0n);
     }
   });
 
