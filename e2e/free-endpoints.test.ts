@@ -172,29 +172,36 @@ describe("free chat", () => {
   });
 
   it("serves exactly 10 of 30 concurrent requests from one address; the others get 429 with Retry-After", async () => {
+    // A caller of its own (127.0.0.3), so that the console test's browser on 127.0.0.1 keeps its allowance.
+    const caller = "127.0.0.3";
     const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, index) => postJson(CHAT, chat(`burst ${index}`))),
+      Array.from({ length: 30 }, (_, index) => requestFrom(caller, "POST", CHAT, { body: chat(`burst ${index}`) })),
     );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20);
     for (const response of responses.filter((candidate) => candidate.status === 429)) {
-      const retryAfter = Number(response.headers.get("retry-after"));
+      const retryAfter = Number(response.headers["retry-after"]);
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(600);
-      const body = await response.json();
+      const body = response.json() as { error: { code: string }; retry_after: number };
       expect(body.error.code).toBe("free_tier_exhausted");
       expect(body.retry_after).toBe(retryAfter);
     }
-    await Promise.all(responses.filter((response) => response.status === 200).map((response) => response.text()));
-    const quota = await (await fetch(`${stack().appUrl}${QUOTA}`)).json();
+    const quota = (await requestFrom(caller, "GET", QUOTA)).json() as { per10Min: unknown; perDay: unknown };
     expect(quota.per10Min).toMatchObject({ limit: 10, used: 10 });
     expect(quota.perDay).toMatchObject({ limit: 100, used: 10 });
 
     // A client's own X-Forwarded-For is not believed: it is still the same address, still exhausted.
-    const spoofed = await postJson(CHAT, chat("spoof"), { "x-forwarded-for": "192.0.2.123" });
+    const spoofed = await requestFrom(caller, "POST", CHAT, {
+      body: chat("spoof"),
+      headers: { "x-forwarded-for": "192.0.2.123" },
+    });
     expect(spoofed.status).toBe(429);
-    const spoofedForwarded = await postJson(CHAT, chat("spoof"), { forwarded: "for=192.0.2.124" });
+    const spoofedForwarded = await requestFrom(caller, "POST", CHAT, {
+      body: chat("spoof"),
+      headers: { forwarded: "for=192.0.2.124" },
+    });
     expect(spoofedForwarded.status).toBe(429);
 
     // Another client behind the trusted proxy has its own allowance.

@@ -7,10 +7,10 @@ import { prepaidPacks } from "../../config/prepaid-packs";
 import type { DeploymentFacts } from "./deployment-facts";
 import { endpointCatalog } from "./endpoint-catalog";
 
-function clientExample(facts: DeploymentFacts): string {
+/** A working TypeScript client: the official openai SDK paying through the official x402 fetch wrapper. */
+export function clientExampleCode(facts: DeploymentFacts): string {
   const knownAsset = facts.network.id === "eip155:137" || facts.network.id === "eip155:8453";
   return [
-    "```ts",
     'import OpenAI from "openai";',
     'import { x402Client } from "@x402/core/client";',
     'import { toClientEvmSigner } from "@x402/evm";',
@@ -34,7 +34,17 @@ function clientExample(facts: DeploymentFacts): string {
     "  max_tokens: 256,",
     "});",
     "console.log(completion.choices[0].message.content);",
-    "```",
+  ].join("\n");
+}
+
+/** The first step by hand: the 402 and its price, with curl. */
+export function curlExampleCode(facts: DeploymentFacts): string {
+  return [
+    `curl -i ${facts.origin}/v1/chat/completions \\`,
+    "  -H 'content-type: application/json' \\",
+    `  -d '{"model":"vendor-a/gpt-6-luna","messages":[{"role":"user","content":"Hello"}],"max_tokens":256}'`,
+    "# HTTP/1.1 402 Payment Required; the PAYMENT-REQUIRED header is base64 JSON with the exact price.",
+    "# Sign it (the official x402 client does) and repeat the request with -H 'PAYMENT-SIGNATURE: <base64 payload>'.",
   ].join("\n");
 }
 
@@ -123,7 +133,7 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "",
     "## Client example (official packages)",
     "",
-    clientExample(facts),
+    ["```ts", clientExampleCode(facts), "```"].join("\n"),
     "",
     "Spend controls: the official client refuses payments above $1 and assets it does not know unless allowed, as above. Set maxAmountPerPayment to the most you accept to pay per request.",
     "",
