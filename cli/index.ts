@@ -4,6 +4,7 @@ import { registerConfigCommand } from "./commands/config-generate";
 import { registerDevCommand } from "./commands/dev";
 import { registerDiscoveryCommand } from "./commands/discovery-build";
 import { registerHealthCommand } from "./commands/health";
+import { registerMcpCommand } from "./commands/mcp";
 import { registerNetworksCommand } from "./commands/networks";
 import { registerQuoteCommand } from "./commands/quote";
 
@@ -18,6 +19,7 @@ registerConfigCommand(program);
 registerDiscoveryCommand(program);
 registerHealthCommand(program);
 registerQuoteCommand(program);
+registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`paysvc: ${error instanceof Error ? error.message : String(error)}`);
