@@ -4,6 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { pidListeningOn } from "../bench/lib/process-memory";
 
 /** True while something accepts TCP connections on the port. */
 function listening(port: number): Promise<boolean> {
@@ -113,7 +114,7 @@ describe("paysvc start (npm start)", () => {
     expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);
     // Kill whatever serves the app port: find it through /proc, as the launcher does not expose the pid.
     const ports = printedPorts(stack.output());
-    const appPid = await pidListeningOn(ports.app);
+    const appPid = pidListeningOn(ports.app);
     expect(appPid).toBeDefined();
     process.kill(appPid!, "SIGKILL");
     expect(await exited(stack.child)).toBe(1);
@@ -130,28 +131,3 @@ describe("paysvc start (npm start)", () => {
     expect(stack.output()).toMatch(/PAY_TO: must be an EVM address/);
   });
 });
-
-/** The pid of the process with a listening socket on `port` (Linux /proc). */
-async function pidListeningOn(port: number): Promise<number | undefined> {
-  const { readFileSync, readdirSync, readlinkSync } = await import("node:fs");
-  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
-  const inodes = new Set<string>();
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A") inodes.add(fields[9] ?? "");
-    }
-  }
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-        if (inode && inodes.has(inode)) return Number(pid);
-      }
-    } catch {
-      // processes come and go, and some are not ours to read
-    }
-  }
-  return undefined;
-}

@@ -2,6 +2,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { bazaarExtension } from "../discovery/bazaar-extension";
 import { ApiError } from "../errors";
+import { serverTiming } from "../http/server-timing";
 import { logEvent } from "../log";
 import type { StartedStream } from "../upstream/openai-upstream";
 import { UpstreamError } from "../upstream/upstream-error";
@@ -281,12 +282,6 @@ function paymentChallenge(
     },
     extra: paymentRequired,
   }).toResponse();
-}
-
-function serverTiming(timings: Record<string, number>): string {
-  return Object.entries(timings)
-    .map(([name, duration]) => `${name};dur=${duration.toFixed(2)}`)
-    .join(", ");
 }
 
 function deliver(

@@ -4,6 +4,7 @@ import { ApiError } from "../errors";
 import { SseDataParser } from "../http/sse-data-parser";
 import { logEvent } from "../log";
 import type { PreparedAnswer } from "../payment/paid-request";
+import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { PrepaidKey, PrepaidKeyStore } from "./prepaid-key-store";
 
@@ -77,7 +78,9 @@ export async function runPrepaidCompletion(
     );
   }
   const ttlMs = context.config.prepaid.reservationTtlMs;
+  let started = performance.now();
   const reservation = reserve(store, key, options.inputTokens, options.maxOutputTokens, ttlMs);
+  const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
   const settle = (outputTokens: number | undefined) => {
     // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
     const output = Math.min(outputTokens ?? reservation.allowedOutput, reservation.allowedOutput);
@@ -86,8 +89,10 @@ export async function runPrepaidCompletion(
   const release = () => store.settle(reservation.id, 0);
 
   let answer: PreparedAnswer;
+  started = performance.now();
   try {
     answer = await options.work(reservation.allowedOutput);
+    timings.upstream = performance.now() - started;
   } catch (error) {
     release();
     if (error instanceof UpstreamError) {
@@ -104,9 +109,13 @@ export async function runPrepaidCompletion(
     headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(options.maxOutputTokens);
   }
   if (answer.kind === "json") {
+    started = performance.now();
     settle(options.outputTokens.json(answer.body));
+    timings.settle = performance.now() - started;
+    headers["Server-Timing"] = serverTiming(timings);
     return Response.json(answer.body, { status: answer.status ?? 200, headers });
   }
+  headers["Server-Timing"] = serverTiming(timings);
   return new Response(
     meteredStream(answer.stream.body, options.outputTokens, {
       settle,

@@ -1,0 +1,250 @@
+// npm run bench [-- --quick]: the gateway's own cost, measured against the embedded local stack in one run.
+// Figures are compared with a baseline measured in the same run (a direct call to the same local upstream, a
+// trivial route of the same app, the bare tokenizer), so a noisy machine moves both sides.
+import { spawnSync } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { x402Client } from "@x402/core/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { privateKeyToAccount } from "viem/accounts";
+import { loadLaunchConfig } from "../config/env";
+import { startStack } from "../server/local-stack/start-stack";
+import { pidListeningOn, rssMb } from "./lib/process-memory";
+import { ms, percentile, runConcurrently } from "./lib/stats";
+
+const quick = process.argv.includes("--quick");
+
+function serverTimings(response: Response): Record<string, number> {
+  return Object.fromEntries(
+    (response.headers.get("server-timing") ?? "")
+      .split(",")
+      .filter((entry) => entry.includes(";dur="))
+      .map((entry) => {
+        const [name, duration] = entry.trim().split(";dur=");
+        return [name, Number(duration)];
+      }),
+  );
+}
+const size = (full: number, small: number) => (quick ? small : full);
+const DELTAS = 64;
+const DELTA_GAP_MS = 20;
+
+const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
+const stack = await startStack(
+  loadLaunchConfig({
+    NETWORK: "eip155:137",
+    PORT: "0",
+    LOCAL_CHAIN_PORT: "0",
+    LOCAL_FACILITATOR_PORT: "0",
+    LOCAL_UPSTREAM_PORT: "0",
+    DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
+  }),
+  { upstream: { deltaDelayMs: DELTA_GAP_MS, streamDeltas: DELTAS } },
+);
+const report: string[] = [];
+const say = (line: string) => {
+  report.push(line);
+  console.log(line);
+};
+
+try {
+  say(`# paysvc benchmark${quick ? " (quick mode: few samples, figures not meaningful)" : ""}`);
+  say(
+    `machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
+  );
+
+  const payer = stack.payers[0]!;
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey)) });
+  client.setSpendControls({ maxAmountPerPayment: "$5" });
+  const paidFetch = wrapFetchWithPayment(fetch, client);
+  const pack = await paidFetch(`${stack.appUrl}/prepaid/codes`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
+  });
+  const key = ((await pack.json()) as { code: string }).code;
+
+  const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "benchmark" }], max_tokens: 16 };
+  const prepaidPhases: Record<string, number[]> = { reserve: [], upstream: [], settle: [] };
+  const viaGateway = () =>
+    fetch(`${stack.appUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    }).then((response) => {
+      for (const [name, duration] of Object.entries(serverTimings(response))) prepaidPhases[name]?.push(duration);
+      return response.text();
+    });
+  const direct = () =>
+    fetch(`${stack.upstreamBaseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((response) => response.text());
+
+  // 1. Proxy overhead.
+  say("\n## 1. Proxy overhead (prepaid-key chat completion vs the same request sent straight to the local upstream)");
+  for (const concurrency of [1, 16]) {
+    const total = size(concurrency === 1 ? 400 : 1600, 10);
+    await runConcurrently(size(50, 2), concurrency, () => viaGateway().then(() => undefined)); // warm-up
+    const gateway = await runConcurrently(total, concurrency, () => viaGateway().then(() => undefined));
+    const upstream = await runConcurrently(total, concurrency, () => direct().then(() => undefined));
+    say(
+      `concurrency ${concurrency}: added p50 ${ms(percentile(gateway.durations, 50) - percentile(upstream.durations, 50))}, added p99 ${ms(percentile(gateway.durations, 99) - percentile(upstream.durations, 99))}; gateway ${gateway.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(gateway.durations, 50))}), direct ${upstream.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(upstream.durations, 50))})`,
+    );
+  }
+
+  say(
+    `prepaid phases inside the gateway (Server-Timing): ${Object.entries(prepaidPhases)
+      .map(([name, values]) => `${name} p50 ${ms(percentile(values, 50))}`)
+      .join(", ")}`,
+  );
+
+  // 2. The x402 path, phases from Server-Timing.
+  say("\n## 2. Paid chat completion (x402): phases from the Server-Timing header");
+  const phases: Record<string, number[]> = { quote: [], verify: [], upstream: [], settle: [], total: [], beyond: [] };
+  for (let index = 0; index < size(100, 3); index++) {
+    const paidBody = { ...body, messages: [{ role: "user", content: `paid ${index}` }] };
+    const challenge = await fetch(`${stack.appUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(paidBody),
+    });
+    await challenge.text();
+    const payload = await client.createPaymentPayload(
+      decodePaymentRequiredHeader(challenge.headers.get("payment-required")!),
+    );
+    const begin = performance.now();
+    const response = await fetch(`${stack.appUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+      body: JSON.stringify(paidBody),
+    });
+    await response.text();
+    const total = performance.now() - begin;
+    const timing = serverTimings(response);
+    for (const name of ["quote", "verify", "upstream", "settle"]) phases[name]!.push(timing[name] ?? Number.NaN);
+    phases.total!.push(total);
+    phases.beyond!.push(total - (timing.verify ?? 0) - (timing.settle ?? 0) - (timing.upstream ?? 0));
+  }
+  say(
+    Object.entries(phases)
+      .map(([name, values]) => `${name} p50 ${ms(percentile(values, 50))} p99 ${ms(percentile(values, 99))}`)
+      .join("; "),
+  );
+  say(`added beyond verify, upstream and settle: p50 ${ms(percentile(phases.beyond!, 50))}`);
+
+  // 3. Quote throughput.
+  say("\n## 3. 402 quote throughput vs a trivial JSON route of the same app (GET /v1/models), concurrency 16");
+  const quoteRun = await runConcurrently(size(2000, 20), 16, () =>
+    fetch(`${stack.appUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((response) => response.text().then(() => undefined)),
+  );
+  const trivialRun = await runConcurrently(size(2000, 20), 16, () =>
+    fetch(`${stack.appUrl}/v1/models`).then((response) => response.text().then(() => undefined)),
+  );
+  say(
+    `402 quotes ${quoteRun.perSecond.toFixed(0)}/s, /v1/models ${trivialRun.perSecond.toFixed(0)}/s, ratio ${(quoteRun.perSecond / trivialRun.perSecond).toFixed(2)}`,
+  );
+
+  // 4. Streaming.
+  say(`\n## 4. Streaming: ${DELTAS} deltas ${DELTA_GAP_MS} ms apart, gateway (prepaid key) vs direct`);
+  const streamOnce = async (url: string, headers: Record<string, string>) => {
+    const begin = performance.now();
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ ...body, stream: true, max_tokens: 400 }),
+    });
+    const reader = response.body!.getReader();
+    const arrivals: number[] = [];
+    let firstByte = Number.NaN;
+    let buffered = "";
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const now = performance.now();
+      if (Number.isNaN(firstByte)) firstByte = now - begin;
+      buffered += decoder.decode(value, { stream: true });
+      const events = buffered.split("\n\n");
+      buffered = events.pop() ?? "";
+      for (const event of events) if (event.includes('"content":"')) arrivals.push(now);
+    }
+    const gaps = arrivals.slice(1).map((time, index) => time - arrivals[index]! - DELTA_GAP_MS);
+    return { firstByte, gaps };
+  };
+  const gatewayStreams = [];
+  const directStreams = [];
+  for (let index = 0; index < size(20, 2); index++) {
+    gatewayStreams.push(await streamOnce(`${stack.appUrl}/v1/chat/completions`, { authorization: `Bearer ${key}` }));
+    directStreams.push(await streamOnce(`${stack.upstreamBaseUrl}/chat/completions`, {}));
+  }
+  const ttfb = (runs: { firstByte: number }[]) =>
+    percentile(
+      runs.map((run) => run.firstByte),
+      50,
+    );
+  const gapsOf = (runs: { gaps: number[] }[]) => runs.flatMap((run) => run.gaps);
+  say(
+    `time to first byte p50: gateway ${ms(ttfb(gatewayStreams))}, direct ${ms(ttfb(directStreams))}, added ${ms(ttfb(gatewayStreams) - ttfb(directStreams))}`,
+  );
+  say(
+    `extra delay per delta: gateway p50 ${ms(percentile(gapsOf(gatewayStreams), 50))} p99 ${ms(percentile(gapsOf(gatewayStreams), 99))}; direct p50 ${ms(percentile(gapsOf(directStreams), 50))} p99 ${ms(percentile(gapsOf(directStreams), 99))}`,
+  );
+
+  // 5. Token counting, in a fresh process so that its peak memory is the quote's own.
+  const tokens = size(1_000_000, 10_000);
+  say(
+    `\n## 5. Quoting a ${tokens.toLocaleString("en-US")}-word request vs gpt-tokenizer's bare count of the same text`,
+  );
+  const child = spawnSync(process.execPath, ["--import", "tsx", "bench/quote-memory.ts", String(tokens)], {
+    encoding: "utf8",
+  });
+  if (child.status !== 0) throw new Error(`quote-memory failed: ${child.stderr}`);
+  const counted = JSON.parse(child.stdout) as {
+    quoteMs: number;
+    bareMs: number;
+    inputTokens: number;
+    bareTokens: number;
+    peakGrowthMb: number;
+    baselineMb: number;
+  };
+  say(
+    `quote ${ms(counted.quoteMs)} (${counted.inputTokens} tokens), bare count ${ms(counted.bareMs)} (${counted.bareTokens} tokens), ratio ${(counted.quoteMs / counted.bareMs).toFixed(2)}; the quote's peak memory: +${counted.peakGrowthMb.toFixed(0)} MB over ${counted.baselineMb.toFixed(0)} MB`,
+  );
+
+  // 6. Memory with many open streams.
+  const streams = size(200, 10);
+  say(`\n## 6. App server memory with ${streams} concurrent open streams`);
+  const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
+  if (appPid === undefined) throw new Error("app server process not found");
+  const idle = rssMb(appPid);
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(appPid))), 25);
+  await Promise.all(
+    Array.from({ length: streams }, () =>
+      fetch(`${stack.appUrl}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ ...body, stream: true, max_tokens: 400 }),
+      }).then((response) => response.text()),
+    ),
+  );
+  clearInterval(sampler);
+  say(
+    `RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB with ${streams} streams open for ~${(DELTAS * DELTA_GAP_MS) / 1000} s`,
+  );
+} finally {
+  await stack.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
