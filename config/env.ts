@@ -162,6 +162,14 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
       ),
     );
   }
+  const chat: UpstreamSettings = {
+    baseUrl: values.UPSTREAM_BASE_URL as string,
+    apiKey: values.UPSTREAM_API_KEY,
+    timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+  };
+  // A provider configured apart uses its own key; otherwise the chat provider serves it, with the chat key.
+  const apart = (baseUrl: string | undefined, apiKey: string | undefined): UpstreamSettings =>
+    baseUrl ? { ...chat, baseUrl, apiKey } : chat;
   return {
     network,
     chainRpcUrl: values.CHAIN_RPC_URL,
@@ -169,27 +177,11 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     payTo: values.PAY_TO as `0x${string}`,
     facilitatorUrl: values.FACILITATOR_URL as string,
     facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
-    upstream: {
-      baseUrl: values.UPSTREAM_BASE_URL as string,
-      apiKey: values.UPSTREAM_API_KEY,
-      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
-    },
-    imageUpstream: {
-      baseUrl: values.IMAGE_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
-      apiKey: values.IMAGE_UPSTREAM_BASE_URL ? values.IMAGE_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
-      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
-    },
-    embeddingsUpstream: {
-      baseUrl: values.EMBEDDINGS_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
-      apiKey: values.EMBEDDINGS_UPSTREAM_BASE_URL ? values.EMBEDDINGS_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
-      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
-    },
+    upstream: chat,
+    imageUpstream: apart(values.IMAGE_UPSTREAM_BASE_URL, values.IMAGE_UPSTREAM_API_KEY),
+    embeddingsUpstream: apart(values.EMBEDDINGS_UPSTREAM_BASE_URL, values.EMBEDDINGS_UPSTREAM_API_KEY),
+    decisionUpstream: apart(values.DECISION_UPSTREAM_BASE_URL, values.DECISION_UPSTREAM_API_KEY),
     trustedProxies: values.TRUSTED_PROXIES,
-    decisionUpstream: {
-      baseUrl: values.DECISION_UPSTREAM_BASE_URL ?? (values.UPSTREAM_BASE_URL as string),
-      apiKey: values.DECISION_UPSTREAM_BASE_URL ? values.DECISION_UPSTREAM_API_KEY : values.UPSTREAM_API_KEY,
-      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
-    },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {
       apiBase: values.PREPAID_API_BASE,

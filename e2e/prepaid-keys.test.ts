@@ -3,8 +3,7 @@ import OpenAI from "openai";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { createWalletClient, http, type Abi } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { childEnvironment } from "../config/env";
-import { freePort, startNextApp } from "../server/local-stack/next-app";
+import { startExtraApp } from "./support/extra-app";
 import { localUsdcAbi, chainFor } from "../server/local-stack/local-chain";
 import {
   balances,
@@ -330,7 +329,7 @@ describe("purchases that must not leave a usable key", () => {
 });
 
 describe("keys survive a restart", () => {
-  let restarted: Awaited<ReturnType<typeof startNextApp>> | undefined;
+  let restarted: Awaited<ReturnType<typeof startExtraApp>> | undefined;
   afterAll(() => restarted?.stop());
 
   it("a new app process over the same database sees the same keys and counters", async () => {
@@ -340,17 +339,7 @@ describe("keys survive a restart", () => {
       messages: [{ role: "user", content: "before restart" }],
     });
     const before = (await status(key.code)).body;
-    restarted = await startNextApp({
-      host: "127.0.0.1",
-      port: await freePort(),
-      env: childEnvironment({
-        NETWORK: "eip155:137",
-        PAY_TO: stack().payTo,
-        FACILITATOR_URL: stack().facilitatorUrl,
-        UPSTREAM_BASE_URL: stack().upstreamBaseUrl,
-        DATABASE_URL: `file:${stack().databasePath}`,
-      }),
-    });
+    restarted = await startExtraApp();
     expect((await status(key.code, `${restarted.url}/v1`)).body).toEqual(before);
     const openai = new OpenAI({ apiKey: key.code, baseURL: `${restarted.url}/v1`, maxRetries: 0 });
     await openai.chat.completions.create({

@@ -1,31 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { childEnvironment } from "../config/env";
-import { freePort, startNextApp } from "../server/local-stack/next-app";
+import { startExtraApp } from "./support/extra-app";
 import { balances, chatBody, ledgerRow, officialPayment, postJson, quote, stack } from "./support/payments";
 
 const PATH = "/v1/chat/completions";
 const payer = () => stack().payers[2]!;
-
-/** A second app process over the same chain and database, with one piece pointed at a closed port. */
-async function startAppWith(overrides: Record<string, string>) {
-  const closedPort = await freePort();
-  return startNextApp({
-    host: "127.0.0.1",
-    port: await freePort(),
-    env: childEnvironment({
-      NETWORK: "eip155:137",
-      PAY_TO: stack().payTo,
-      FACILITATOR_URL: stack().facilitatorUrl,
-      UPSTREAM_BASE_URL: stack().upstreamBaseUrl,
-      DATABASE_URL: `file:${stack().databasePath}`,
-      UPSTREAM_TIMEOUT_MS: "3000",
-      FACILITATOR_TIMEOUT_MS: "3000",
-      ...Object.fromEntries(
-        Object.entries(overrides).map(([name, value]) => [name, value.replace("CLOSED_PORT", String(closedPort))]),
-      ),
-    }),
-  });
-}
 
 /** Pays for `body` with the official client and sends it; the payment must not be settled. */
 async function payAndSend(body: unknown, base = stack().appUrl) {
@@ -63,9 +41,9 @@ describe("an upstream failure is a 502 and the payer keeps the money", () => {
   });
 
   describe("upstream unreachable (connection refused)", () => {
-    let app: Awaited<ReturnType<typeof startAppWith>>;
+    let app: Awaited<ReturnType<typeof startExtraApp>>;
     beforeAll(async () => {
-      app = await startAppWith({ UPSTREAM_BASE_URL: "http://127.0.0.1:CLOSED_PORT/v1" });
+      app = await startExtraApp({ UPSTREAM_BASE_URL: "http://127.0.0.1:CLOSED_PORT/v1" });
     });
     afterAll(() => app?.stop());
 
@@ -87,9 +65,9 @@ describe("an upstream failure is a 502 and the payer keeps the money", () => {
   });
 
   describe("facilitator unreachable", () => {
-    let app: Awaited<ReturnType<typeof startAppWith>>;
+    let app: Awaited<ReturnType<typeof startExtraApp>>;
     beforeAll(async () => {
-      app = await startAppWith({ FACILITATOR_URL: "http://127.0.0.1:CLOSED_PORT" });
+      app = await startExtraApp({ FACILITATOR_URL: "http://127.0.0.1:CLOSED_PORT" });
     });
     afterAll(() => app?.stop());
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { freeChat } from "../../config/free-tier";
 import type { AppContext } from "../app-context";
 import { ApiError, isApiError } from "../errors";
+import { eventStreamResponse } from "../http/event-stream-response";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
 import { parseOrThrow } from "../validation";
@@ -73,14 +74,7 @@ export async function createFreeChatCompletion(context: AppContext, request: Req
     try {
       if (body.stream === true) {
         const stream = await context.upstream.startStream("/chat/completions", upstreamBody);
-        return new Response(stream.body, {
-          headers: {
-            ...headers,
-            "Content-Type": "text/event-stream; charset=utf-8",
-            Connection: "keep-alive",
-            "X-Accel-Buffering": "no",
-          },
-        });
+        return eventStreamResponse(stream.body, headers);
       }
       const completion = await context.upstream.postJson("/chat/completions", upstreamBody);
       return Response.json({ ...completion, model: freeChat.model }, { headers });

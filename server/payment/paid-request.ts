@@ -2,6 +2,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { bazaarExtension } from "../discovery/bazaar-extension";
 import { ApiError } from "../errors";
+import { eventStreamResponse } from "../http/event-stream-response";
 import { serverTiming } from "../http/server-timing";
 import { logEvent } from "../log";
 import type { StartedStream } from "../upstream/openai-upstream";
@@ -296,15 +297,7 @@ function deliver(
   };
   if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
   if (answer.kind === "json") return Response.json(answer.body, { status: answer.status ?? 200, headers });
-  return new Response(answer.stream.body, {
-    status: 200,
-    headers: {
-      ...headers,
-      "Content-Type": "text/event-stream; charset=utf-8",
-      Connection: "keep-alive",
-      "X-Accel-Buffering": "no",
-    },
-  });
+  return eventStreamResponse(answer.stream.body, headers);
 }
 
 function logPaid(

@@ -4,6 +4,7 @@ import { ApiError } from "../errors";
 import { SseDataParser } from "../http/sse-data-parser";
 import { logEvent } from "../log";
 import type { PreparedAnswer } from "../payment/paid-request";
+import { eventStreamResponse } from "../http/event-stream-response";
 import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { PrepaidKey, PrepaidKeyStore } from "./prepaid-key-store";
@@ -116,22 +117,14 @@ export async function runPrepaidCompletion(
     return Response.json(answer.body, { status: answer.status ?? 200, headers });
   }
   headers["Server-Timing"] = serverTiming(timings);
-  return new Response(
+  return eventStreamResponse(
     meteredStream(answer.stream.body, options.outputTokens, {
       settle,
       release,
       extend: () => store.extend(reservation.id, ttlMs),
       ttlMs,
     }),
-    {
-      status: 200,
-      headers: {
-        ...headers,
-        "Content-Type": "text/event-stream; charset=utf-8",
-        Connection: "keep-alive",
-        "X-Accel-Buffering": "no",
-      },
-    },
+    headers,
   );
 }
 
