@@ -1,4 +1,5 @@
 import { UpstreamError } from "./upstream-error";
+import { upstreamFetch } from "./upstream-fetch";
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -35,9 +36,9 @@ export class OpenAiUpstream {
     let response: Response;
     try {
       const form = body instanceof FormData;
-      response = await fetch(`${this.config.baseUrl}${path}`, {
+      response = await upstreamFetch(`${this.config.baseUrl}${path}`, {
         method: "POST",
-        // fetch writes the multipart boundary into the content type itself.
+        // A multipart body's content type (with its boundary) is written by the encoder.
         headers: this.headers(form ? undefined : "application/json"),
         body: form ? body : JSON.stringify(body),
         signal,
@@ -56,7 +57,8 @@ export class OpenAiUpstream {
     if (error instanceof UpstreamError) return error;
     if (signal.aborted)
       return new UpstreamError("timeout", `upstream did not answer within ${this.config.timeoutMs} ms`);
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const cause =
+      (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
     return new UpstreamError(
       "network",
       `upstream unreachable${cause ? ` (${cause})` : ""}: ${(error as Error).message}`,
@@ -142,7 +144,8 @@ export class OpenAiUpstream {
 
   /** Reachability probe for /health: the model list answers quickly on every OpenAI-compatible provider. */
   async probe(timeoutMs: number): Promise<void> {
-    const response = await fetch(`${this.config.baseUrl}/models`, {
+    const response = await upstreamFetch(`${this.config.baseUrl}/models`, {
+      method: "GET",
       headers: this.headers(),
       signal: AbortSignal.timeout(timeoutMs),
     });
