@@ -40,6 +40,13 @@ export function describeProblem(error: z.ZodError): { param: string | null; mess
   };
 }
 
+/** Every JSON endpoint takes an object; anything else (an array, a string, null) is a 400. */
+export function requireJsonObject(value: unknown): asserts value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
+  }
+}
+
 /** Parses with a zod schema; the first problem becomes a 400 that names the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);

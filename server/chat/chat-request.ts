@@ -2,7 +2,7 @@ import { z } from "zod";
 import { chatLimits } from "../../config/limits";
 import { findGptModel, gptModelIds, type GptModel } from "../../config/models";
 import { ApiError } from "../errors";
-import { parseOrThrow } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../validation";
 
 const textPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 
@@ -54,9 +54,7 @@ export interface ParsedChatRequest {
 
 /** Validates a chat completion body; every failure is a 400 naming the field, raised before any 402. */
 export function parseChatRequest(value: unknown): ParsedChatRequest {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
-  }
+  requireJsonObject(value);
   requireKnownModel((value as { model?: unknown }).model);
   const body = parseOrThrow(chatRequestSchema, value);
   const model = findGptModel(body.model) as GptModel;

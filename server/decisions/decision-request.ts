@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { decisionLimits, decisionModel, decisionQuestionTypes } from "../../config/decision-model";
 import { ApiError } from "../errors";
-import { parseOrThrow } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../validation";
 
 const question = z.object({
   type: z.enum(decisionQuestionTypes, { error: `must be one of ${decisionQuestionTypes.join(", ")}` }),
@@ -26,9 +26,7 @@ export type DecisionRequest = z.output<typeof decisionRequestSchema>;
 
 /** Validates a decision request; chat and Responses bodies are told where they belong. */
 export function parseDecisionRequest(value: unknown): DecisionRequest {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
-  }
+  requireJsonObject(value);
   for (const [field, endpoint] of [
     ["messages", "/v1/chat/completions"],
     ["input", "/v1/responses"],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findImageModel, imageLimits, imageModelIds, type ImageModel } from "../../config/image-models";
 import { ApiError } from "../errors";
-import { parseOrThrow } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../validation";
 import { decodeImageDataUri, type DecodedImage } from "./image-data-uri";
 
 export const imageRequestSchema = z.looseObject({
@@ -33,9 +33,7 @@ export interface ParsedImageRequest {
 
 /** Validates an image request for `/generations` (`edit` false) or `/image2image` (`edit` true). */
 export function parseImageRequest(value: unknown, edit: boolean): ParsedImageRequest {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
-  }
+  requireJsonObject(value);
   const model = (value as { model?: unknown }).model;
   if (model === undefined || model === null || model === "") {
     throw new ApiError("invalid_request", "You must provide a model parameter", { param: "model" });

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { gptModelIds } from "../../config/models";
 import { prepaidPacks } from "../../config/prepaid-packs";
-import { ApiError } from "../errors";
-import { parseOrThrow } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../validation";
 
 const TOKENS_RULE = `an integer from ${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} in steps of ${prepaidPacks.stepTokens}`;
 
@@ -21,9 +20,7 @@ export type PrepaidPurchase = z.output<typeof purchaseSchema>;
 /** Endpoint 8 needs both fields; endpoint 9 (`withDefaults`) fills what is missing, even the whole body. */
 export function parsePrepaidPurchase(value: unknown, withDefaults: boolean): PrepaidPurchase {
   const body = value === undefined && withDefaults ? {} : value;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
-  }
+  requireJsonObject(body);
   const filled = withDefaults
     ? { model: prepaidPacks.defaultModel, tokens: prepaidPacks.defaultTokens, ...body }
     : body;

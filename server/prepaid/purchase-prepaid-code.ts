@@ -4,7 +4,7 @@ import { ApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { logEvent } from "../log";
 import { runPaidRequest } from "../payment/paid-request";
-import { quoteTokens } from "../pricing/quote-tokens";
+import { quotePrepaidPack } from "../pricing/quote-tokens";
 import { newPrepaidCode } from "./prepaid-code";
 import { parsePrepaidPurchase } from "./prepaid-purchase-request";
 
@@ -21,13 +21,7 @@ export async function purchasePrepaidCode(
   const body = await readJsonBody(request, undefined, { optional: withDefaults });
   const purchase = parsePrepaidPurchase(body.value, withDefaults);
   const model = findGptModel(purchase.model) as GptModel;
-  // A pack is its tokens at the model's input rate; quoteTokens adds the settlement fee the same way.
-  const quote = quoteTokens({
-    model: { ...model, outputUsdPerMillion: "0" },
-    inputTokens: purchase.tokens,
-    maxOutputTokens: 0,
-    network: context.config.network,
-  });
+  const quote = quotePrepaidPack(model, purchase.tokens, context.config.network);
   const apiBase = prepaidApiBase(context, request);
   return runPaidRequest(context, {
     request,

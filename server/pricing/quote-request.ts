@@ -10,7 +10,7 @@ import { parseResponsesRequest } from "../responses/responses-request";
 import { toChatRequest } from "../responses/to-chat-request";
 import { countChatInputTokens } from "./count-tokens";
 import { quoteImages } from "./quote-images";
-import { quoteTokens } from "./quote-tokens";
+import { quotePrepaidPack, quoteTokens } from "./quote-tokens";
 
 export const quotablePaths = [
   "/v1/chat/completions",
@@ -60,12 +60,7 @@ export function quoteRequest(
     case "/prepaid/codes/auto": {
       const purchase = parsePrepaidPurchase(body, route.endsWith("auto"));
       const model = findGptModel(purchase.model) as GptModel;
-      return quoteTokens({
-        model: { ...model, outputUsdPerMillion: "0" },
-        inputTokens: purchase.tokens,
-        maxOutputTokens: 0,
-        network,
-      });
+      return quotePrepaidPack(model, purchase.tokens, network);
     }
     default:
       throw new Error(`${path} is not a paid endpoint; paid endpoints: ${quotablePaths.join(", ")}`);

@@ -66,3 +66,13 @@ export function quoteTokens(options: {
 function trimZeros(value: string): string {
   return value.includes(".") ? value.replace(/\.?0+$/, "") : value;
 }
+
+/** A prepaid pack: its tokens at the model's input rate, plus the settlement fee, like any token quote. */
+export function quotePrepaidPack(model: GptModel, tokens: number, network: NetworkDefinition): TokenQuote {
+  return quoteTokens({
+    model: { ...model, outputUsdPerMillion: "0" },
+    inputTokens: tokens,
+    maxOutputTokens: 0,
+    network,
+  });
+}

@@ -3,7 +3,7 @@ import { chatLimits } from "../../config/limits";
 import { findGptModel, type GptModel } from "../../config/models";
 import { requireKnownModel } from "../chat/chat-request";
 import { ApiError } from "../errors";
-import { parseOrThrow } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../validation";
 
 const SUPPORTED_FIELDS = [
   "model",
@@ -99,9 +99,7 @@ export interface ParsedResponsesRequest {
 
 /** Validates a Responses body; every failure is a 400 naming the field, and unsupported fields are named. */
 export function parseResponsesRequest(value: unknown): ParsedResponsesRequest {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("invalid_request", "Request body must be a JSON object", { param: null });
-  }
+  requireJsonObject(value);
   requireKnownModel((value as { model?: unknown }).model);
   const unsupported = Object.keys(value).find((key) => !(SUPPORTED_FIELDS as readonly string[]).includes(key));
   if (unsupported) {
