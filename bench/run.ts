@@ -60,7 +60,7 @@ try {
 
   const payer = stack.payers[0]!;
   const client = new x402Client();
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey)) });
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
   client.setSpendControls({ maxAmountPerPayment: "$5" });
   const paidFetch = wrapFetchWithPayment(fetch, client);
   const pack = await paidFetch(`${stack.appUrl}/prepaid/codes`, {

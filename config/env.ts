@@ -1,6 +1,5 @@
-import { isAddress } from "viem";
 import { z } from "zod";
-import { getNetwork, networkIds, type NetworkDefinition } from "../networks";
+import { addressProblem, getNetwork, networkIds, privateKeyProblem, type NetworkDefinition } from "../networks";
 import { decisionModel } from "./decision-model";
 import { parseAddressRange } from "./address-range";
 
@@ -23,13 +22,14 @@ const optionalUrl = z
   .transform((value) => value.replace(/\/+$/, ""))
   .optional();
 
-const optionalEvmAddress = z
+/** An account address of some network; `networkWithAddresses` checks it against NETWORK's format. */
+const optionalAddress = z
   .string()
   .trim()
-  .refine(
-    (value) => isAddress(value, { strict: true }),
-    "must be an EVM address: 0x and 40 hex digits, with a valid EIP-55 checksum when mixed-case",
-  )
+  .superRefine((value, context) => {
+    const problem = addressProblem(undefined, value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  })
   .optional();
 
 const positiveInteger = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -45,8 +45,8 @@ const sharedSchema = z.object({
     .default("eip155:137")
     .refine((value) => (networkIds as string[]).includes(value), `must be one of ${networkIds.join(", ")}`),
   PUBLIC_BASE_URL: optionalUrl,
-  PAY_TO: optionalEvmAddress,
-  USDC_ADDRESS: optionalEvmAddress,
+  PAY_TO: optionalAddress,
+  USDC_ADDRESS: optionalAddress,
   CHAIN_RPC_URL: optionalUrl,
   FACILITATOR_URL: optionalUrl,
   UPSTREAM_BASE_URL: optionalUrl,
@@ -85,10 +85,7 @@ const sharedSchema = z.object({
 const launchSchema = sharedSchema.extend({
   PORT: port(3000),
   HOST: z.string().default("127.0.0.1"),
-  FACILITATOR_PRIVATE_KEY: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key (0x + 64 hex digits)")
-    .optional(),
+  FACILITATOR_PRIVATE_KEY: z.string().trim().optional(),
   LOCAL_CHAIN_PORT: port(8545),
   LOCAL_FACILITATOR_PORT: port(4020),
   LOCAL_UPSTREAM_PORT: port(4010),
@@ -110,6 +107,22 @@ function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
   );
 }
 
+/** The network, and the address-shaped values checked against its address format (EVM checksum, base58). */
+function networkWithAddresses(values: { NETWORK: string; PAY_TO?: string; USDC_ADDRESS?: string }) {
+  const network = getNetwork(values.NETWORK);
+  const problems: string[] = [];
+  for (const name of ["PAY_TO", "USDC_ADDRESS"] as const) {
+    const value = values[name];
+    const problem = value === undefined ? undefined : addressProblem(network, value);
+    if (problem) problems.push(`${name}: ${problem}. Set it in the environment.`);
+  }
+  if (values.USDC_ADDRESS && network.kind === "svm") {
+    problems.push(`USDC_ADDRESS: ${network.id} uses the USDC mint ${network.usdc.address}; leave it unset`);
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return getNetwork(values.NETWORK, values.USDC_ADDRESS);
+}
+
 export interface UpstreamSettings {
   baseUrl: string;
   apiKey: string | undefined;
@@ -122,7 +135,7 @@ export interface ServiceConfig {
   /** The chain's RPC, for networks whose quotes include a live gas estimate. */
   chainRpcUrl: string | undefined;
   publicBaseUrl: string | undefined;
-  payTo: `0x${string}`;
+  payTo: string;
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
   /** OpenAI-compatible provider of chat completions. */
@@ -148,7 +161,7 @@ export interface ServiceConfig {
 
 export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
   const values = parse(sharedSchema, env);
-  const network = getNetwork(values.NETWORK, values.USDC_ADDRESS as `0x${string}` | undefined);
+  const network = networkWithAddresses(values);
   const missing: (keyof typeof values)[] = (["PAY_TO", "FACILITATOR_URL", "UPSTREAM_BASE_URL"] as const).filter(
     (name) => !values[name],
   );
@@ -174,7 +187,7 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     network,
     chainRpcUrl: values.CHAIN_RPC_URL,
     publicBaseUrl: values.PUBLIC_BASE_URL,
-    payTo: values.PAY_TO as `0x${string}`,
+    payTo: values.PAY_TO as string,
     facilitatorUrl: values.FACILITATOR_URL as string,
     facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
     upstream: chat,
@@ -200,10 +213,11 @@ export interface LaunchConfig {
   dataDir: string;
   configured: {
     publicBaseUrl?: string;
-    payTo?: `0x${string}`;
+    payTo?: string;
     facilitatorUrl?: string;
     chainRpcUrl?: string;
-    facilitatorPrivateKey?: `0x${string}`;
+    /** EVM: 0x + 64 hex digits. Solana: a 64-byte keypair in base58, as wallets export it. */
+    facilitatorPrivateKey?: string;
     upstreamBaseUrl?: string;
     upstreamApiKey?: string;
     databaseUrl: string;
@@ -224,7 +238,9 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
       "PAY_TO: required when the chain or facilitator is not embedded; set the address that receives payments",
     );
   }
-  const network = getNetwork(values.NETWORK, values.USDC_ADDRESS as `0x${string}` | undefined);
+  const network = networkWithAddresses(values);
+  const keyProblem = values.FACILITATOR_PRIVATE_KEY && privateKeyProblem(network, values.FACILITATOR_PRIVATE_KEY);
+  if (keyProblem) problems.push(`FACILITATOR_PRIVATE_KEY: ${keyProblem}`);
   const chainEmbedded = !values.CHAIN_RPC_URL && !values.FACILITATOR_URL;
   if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS && !chainEmbedded) {
     problems.push(
@@ -239,10 +255,10 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
     dataDir: values.DATA_DIR,
     configured: {
       publicBaseUrl: values.PUBLIC_BASE_URL,
-      payTo: values.PAY_TO as `0x${string}` | undefined,
+      payTo: values.PAY_TO,
       facilitatorUrl: values.FACILITATOR_URL,
       chainRpcUrl: values.CHAIN_RPC_URL,
-      facilitatorPrivateKey: values.FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
+      facilitatorPrivateKey: values.FACILITATOR_PRIVATE_KEY,
       upstreamBaseUrl: values.UPSTREAM_BASE_URL,
       upstreamApiKey: values.UPSTREAM_API_KEY,
       databaseUrl: values.DATABASE_URL,

@@ -1,16 +1,30 @@
-import { isAddress } from "viem";
 import { z } from "zod";
+import { addressProblem, getNetwork, privateKeyProblem } from "../networks";
 import { ConfigurationError } from "./env";
 
-const address = z
-  .string()
-  .refine((value) => isAddress(value, { strict: true }), "must be an EVM address with a valid EIP-55 checksum");
+/** A recipient on any network (EVM with a valid checksum, or Solana base58); the paying client compares exactly. */
+const address = z.string().superRefine((value, context) => {
+  const problem = addressProblem(undefined, value);
+  if (problem) context.addIssue({ code: "custom", message: problem });
+});
+
+const SOLANA = getNetwork("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp");
+
+/** Which chain family a wallet key belongs to, judged by its format; undefined when it is neither. */
+function walletKind(key: string): "evm" | "svm" | undefined {
+  if (key.startsWith("0x")) return privateKeyProblem(getNetwork("eip155:137"), key) ? undefined : "evm";
+  return privateKeyProblem(SOLANA, key) ? undefined : "svm";
+}
 
 const mcpSchema = z
   .object({
     PAYSVC_WALLET_PRIVATE_KEY: z
       .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key (0x + 64 hex digits)"),
+      .refine(
+        (value) => walletKind(value) !== undefined,
+        "must be a 32-byte hex private key (0x + 64 hex digits) for EVM networks, or a 64-byte Solana keypair in base58",
+      ),
+    PAYSVC_SOLANA_RPC_URL: z.string().url("must be the URL of a Solana JSON-RPC endpoint").optional(),
     PAYSVC_ORIGIN: z
       .string()
       .url("must be the deployment's origin, such as https://pay.example")
@@ -38,7 +52,8 @@ const mcpSchema = z
   });
 
 export interface McpConfig {
-  privateKey: `0x${string}`;
+  /** An EVM key pays on EVM networks, a Solana keypair on Solana. */
+  wallet: { kind: "evm"; privateKey: `0x${string}` } | { kind: "svm"; keypair: string; rpcUrl: string };
   origin: string;
   payToFor: (network: string) => string | undefined;
   maxPaymentUsd: string;
@@ -56,7 +71,14 @@ export function loadMcpConfig(env: Record<string, string | undefined> = process.
   }
   const values = result.data;
   return {
-    privateKey: values.PAYSVC_WALLET_PRIVATE_KEY as `0x${string}`,
+    wallet:
+      walletKind(values.PAYSVC_WALLET_PRIVATE_KEY) === "evm"
+        ? { kind: "evm", privateKey: values.PAYSVC_WALLET_PRIVATE_KEY as `0x${string}` }
+        : {
+            kind: "svm",
+            keypair: values.PAYSVC_WALLET_PRIVATE_KEY,
+            rpcUrl: values.PAYSVC_SOLANA_RPC_URL ?? SOLANA.defaultRpcUrl,
+          },
     origin: values.PAYSVC_ORIGIN,
     payToFor: (network) => values.PAYSVC_PAY_TO_BY_NETWORK?.[network] ?? values.PAYSVC_PAY_TO,
     maxPaymentUsd: values.PAYSVC_MAX_PAYMENT_USD,

@@ -128,7 +128,23 @@ describe("paysvc CLI", () => {
     ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
-    expect(bad.stderr).toMatch(/payTo: must be an EVM address with a valid EIP-55 checksum/);
+    expect(bad.stderr).toMatch(/payTo: must be an EVM address on eip155:137: .*valid EIP-55 checksum/);
+    const evmPayToOnSolana = await paysvc([
+      "config",
+      "generate",
+      "--network",
+      "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+      "--origin",
+      stack().appUrl,
+      "--pay-to",
+      stack().payTo,
+      "--out",
+      configDir,
+    ]);
+    expect(evmPayToOnSolana.code).not.toBe(0);
+    expect(evmPayToOnSolana.stderr).toMatch(
+      /payTo: must be a Solana address on solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/,
+    );
     const unknown = await paysvc([
       "config",
       "generate",

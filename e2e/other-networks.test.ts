@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
-import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
@@ -10,31 +6,15 @@ import OpenAI from "openai";
 import { createPublicClient, createTestClient, http, type Abi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadLaunchConfig } from "../config/env";
 import { localUsdcAbi } from "../server/local-stack/local-chain";
-import { startStack, type RunningStack } from "../server/local-stack/start-stack";
+import type { RunningStack } from "../server/local-stack/start-stack";
+import { chatBody, quoteOf, startNetworkStack } from "./support/network-stack";
 
-/** A complete embedded deployment of `network`, like `NETWORK=<network> npm start`. */
-async function startNetworkStack(network: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), `paysvc-${network.replace(":", "-")}-`));
-  const stack = await startStack(
-    loadLaunchConfig({
-      NETWORK: network,
-      PORT: "0",
-      LOCAL_CHAIN_PORT: "0",
-      LOCAL_FACILITATOR_PORT: "0",
-      LOCAL_UPSTREAM_PORT: "0",
-      DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
-    }),
-  );
-  return { stack, dataDir };
-}
-
-function payingClient(stack: RunningStack, privateKey: `0x${string}`, asset?: string, network?: string) {
+function payingClient(stack: RunningStack, privateKey: string, asset?: string, network?: string) {
   const client = new x402Client();
   registerExactEvmScheme(client, {
     signer: toClientEvmSigner(
-      privateKeyToAccount(privateKey),
+      privateKeyToAccount(privateKey as `0x${string}`),
       createPublicClient({ transport: http(stack.chainRpcUrl) }),
     ),
   });
@@ -46,7 +26,7 @@ function payingClient(stack: RunningStack, privateKey: `0x${string}`, asset?: st
   return client;
 }
 
-async function balanceOf(stack: RunningStack, asset: `0x${string}`, owner: `0x${string}`): Promise<bigint> {
+async function balanceOf(stack: RunningStack, asset: `0x${string}`, owner: string): Promise<bigint> {
   const client = createPublicClient({ transport: http(stack.chainRpcUrl) });
   return (await client.readContract({
     address: asset,
@@ -56,23 +36,6 @@ async function balanceOf(stack: RunningStack, asset: `0x${string}`, owner: `0x${
   })) as bigint;
 }
 
-async function quoteOf(stack: RunningStack, path: string, body: unknown) {
-  const response = await fetch(`${stack.appUrl}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(402);
-  await response.body?.cancel();
-  return decodePaymentRequiredHeader(response.headers.get("payment-required")!);
-}
-
-const chatBody = (content: string) => ({
-  model: "vendor-a/gpt-6-luna",
-  messages: [{ role: "user", content }],
-  max_tokens: 50,
-});
-
 describe("Base (eip155:8453)", () => {
   const usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
   let started: Awaited<ReturnType<typeof startNetworkStack>>;
@@ -80,8 +43,7 @@ describe("Base (eip155:8453)", () => {
     started = await startNetworkStack("eip155:8453");
   });
   afterAll(async () => {
-    await started?.stack.stop();
-    if (started) rmSync(started.dataDir, { recursive: true, force: true });
+    await started?.remove();
   });
 
   it("names its own network and asset in /health, /v1/models and the 402", async () => {
@@ -119,8 +81,7 @@ describe("eip155:5042, whose quotes include live settlement gas", () => {
     started = await startNetworkStack("eip155:5042");
   });
   afterAll(async () => {
-    await started?.stack.stop();
-    if (started) rmSync(started.dataDir, { recursive: true, force: true });
+    await started?.remove();
   });
 
   it("adds the gas part to the quote and keeps a quote payable for its lifetime when gas moves", async () => {

@@ -1,9 +1,21 @@
 /** What the service needs to know about a settlement network; one file per network describes it. */
-export interface EvmNetwork {
+interface NetworkBase {
+  displayName: string;
+  /**
+   * The network's public RPC, for clients (the MCP helper's Solana wallet reads it unless told otherwise). The
+   * service reads a chain only where quotes include gas, and then from CHAIN_RPC_URL. There is no default
+   * facilitator: none is known that settles on these mainnets without credentials, so FACILITATOR_URL is required
+   * outside the embedded stack.
+   */
+  defaultRpcUrl: string;
+  /** Fee this deployment adds to every quote to cover settlement, in USD as a decimal string. */
+  settlementOverheadUsd: string;
+}
+
+export interface EvmNetwork extends NetworkBase {
   /** CAIP-2 identifier, the key everything else uses. */
   id: `eip155:${number}`;
   kind: "evm";
-  displayName: string;
   chainId: number;
   usdc: {
     address: `0x${string}`;
@@ -16,10 +28,6 @@ export interface EvmNetwork {
      */
     addressFromConfiguration?: boolean;
   };
-  /** Public RPC used when CHAIN_RPC_URL is not configured and the chain is not embedded. */
-  defaultRpcUrl: string;
-  /** Fee this deployment adds to every quote to cover settlement, in USD as a decimal string. */
-  settlementOverheadUsd: string;
   /**
    * How settlement gas is priced. Absent: the overhead covers it. Present: every quote adds a live estimate,
    * the transferWithAuthorization gas x the chain's gas price, converted to USD at `nativeUsd` per whole native
@@ -28,4 +36,24 @@ export interface EvmNetwork {
   settlementGas?: { nativeDecimals: number; nativeUsd: string; marginPercent: number };
 }
 
-export type NetworkDefinition = EvmNetwork;
+export interface SvmNetwork extends NetworkBase {
+  /** CAIP-2 identifier: `solana:` and the first 32 characters of the cluster's genesis hash. */
+  id: `solana:${string}`;
+  kind: "svm";
+  cluster: "mainnet-beta" | "devnet" | "testnet";
+  /** The cluster's full genesis hash (base58), which its RPC reports and the embedded validator imitates. */
+  genesisHash: string;
+  usdc: {
+    /** The SPL token mint (base58). */
+    address: string;
+    decimals: number;
+    addressFromConfiguration?: false;
+  };
+  /**
+   * Settlement fees are paid by the facilitator's fee payer in SOL and covered by the overhead: a TransferChecked
+   * costs one signature fee plus a bounded priority fee, whatever the load.
+   */
+  settlementGas?: undefined;
+}
+
+export type NetworkDefinition = EvmNetwork | SvmNetwork;

@@ -57,7 +57,7 @@ export function createAppContext(config: ServiceConfig): AppContext {
 /** Networks that price settlement gas live get an estimator and a hold that keeps quotes payable. */
 function gasPricing(config: ServiceConfig): Pick<AppContext, "gasEstimator" | "quoteHold"> {
   const { network } = config;
-  if (!network.settlementGas || !config.chainRpcUrl) return {};
+  if (network.kind !== "evm" || !network.settlementGas || !config.chainRpcUrl) return {};
   return {
     gasEstimator: new SettlementGasEstimator(
       { ...network, settlementGas: network.settlementGas },

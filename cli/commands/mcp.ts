@@ -14,7 +14,9 @@ export function registerMcpCommand(program: Command): void {
       "after",
       `
 Configuration (environment):
-  PAYSVC_WALLET_PRIVATE_KEY  the paying wallet's key (0x + 64 hex digits); never printed or logged
+  PAYSVC_WALLET_PRIVATE_KEY  the paying wallet's key, never printed or logged: 0x + 64 hex digits for EVM
+                             deployments, or a 64-byte Solana keypair in base58 for Solana ones
+  PAYSVC_SOLANA_RPC_URL      Solana JSON-RPC the wallet reads the mint and blockhash from (default: mainnet's)
   PAYSVC_ORIGIN              the deployment to use, e.g. https://pay.example
   PAYSVC_PAY_TO              the recipient you expect to pay (or PAYSVC_PAY_TO_BY_NETWORK as JSON by CAIP-2 id)
   PAYSVC_MAX_PAYMENT_USD     the most to pay for one request, e.g. 0.25

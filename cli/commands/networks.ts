@@ -12,12 +12,14 @@ export function registerNetworksCommand(program: Command): void {
       action((options: { json?: boolean }) =>
         print(options.json === true, networks, () =>
           table([
-            ["NETWORK", "CHAIN ID", "USDC", "EIP-712", "OVERHEAD USD", "GAS IN QUOTE"],
+            ["NETWORK", "CHAIN", "USDC", "SIGNING", "OVERHEAD USD", "GAS IN QUOTE"],
             ...networks.map((network) => [
               network.id,
-              String(network.chainId),
+              network.kind === "evm" ? `chain id ${network.chainId}` : `${network.cluster} cluster`,
               network.usdc.addressFromConfiguration ? `${network.usdc.address} (USDC_ADDRESS)` : network.usdc.address,
-              `${network.usdc.eip712.name} / ${network.usdc.eip712.version}`,
+              network.kind === "evm"
+                ? `EIP-712 ${network.usdc.eip712.name} / ${network.usdc.eip712.version}`
+                : "SPL TransferChecked, facilitator fee payer",
               network.settlementOverheadUsd,
               network.settlementGas ? `live, +${network.settlementGas.marginPercent}%` : "no",
             ]),

@@ -1,5 +1,5 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { getNetwork } from "../../networks";
+import { getNetwork, sameAddress } from "../../networks";
 import { quoteRequest } from "../../server/pricing/quote-request";
 import type { DeploymentConfig } from "./deployment-config";
 
@@ -94,7 +94,7 @@ export async function checkOrigin(
       if (!accepts) differences.push("no accepts");
       else if (expected) {
         for (const field of ["network", "asset", "payTo"] as const) {
-          if (accepts[field].toLowerCase() !== expected[field].toLowerCase())
+          if (!sameAddress(accepts[field], expected[field]))
             differences.push(`${field} is ${accepts[field]}, expected ${expected[field]}`);
         }
         const network = getNetwork(accepts.network);

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isAddress } from "viem";
 import { z } from "zod";
-import { getNetwork, networkIds } from "../../networks";
+import { addressProblem, getNetwork, networkIds } from "../../networks";
 import type { DeploymentFacts } from "../../server/discovery/deployment-facts";
 
 const httpUrl = z
@@ -10,22 +9,36 @@ const httpUrl = z
   .url("must be an absolute http(s) URL")
   .refine((value) => /^https?:\/\//.test(value), "must be an http(s) URL")
   .transform((value) => value.replace(/\/+$/, ""));
-const evmAddress = z
-  .string()
-  .refine((value) => isAddress(value, { strict: true }), "must be an EVM address with a valid EIP-55 checksum");
-
 /** One deployment, as `paysvc config generate` writes it and the other commands read it. */
-export const deploymentConfigSchema = z.object({
-  network: z
-    .string()
-    .refine((value) => (networkIds as string[]).includes(value), `must be one of ${networkIds.join(", ")}`),
-  origin: httpUrl,
-  payTo: evmAddress,
-  facilitatorUrl: httpUrl.optional(),
-  asset: evmAddress.optional(),
-  prepaidApiBase: httpUrl.optional(),
-  paymentTimeoutSeconds: z.number().int().positive().default(300),
-});
+export const deploymentConfigSchema = z
+  .object({
+    network: z
+      .string()
+      .refine((value) => (networkIds as string[]).includes(value), `must be one of ${networkIds.join(", ")}`),
+    origin: httpUrl,
+    /** Account addresses: their format is the network's (EVM checksum, Solana base58). */
+    payTo: z.string(),
+    facilitatorUrl: httpUrl.optional(),
+    asset: z.string().optional(),
+    prepaidApiBase: httpUrl.optional(),
+    paymentTimeoutSeconds: z.number().int().positive().default(300),
+  })
+  .superRefine((config, context) => {
+    if (!(networkIds as string[]).includes(config.network)) return;
+    const network = getNetwork(config.network);
+    for (const field of ["payTo", "asset"] as const) {
+      const value = config[field];
+      const problem = value === undefined ? undefined : addressProblem(network, value);
+      if (problem) context.addIssue({ code: "custom", path: [field], message: problem });
+    }
+    if (config.asset !== undefined && network.kind === "svm" && config.asset !== network.usdc.address) {
+      context.addIssue({
+        code: "custom",
+        path: ["asset"],
+        message: `${network.id} uses the USDC mint ${network.usdc.address}`,
+      });
+    }
+  });
 
 export type DeploymentConfig = z.output<typeof deploymentConfigSchema>;
 
@@ -79,7 +92,7 @@ export function readDeploymentConfigs(directory: string): DeploymentConfig[] {
 export function factsOf(config: DeploymentConfig): DeploymentFacts {
   return {
     origin: config.origin,
-    network: getNetwork(config.network, config.asset as `0x${string}` | undefined),
+    network: getNetwork(config.network, config.asset),
     payTo: config.payTo,
     prepaidApiBase: config.prepaidApiBase ?? `${config.origin}/v1`,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,

@@ -5,11 +5,13 @@ import {
   encodePaymentSignatureHeader,
 } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
+import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import type { McpConfig } from "../../config/mcp-env";
-import { getNetwork, networkIds } from "../../networks";
+import { getNetwork, networkIds, sameAddress } from "../../networks";
 import { atomicToDecimal, decimalToAtomic } from "../../server/money";
 
 export interface PaidAnswer {
@@ -26,15 +28,22 @@ export class PaymentRefused extends Error {}
  */
 export class PayingClient {
   private readonly client = new x402Client();
-  private readonly account;
+  /** The wallet's scheme, registered once; a Solana keypair is imported asynchronously. */
+  private readonly walletReady: Promise<void>;
 
   constructor(private readonly config: McpConfig) {
-    this.account = privateKeyToAccount(config.privateKey);
-    registerExactEvmScheme(this.client, { signer: toClientEvmSigner(this.account) });
+    this.walletReady = this.registerWallet();
+    this.walletReady.catch(() => undefined); // reported by the first payment that needs it
   }
 
-  get address(): string {
-    return this.account.address;
+  private async registerWallet(): Promise<void> {
+    const { wallet } = this.config;
+    if (wallet.kind === "evm") {
+      registerExactEvmScheme(this.client, { signer: toClientEvmSigner(privateKeyToAccount(wallet.privateKey)) });
+      return;
+    }
+    const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(wallet.keypair));
+    this.client.register("solana:*", new ExactSvmScheme(signer, { rpcUrl: wallet.rpcUrl }));
   }
 
   async getJson(path: string): Promise<unknown> {
@@ -50,12 +59,15 @@ export class PayingClient {
     if (!(networkIds as string[]).includes(terms.network))
       return `the service asks for payment on ${terms.network}, a network this helper does not pay on`;
     const network = getNetwork(terms.network);
+    if (network.kind !== this.config.wallet.kind) {
+      return `the service asks for payment on ${terms.network}, and the configured wallet key is for ${this.config.wallet.kind === "evm" ? "EVM networks" : "Solana"}; nothing was paid`;
+    }
     const expectedPayTo = this.config.payToFor(terms.network);
     if (!expectedPayTo) return `no recipient is configured for ${terms.network} (PAYSVC_PAY_TO_BY_NETWORK)`;
-    if (terms.payTo.toLowerCase() !== expectedPayTo.toLowerCase()) {
+    if (!sameAddress(terms.payTo, expectedPayTo)) {
       return `the service asks to pay ${terms.payTo}, not the configured recipient ${expectedPayTo}; nothing was paid`;
     }
-    if (!network.usdc.addressFromConfiguration && terms.asset.toLowerCase() !== network.usdc.address.toLowerCase()) {
+    if (!network.usdc.addressFromConfiguration && !sameAddress(terms.asset, network.usdc.address)) {
       return `the service asks for asset ${terms.asset}, not USDC on ${terms.network}; nothing was paid`;
     }
     const limit = decimalToAtomic(this.config.maxPaymentUsd, network.usdc.decimals);
@@ -90,6 +102,11 @@ export class PayingClient {
         { network: terms.network as `${string}:${string}`, asset: terms.asset, maxAmountPerPayment: terms.amount },
       ],
     });
+    try {
+      await this.walletReady;
+    } catch (error) {
+      throw new PaymentRefused(`the wallet key cannot be used: ${(error as Error).message}; nothing was paid`);
+    }
     const payload = await this.client.createPaymentPayload(required);
     const paid = await send({ "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });
     const answer = await this.answerOf(paid);

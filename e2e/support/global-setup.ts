@@ -27,8 +27,12 @@ export default async function setup(project: TestProject) {
     chainRpcUrl: stack.chainRpcUrl ?? "",
     facilitatorUrl: stack.facilitatorUrl,
     upstreamBaseUrl: stack.upstreamBaseUrl,
-    payTo: stack.payTo,
-    payers: stack.payers,
+    // The default network is EVM (eip155:137), so addresses and keys are 0x-hex.
+    payTo: stack.payTo as `0x${string}`,
+    payers: stack.payers.map(({ address, privateKey }) => ({
+      address: address as `0x${string}`,
+      privateKey: privateKey as `0x${string}`,
+    })),
     databasePath: join(dataDir, "paysvc.sqlite"),
     dataDir,
   });

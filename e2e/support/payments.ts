@@ -11,10 +11,10 @@ import { createPublicClient, getAddress, http, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { inject } from "vitest";
 import { localUsdcAbi } from "../../server/local-stack/local-chain";
-import { getNetwork } from "../../networks";
+import { getNetwork, type EvmNetwork } from "../../networks";
 
 export const stack = () => inject("stack");
-export const polygon = getNetwork("eip155:137");
+export const polygon = getNetwork("eip155:137") as EvmNetwork;
 
 /** The official x402 client for a payer key, the way a caller would build it. */
 export function paymentClient(privateKey: `0x${string}`): x402Client {

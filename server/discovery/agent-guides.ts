@@ -9,23 +9,39 @@ import { endpointCatalog } from "./endpoint-catalog";
 
 /** A working TypeScript client: the official openai SDK paying through the official x402 fetch wrapper. */
 export function clientExampleCode(facts: DeploymentFacts): string {
-  const knownAsset = facts.network.id === "eip155:137" || facts.network.id === "eip155:8453";
+  const { network } = facts;
+  const signerLines =
+    network.kind === "evm"
+      ? [
+          'import { toClientEvmSigner } from "@x402/evm";',
+          'import { registerExactEvmScheme } from "@x402/evm/exact/client";',
+          'import { createPublicClient, http } from "viem";',
+          'import { privateKeyToAccount } from "viem/accounts";',
+          "",
+          "const account = privateKeyToAccount(process.env.WALLET_PRIVATE_KEY as `0x${string}`);",
+          "const client = new x402Client();",
+          "registerExactEvmScheme(client, { signer: toClientEvmSigner(account, createPublicClient({ transport: http(process.env.RPC_URL) })) });",
+        ]
+      : [
+          'import { ExactSvmScheme } from "@x402/svm/exact/client";',
+          'import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";',
+          "",
+          "// WALLET_PRIVATE_KEY: the 64-byte keypair in base58, as wallets export it.",
+          "const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(process.env.WALLET_PRIVATE_KEY!));",
+          "const client = new x402Client();",
+          `client.register("${network.id}", new ExactSvmScheme(signer, { rpcUrl: process.env.RPC_URL }));`,
+        ];
+  // The official client knows USDC on Polygon, Base and Solana; another network's USDC must be allowed by name.
+  const knownAsset = !network.usdc.addressFromConfiguration;
   return [
     'import OpenAI from "openai";',
     'import { x402Client } from "@x402/core/client";',
-    'import { toClientEvmSigner } from "@x402/evm";',
-    'import { registerExactEvmScheme } from "@x402/evm/exact/client";',
     'import { wrapFetchWithPayment } from "@x402/fetch";',
-    'import { createPublicClient, http } from "viem";',
-    'import { privateKeyToAccount } from "viem/accounts";',
-    "",
-    "const account = privateKeyToAccount(process.env.WALLET_PRIVATE_KEY as `0x${string}`);",
-    "const client = new x402Client();",
-    "registerExactEvmScheme(client, { signer: toClientEvmSigner(account, createPublicClient({ transport: http(process.env.RPC_URL) })) });",
+    ...signerLines,
     "// The client pays at most $1 per payment unless told otherwise; the largest chat quote here is 4.733 USD.",
     knownAsset
       ? 'client.setSpendControls({ maxAmountPerPayment: "$5" });'
-      : `client.setSpendControls({ allowedAssets: [{ network: "${facts.network.id}", asset: "${facts.network.usdc.address}", maxAmountPerPayment: "5000000" }] });`,
+      : `client.setSpendControls({ allowedAssets: [{ network: "${network.id}", asset: "${network.usdc.address}", maxAmountPerPayment: "5000000" }] });`,
     "",
     `const openai = new OpenAI({ apiKey: "x402", baseURL: "${facts.origin}/v1", fetch: wrapFetchWithPayment(fetch, client) });`,
     "const completion = await openai.chat.completions.create({",
@@ -64,9 +80,14 @@ function priceLines(): string[] {
 }
 
 function flowSteps(facts: DeploymentFacts): string[] {
+  const { network } = facts;
+  const signing =
+    network.kind === "evm"
+      ? `2. Sign an EIP-3009 transferWithAuthorization of exactly accepts[0].amount of USDC (${network.usdc.address} on ${network.id}) to ${facts.payTo}; the official x402 client does this.`
+      : `2. Build a transaction with a TransferChecked of exactly accepts[0].amount of USDC (mint ${network.usdc.address} on ${network.id}) from your token account to the associated token account of ${facts.payTo}, with accepts[0].extra.feePayer as fee payer; sign it as the owner and leave the fee payer's signature empty (the facilitator pays the fee). The official x402 client (@x402/svm) does this.`;
   return [
-    "1. Send the request without payment. The answer is HTTP 402 with the header PAYMENT-REQUIRED: base64 of JSON with x402Version 2, resource.url, accepts[0] (scheme exact, network, amount in atomic units, asset, payTo, maxTimeoutSeconds, extra {name, version}) and extensions.quote (the price breakdown).",
-    `2. Sign an EIP-3009 transferWithAuthorization of exactly accepts[0].amount of USDC (${facts.network.usdc.address} on ${facts.network.id}) to ${facts.payTo}; the official x402 client does this.`,
+    `1. Send the request without payment. The answer is HTTP 402 with the header PAYMENT-REQUIRED: base64 of JSON with x402Version 2, resource.url, accepts[0] (scheme exact, network, amount in atomic units, asset, payTo, maxTimeoutSeconds, extra ${network.kind === "evm" ? "{name, version}" : "{feePayer}"}) and extensions.quote (the price breakdown).`,
+    signing,
     "3. Repeat the identical request (same body, same URL) with the header PAYMENT-SIGNATURE: base64 of the JSON payment payload.",
     "4. The service verifies the payment, does the work, and settles only if the work succeeded; the answer carries PAYMENT-RESPONSE (base64 settlement with the transaction hash). A signature is accepted once.",
   ];

@@ -20,7 +20,10 @@ export function paymentInfo(facts: DeploymentFacts) {
     assetDecimals: facts.network.usdc.decimals,
     payTo: facts.payTo,
     maxTimeoutSeconds: facts.paymentTimeoutSeconds,
-    extra: { ...facts.network.usdc.eip712 },
+    extra:
+      facts.network.kind === "evm"
+        ? { ...facts.network.usdc.eip712 }
+        : { feePayer: "the facilitator's fee payer, named in each 402's accepts[0].extra.feePayer" },
     settlementOverheadUsd: facts.network.settlementOverheadUsd,
     settlementGas: facts.network.settlementGas
       ? "a live estimate of settlement gas is added to every quote"

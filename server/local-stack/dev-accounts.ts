@@ -1,5 +1,7 @@
 import { mnemonicToAccount } from "viem/accounts";
 import { bytesToHex } from "viem";
+import type { NetworkDefinition } from "../../networks";
+import { solanaDevAccount } from "./solana-dev-accounts";
 
 /** The standard development mnemonic of anvil and hardhat: its keys are public, and worthless off a local chain. */
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
@@ -21,4 +23,25 @@ export function devAccount(index: number): DevAccount {
   const privateKey = account.getHdKey().privateKey;
   if (!privateKey) throw new Error(`no private key derived for account ${index}`);
   return { index, address: account.address, privateKey: bytesToHex(privateKey) };
+}
+
+export interface DevKey {
+  address: string;
+  /** EVM: 0x-hex private key. Solana: base58 64-byte keypair. */
+  privateKey: string;
+}
+
+/** The development accounts of the embedded chain of `network`: facilitator, pay-to, and the funded payers. */
+export async function devAccountsFor(
+  network: NetworkDefinition,
+): Promise<{ facilitator: DevKey; payTo: DevKey; payers: DevKey[] }> {
+  const account = async (index: number): Promise<DevKey> => {
+    const { address, privateKey } = network.kind === "evm" ? devAccount(index) : await solanaDevAccount(index);
+    return { address, privateKey };
+  };
+  return {
+    facilitator: await account(FACILITATOR_ACCOUNT_INDEX),
+    payTo: await account(PAY_TO_ACCOUNT_INDEX),
+    payers: await Promise.all(PAYER_ACCOUNT_INDEXES.map(account)),
+  };
 }

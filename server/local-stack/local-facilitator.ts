@@ -1,35 +1,34 @@
+import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { toFacilitatorSvmSigner } from "@x402/svm";
+import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { createWalletClient, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
-import type { EvmNetwork } from "../../networks";
+import type { EvmNetwork, NetworkDefinition, SvmNetwork } from "../../networks";
 import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
 import { chainFor } from "./local-chain";
 
+interface FacilitatorOptions<N extends NetworkDefinition> {
+  network: N;
+  rpcUrl: string;
+  /** EVM: 0x-hex private key. Solana: base58 64-byte keypair of the fee payer. */
+  privateKey: string;
+}
+
 /**
  * A facilitator served over HTTP (POST /verify, POST /settle, GET /supported) exactly as a remote one is, built
- * on the official x402 facilitator and its EVM "exact" scheme. It pays settlement gas from `privateKey`.
+ * on the official x402 facilitator and its "exact" scheme for the network. It pays settlement fees (EVM gas, or
+ * the Solana fee payer's SOL) from `privateKey`.
  */
-export async function startLocalFacilitator(options: {
-  network: EvmNetwork;
-  rpcUrl: string;
-  privateKey: `0x${string}`;
-  port: number;
-}): Promise<JsonHttpServer & { address: `0x${string}` }> {
-  // One nonce sequence for every settlement: concurrent settles from one account must not reuse a nonce.
-  const account = privateKeyToAccount(options.privateKey, { nonceManager });
-  const client = createWalletClient({
-    account,
-    chain: chainFor(options.network, options.rpcUrl),
-    transport: http(options.rpcUrl),
-  }).extend(publicActions);
-  // viem's newer verifyTypedData overloads are wider than the signer type @x402/evm declares; the runtime shape
-  // is exactly what it expects (its own docs pass a viem client extended with public actions).
-  type SignerClient = Parameters<typeof toFacilitatorEvmSigner>[0];
-  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as SignerClient);
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: options.network.id });
+export async function startLocalFacilitator(
+  options: FacilitatorOptions<NetworkDefinition> & { port: number },
+): Promise<JsonHttpServer & { address: string }> {
+  const { network } = options;
+  const { facilitator, address } =
+    network.kind === "evm" ? evmFacilitator({ ...options, network }) : await svmFacilitator({ ...options, network });
 
   const server = await listen(
     async (request, response) => {
@@ -58,5 +57,28 @@ export async function startLocalFacilitator(options: {
     options.port,
     "local facilitator",
   );
-  return { ...server, address: account.address };
+  return { ...server, address };
+}
+
+function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
+  // One nonce sequence for every settlement: concurrent settles from one account must not reuse a nonce.
+  const account = privateKeyToAccount(options.privateKey as `0x${string}`, { nonceManager });
+  const client = createWalletClient({
+    account,
+    chain: chainFor(options.network, options.rpcUrl),
+    transport: http(options.rpcUrl),
+  }).extend(publicActions);
+  // viem's newer verifyTypedData overloads are wider than the signer type @x402/evm declares; the runtime shape
+  // is exactly what it expects (its own docs pass a viem client extended with public actions).
+  type SignerClient = Parameters<typeof toFacilitatorEvmSigner>[0];
+  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as SignerClient);
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: options.network.id });
+  return { facilitator, address: account.address };
+}
+
+async function svmFacilitator(options: FacilitatorOptions<SvmNetwork>) {
+  const feePayer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(options.privateKey));
+  const signer = toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: options.rpcUrl });
+  const facilitator = registerExactSvmScheme(new x402Facilitator(), { signer, networks: options.network.id });
+  return { facilitator, address: feePayer.address };
 }

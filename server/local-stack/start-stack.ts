@@ -1,14 +1,9 @@
 import { childEnvironment, type LaunchConfig } from "../../config/env";
 import { openDatabase } from "../storage/database";
-import {
-  DEV_MNEMONIC,
-  FACILITATOR_ACCOUNT_INDEX,
-  PAY_TO_ACCOUNT_INDEX,
-  PAYER_ACCOUNT_INDEXES,
-  devAccount,
-} from "./dev-accounts";
+import { DEV_MNEMONIC, devAccountsFor, type DevKey } from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
 import { startLocalFacilitator } from "./local-facilitator";
+import { startLocalSolana } from "./local-solana";
 import { startLocalUpstream } from "./local-upstream";
 import { buildIsStale, buildNextApp, freePort, startNextApp } from "./next-app";
 
@@ -28,8 +23,9 @@ export interface RunningStack {
   chainRpcUrl: string | undefined;
   facilitatorUrl: string;
   upstreamBaseUrl: string;
-  payTo: `0x${string}`;
-  payers: { address: `0x${string}`; privateKey: `0x${string}` }[];
+  payTo: string;
+  /** Funded payers of the embedded chain (none when the chain is configured). */
+  payers: DevKey[];
   stop(): Promise<void>;
 }
 
@@ -50,23 +46,39 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
   try {
     openDatabase(config.configured.databaseUrl).$client.close();
 
+    const { network } = config;
+    const dev = await devAccountsFor(network);
+    const payTo = config.configured.payTo ?? dev.payTo.address;
     let chainRpcUrl = config.configured.chainRpcUrl;
     const embeddedChain = !chainRpcUrl && !config.configured.facilitatorUrl;
-    if (embeddedChain) {
-      const chain = await startLocalChain(config.network, config.localPorts.chain);
+    if (!embeddedChain) {
+      // The configured chain (or the facilitator's) is used as it is.
+    } else if (network.kind === "evm") {
+      const chain = await startLocalChain(network, config.localPorts.chain);
       stoppers.push(chain.stop);
       chainRpcUrl = chain.rpcUrl;
+      say(`chain        ${chain.rpcUrl}  (anvil, chain id ${network.chainId}, local USDC at ${network.usdc.address})`);
+    } else {
+      const validator = await startLocalSolana({
+        network,
+        port: config.localPorts.chain,
+        feePayer: dev.facilitator.address,
+        payTo,
+        payers: dev.payers.map((payer) => payer.address),
+      });
+      stoppers.push(validator.stop);
+      chainRpcUrl = validator.rpcUrl;
       say(
-        `chain        ${chain.rpcUrl}  (anvil, chain id ${config.network.chainId}, local USDC at ${config.network.usdc.address})`,
+        `chain        ${validator.rpcUrl}  (LiteSVM JSON-RPC, ${network.id}, local USDC mint ${network.usdc.address})`,
       );
     }
 
     let facilitatorUrl = config.configured.facilitatorUrl;
     if (!facilitatorUrl) {
       const facilitator = await startLocalFacilitator({
-        network: config.network,
+        network,
         rpcUrl: chainRpcUrl as string,
-        privateKey: config.configured.facilitatorPrivateKey ?? devAccount(FACILITATOR_ACCOUNT_INDEX).privateKey,
+        privateKey: config.configured.facilitatorPrivateKey ?? dev.facilitator.privateKey,
         port: config.localPorts.facilitator,
       });
       stoppers.push(facilitator.stop);
@@ -82,14 +94,13 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       say(`upstream     ${upstreamBaseUrl}  (local development provider)`);
     }
 
-    const payTo = config.configured.payTo ?? devAccount(PAY_TO_ACCOUNT_INDEX).address;
     if (buildIsStale()) {
       say("building the Next.js app (first start, or sources changed)...");
       await buildNextApp();
     }
     const appEnv = childEnvironment({
-      NETWORK: config.network.id,
-      USDC_ADDRESS: config.network.usdc.address,
+      NETWORK: network.id,
+      USDC_ADDRESS: network.kind === "evm" ? network.usdc.address : "",
       CHAIN_RPC_URL: chainRpcUrl ?? "",
       PAY_TO: payTo,
       FACILITATOR_URL: facilitatorUrl,
@@ -105,13 +116,17 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       if (!stopping) options.onUnexpectedExit?.("the Next.js app", code);
     });
 
-    const payers = embeddedChain ? PAYER_ACCOUNT_INDEXES.map((index) => devAccount(index)) : [];
-    say(`app          ${app.url}  (network ${config.network.id})`);
+    const payers = embeddedChain ? dev.payers : [];
+    say(`app          ${app.url}  (network ${network.id})`);
     say(`pay-to       ${payTo}`);
     const [firstPayer] = payers;
     if (firstPayer) {
       say(
-        `payer        ${firstPayer.address}  private key ${firstPayer.privateKey}  (10000 local USDC; accounts 2-9 of "${DEV_MNEMONIC}" are funded)`,
+        `payer        ${firstPayer.address}  private key ${firstPayer.privateKey}  (10000 local USDC; ${
+          network.kind === "evm"
+            ? `accounts 2-9 of "${DEV_MNEMONIC}" are funded`
+            : "development keypairs 2-9 are funded"
+        })`,
       );
     }
     say(`paysvc ready at ${app.url}`);
@@ -121,7 +136,7 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       facilitatorUrl,
       upstreamBaseUrl,
       payTo,
-      payers: payers.map(({ address, privateKey }) => ({ address, privateKey })),
+      payers,
       stop,
     };
   } catch (error) {

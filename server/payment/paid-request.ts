@@ -117,7 +117,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
 
   let payment: DecodedPayment;
   try {
-    payment = decodePaymentSignature(header);
+    payment = decodePaymentSignature(header, gateway.network.kind);
   } catch (error) {
     if (error instanceof MalformedPaymentError)
       return paymentChallenge(paymentRequired, "payment_invalid", error.message);

@@ -8,11 +8,12 @@ import {
   type VerifyResponse,
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { NetworkDefinition } from "../../networks";
 
 export interface PaymentGatewayConfig {
   network: NetworkDefinition;
-  payTo: `0x${string}`;
+  payTo: string;
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
   paymentTimeoutSeconds: number;
@@ -40,7 +41,8 @@ export class PaymentGateway {
       url: config.facilitatorUrl,
       timeoutMs: config.facilitatorTimeoutMs,
     });
-    this.server = new x402ResourceServer(this.facilitator).register(config.network.id, new ExactEvmScheme());
+    const scheme = config.network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme();
+    this.server = new x402ResourceServer(this.facilitator).register(config.network.id, scheme);
   }
 
   get network(): NetworkDefinition {
@@ -60,16 +62,23 @@ export class PaymentGateway {
     return this.initialized;
   }
 
-  /** The exact-scheme requirements for `amount` atomic units of this network's USDC, paid to our pay-to. */
+  /**
+   * The exact-scheme requirements for `amount` atomic units of this network's USDC, paid to our pay-to. On EVM
+   * they carry the token's EIP-712 domain; on Solana the scheme adds the facilitator's fee payer.
+   */
   async requirementsFor(amount: bigint): Promise<PaymentRequirements> {
     await this.ensureInitialized();
-    const { usdc } = this.config.network;
+    const { network } = this.config;
     const [requirements] = await this.server.buildPaymentRequirements({
       scheme: "exact",
-      network: this.config.network.id,
+      network: network.id,
       payTo: this.config.payTo,
       maxTimeoutSeconds: this.config.paymentTimeoutSeconds,
-      price: { amount: amount.toString(), asset: usdc.address, extra: { ...usdc.eip712 } },
+      price: {
+        amount: amount.toString(),
+        asset: network.usdc.address,
+        extra: network.kind === "evm" ? { ...network.usdc.eip712 } : {},
+      },
     });
     if (!requirements) throw new Error("x402 resource server built no payment requirements");
     return requirements;

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import type { PaymentPayload } from "@x402/core/types";
 import { z } from "zod";
 
@@ -23,33 +25,44 @@ const evmExactPayload = z.object({
   }),
 });
 
-const paymentPayloadSchema = z.object({
-  x402Version: z.literal(2, { error: "x402Version must be 2" }),
-  resource: z.object({ url: z.string() }).loose().optional(),
-  accepted: z
-    .object({
-      scheme: z.string(),
-      network: z.string(),
-      asset: z.string(),
-      amount: z.string(),
-      payTo: z.string(),
-      maxTimeoutSeconds: z.number(),
-      extra: z.record(z.string(), z.unknown()),
-    })
-    .loose(),
-  payload: evmExactPayload.loose(),
-  extensions: z.record(z.string(), z.unknown()).optional(),
+/** The SVM "exact" payload: a transfer transaction signed by the payer, the fee payer's signature left empty. */
+const svmExactPayload = z.object({
+  transaction: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a base64 transaction"),
 });
+
+const paymentPayloadSchema = <T extends z.ZodType>(signedPayload: T) =>
+  z.object({
+    x402Version: z.literal(2, { error: "x402Version must be 2" }),
+    resource: z.object({ url: z.string() }).loose().optional(),
+    accepted: z
+      .object({
+        scheme: z.string(),
+        network: z.string(),
+        asset: z.string(),
+        amount: z.string(),
+        payTo: z.string(),
+        maxTimeoutSeconds: z.number(),
+        extra: z.record(z.string(), z.unknown()),
+      })
+      .loose(),
+    payload: signedPayload,
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  });
+const evmPaymentPayload = paymentPayloadSchema(evmExactPayload.loose());
+const svmPaymentPayload = paymentPayloadSchema(svmExactPayload.loose());
 
 export interface DecodedPayment {
   payload: PaymentPayload;
-  /** The EIP-3009 authorization nonce: unique per signed payment, the ledger's key. */
+  /**
+   * Unique per signed payment, the ledger's key: the EIP-3009 authorization nonce on EVM; on Solana the SHA-256
+   * of the transaction message (it holds a random memo and the blockhash), so a replayed transaction repeats it.
+   */
   nonce: string;
   payer: string;
 }
 
-/** Decodes base64 JSON of an x402 v2 "exact" EVM payment payload, checking its shape strictly. */
-export function decodePaymentSignature(header: string): DecodedPayment {
+/** Decodes base64 JSON of an x402 v2 "exact" payment payload for the network's kind, checking its shape strictly. */
+export function decodePaymentSignature(header: string, kind: "evm" | "svm"): DecodedPayment {
   const trimmed = header.trim();
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) throw new MalformedPaymentError("PAYMENT-SIGNATURE is not base64");
   let json: unknown;
@@ -58,7 +71,7 @@ export function decodePaymentSignature(header: string): DecodedPayment {
   } catch {
     throw new MalformedPaymentError("PAYMENT-SIGNATURE is not base64-encoded JSON");
   }
-  const result = paymentPayloadSchema.safeParse(json);
+  const result = (kind === "evm" ? evmPaymentPayload : svmPaymentPayload).safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new MalformedPaymentError(
@@ -66,6 +79,26 @@ export function decodePaymentSignature(header: string): DecodedPayment {
     );
   }
   const payload = result.data as unknown as PaymentPayload;
-  const { authorization } = result.data.payload;
+  if (kind === "svm")
+    return { payload, ...svmTransactionIdentity((result.data.payload as { transaction: string }).transaction) };
+  const { authorization } = result.data.payload as z.infer<typeof evmExactPayload>;
   return { payload, nonce: authorization.nonce.toLowerCase(), payer: authorization.from.toLowerCase() };
+}
+
+/** The ledger key and the payer of a partially signed Solana transfer: its one signer besides the fee payer. */
+function svmTransactionIdentity(transaction: string): { nonce: string; payer: string } {
+  let decoded;
+  let feePayer: string | undefined;
+  try {
+    decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+    feePayer = getCompiledTransactionMessageDecoder().decode(decoded.messageBytes).staticAccounts[0];
+  } catch (error) {
+    throw new MalformedPaymentError(
+      `PAYMENT-SIGNATURE carries a Solana transaction that cannot be decoded: ${(error as Error).message}`,
+    );
+  }
+  const { messageBytes, signatures } = decoded;
+  const payer = Object.entries(signatures).find(([address, signature]) => address !== feePayer && signature)?.[0];
+  if (!payer) throw new MalformedPaymentError("PAYMENT-SIGNATURE carries a Solana transaction no payer has signed");
+  return { nonce: `svm:${createHash("sha256").update(Uint8Array.from(messageBytes)).digest("hex")}`, payer };
 }

@@ -27,7 +27,7 @@ export class SettlementGasEstimator {
   constructor(
     private readonly network: EvmNetwork & { settlementGas: NonNullable<EvmNetwork["settlementGas"]> },
     rpcUrl: string,
-    private readonly payTo: `0x${string}`,
+    private readonly payTo: string,
   ) {
     this.client = createPublicClient({ transport: http(rpcUrl) });
   }

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError, loadLaunchConfig, loadServiceConfig } from "./env";
+
+const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+const SOLANA_PAY_TO = "54R8Q24jSGPFUXDGczHzseftYug7EEKek53x1ATdYqjF";
+const EVM_PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+function problemsOf(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+const service = (overrides: Record<string, string>) => ({
+  FACILITATOR_URL: "http://127.0.0.1:4020",
+  UPSTREAM_BASE_URL: "http://127.0.0.1:4010/v1",
+  ...overrides,
+});
+
+describe("addresses are checked against the deployment's network", () => {
+  it("takes a base58 pay-to on Solana and an EIP-55 one on EVM", () => {
+    expect(loadServiceConfig(service({ NETWORK: SOLANA, PAY_TO: SOLANA_PAY_TO })).payTo).toBe(SOLANA_PAY_TO);
+    expect(loadServiceConfig(service({ NETWORK: "eip155:8453", PAY_TO: EVM_PAY_TO })).payTo).toBe(EVM_PAY_TO);
+  });
+
+  it("refuses an address of the other kind, naming the network's format", () => {
+    expect(problemsOf(() => loadServiceConfig(service({ NETWORK: SOLANA, PAY_TO: EVM_PAY_TO })))).toEqual([
+      expect.stringMatching(/^PAY_TO: must be a Solana address on solana:5eykt.*base58/),
+    ]);
+    expect(problemsOf(() => loadServiceConfig(service({ NETWORK: "eip155:137", PAY_TO: SOLANA_PAY_TO })))).toEqual([
+      expect.stringMatching(/^PAY_TO: must be an EVM address on eip155:137/),
+    ]);
+  });
+
+  it("refuses a bad checksum, a truncated base58 address, and a USDC_ADDRESS on Solana", () => {
+    const badChecksum = "0x70997970c51812dc3a010c7d01b50e0d17dc79C8";
+    expect(problemsOf(() => loadServiceConfig(service({ NETWORK: "eip155:137", PAY_TO: badChecksum })))).toHaveLength(
+      1,
+    );
+    expect(
+      problemsOf(() => loadServiceConfig(service({ NETWORK: SOLANA, PAY_TO: SOLANA_PAY_TO.slice(0, 30) }))),
+    ).toEqual([expect.stringMatching(/^PAY_TO: /)]);
+    expect(
+      problemsOf(() =>
+        loadServiceConfig(service({ NETWORK: SOLANA, PAY_TO: SOLANA_PAY_TO, USDC_ADDRESS: SOLANA_PAY_TO })),
+      ),
+    ).toEqual([expect.stringMatching(/^USDC_ADDRESS: .*USDC mint EPjFWdd5/)]);
+  });
+
+  it("reports a malformed address even when the network itself is unknown", () => {
+    const problems = problemsOf(() => loadLaunchConfig({ NETWORK: "eip155:1", PAY_TO: "0x1234" }));
+    expect(problems).toEqual([
+      expect.stringMatching(/^NETWORK: must be one of .*solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/),
+      expect.stringMatching(/^PAY_TO: must be an EVM address .* or a Solana address/),
+    ]);
+  });
+
+  it("checks the facilitator key in the network's format", () => {
+    const hexKey = `0x${"11".repeat(32)}`;
+    expect(loadLaunchConfig({ NETWORK: "eip155:137", FACILITATOR_PRIVATE_KEY: hexKey }).configured).toMatchObject({
+      facilitatorPrivateKey: hexKey,
+    });
+    expect(problemsOf(() => loadLaunchConfig({ NETWORK: SOLANA, FACILITATOR_PRIVATE_KEY: hexKey }))).toEqual([
+      expect.stringMatching(/^FACILITATOR_PRIVATE_KEY: must be a 64-byte Solana keypair in base58/),
+    ]);
+  });
+});

@@ -1,0 +1,227 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  generateKeyPairSigner,
+  getBase58Encoder,
+  mainnet,
+  type Address,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningStack } from "../server/local-stack/start-stack";
+import { chatBody, quoteOf, startNetworkStack } from "./support/network-stack";
+
+const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
+const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+let started: Awaited<ReturnType<typeof startNetworkStack>>;
+const stack = (): RunningStack => started.stack;
+
+beforeAll(async () => {
+  started = await startNetworkStack(SOLANA);
+});
+afterAll(async () => {
+  await started?.remove();
+});
+
+async function payerSigner(index: number): Promise<KeyPairSigner> {
+  return createKeyPairSignerFromBytes(getBase58Encoder().encode(stack().payers[index]!.privateKey));
+}
+
+/** The official x402 client with the official SVM "exact" scheme, reading the mint and blockhash over our RPC. */
+function svmClient(signer: KeyPairSigner): x402Client {
+  const client = new x402Client();
+  client.register(SOLANA, new ExactSvmScheme(signer, { rpcUrl: stack().chainRpcUrl }));
+  client.setSpendControls({ maxAmountPerPayment: "$5" });
+  return client;
+}
+
+async function usdcBalance(owner: string): Promise<bigint> {
+  const [tokenAccount] = await findAssociatedTokenPda({
+    mint: USDC_MINT as Address,
+    owner: owner as Address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
+  const rpc = createSolanaRpc(mainnet(stack().chainRpcUrl!));
+  return BigInt((await rpc.getTokenAccountBalance(tokenAccount).send()).value.amount);
+}
+
+async function postChat(body: unknown, paymentSignature: string) {
+  return fetch(`${stack().appUrl}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": paymentSignature },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A payment the payer signed for `signedFor`, presented as if it met `presented` (what the service asked). */
+async function forgedPayment(signer: KeyPairSigner, presented: PaymentRequired, signedFor: Record<string, unknown>) {
+  const client = svmClient(signer);
+  const altered = { ...presented, accepts: [{ ...presented.accepts[0]!, ...signedFor }] };
+  const payload = await client.createPaymentPayload(altered);
+  return encodePaymentSignatureHeader({ ...payload, accepted: presented.accepts[0]! });
+}
+
+describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteSVM validator", () => {
+  it("names its own network, mint and fee payer in /health, /v1/models, the 402 and the discovery documents", async () => {
+    expect((await (await fetch(`${stack().appUrl}/health`)).json()).network).toBe(SOLANA);
+    const models = await (await fetch(`${stack().appUrl}/v1/models`)).json();
+    expect(models.data[0].payment).toMatchObject({ network: SOLANA, asset: USDC_MINT });
+    const required = await quoteOf(stack(), "/v1/chat/completions", chatBody("x"));
+    expect(required.accepts[0]).toMatchObject({ scheme: "exact", network: SOLANA, asset: USDC_MINT });
+    expect(required.accepts[0]!.payTo).toBe(stack().payTo);
+    expect(required.accepts[0]!.extra.feePayer).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const llms = await (await fetch(`${stack().appUrl}/llms.txt`)).text();
+    expect(llms).toContain("TransferChecked");
+    expect(llms).not.toContain("EIP-3009");
+    const agents = await (await fetch(`${stack().appUrl}/AI-AGENTS.md`)).text();
+    expect(agents).toContain("@x402/svm/exact/client");
+  });
+
+  it("takes the official SVM client's payment for a chat completion and a prepaid pack, exactly the quote", async () => {
+    const signer = await payerSigner(0);
+    const paidFetch = wrapFetchWithPayment(fetch, svmClient(signer));
+    const body = chatBody("on solana");
+    const chatPrice = BigInt((await quoteOf(stack(), "/v1/chat/completions", body)).accepts[0]!.amount);
+    const before = { payer: await usdcBalance(signer.address), payTo: await usdcBalance(stack().payTo) };
+
+    const openai = new OpenAI({ apiKey: "x402", baseURL: `${stack().appUrl}/v1`, fetch: paidFetch, maxRetries: 0 });
+    const { data: completion, response } = await openai.chat.completions.create(body as never).withResponse();
+    expect(completion.choices[0]?.message.content).toContain("on solana");
+    const settlement = JSON.parse(Buffer.from(response.headers.get("payment-response")!, "base64").toString());
+    expect(settlement).toMatchObject({ success: true, network: SOLANA, payer: signer.address });
+    expect(settlement.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    const afterChat = { payer: await usdcBalance(signer.address), payTo: await usdcBalance(stack().payTo) };
+    expect(before.payer - afterChat.payer).toBe(chatPrice);
+    expect(afterChat.payTo - before.payTo).toBe(chatPrice);
+
+    const pack = await paidFetch(`${stack().appUrl}/prepaid/codes/auto`, { method: "POST" });
+    expect(pack.status).toBe(201);
+    const key = (await pack.json()) as { code?: string; prepaid_code?: string };
+    expect(JSON.stringify(key)).toMatch(/paysvc_pk_/);
+    expect(afterChat.payer - (await usdcBalance(signer.address))).toBe(8000n);
+    expect((await usdcBalance(stack().payTo)) - afterChat.payTo).toBe(8000n);
+  });
+
+  it("refuses a replayed transaction: one settlement, then 402 payment_already_used", async () => {
+    const signer = await payerSigner(1);
+    const body = chatBody("replay me");
+    const required = await quoteOf(stack(), "/v1/chat/completions", body);
+    const header = encodePaymentSignatureHeader(await svmClient(signer).createPaymentPayload(required));
+    const before = await usdcBalance(signer.address);
+
+    const first = await postChat(body, header);
+    expect(first.status).toBe(200);
+    await first.json();
+    const replay = await postChat(body, header);
+    expect(replay.status).toBe(402);
+    expect((await replay.json()).error.code).toBe("payment_already_used");
+    expect(before - (await usdcBalance(signer.address))).toBe(BigInt(required.accepts[0]!.amount));
+  });
+
+  it("refuses a transfer to the wrong account or of the wrong amount, settling nothing", async () => {
+    const signer = await payerSigner(2);
+    const body = chatBody("pay someone else");
+    const required = await quoteOf(stack(), "/v1/chat/completions", body);
+    const stranger = await generateKeyPairSigner();
+    const before = await usdcBalance(signer.address);
+
+    const wrongRecipient = await postChat(body, await forgedPayment(signer, required, { payTo: stranger.address }));
+    expect(wrongRecipient.status).toBe(402);
+    const recipientError = (await wrongRecipient.json()).error;
+    expect(recipientError.code).toBe("payment_rejected");
+    expect(recipientError.message).toContain("recipient_mismatch");
+
+    const underpaid = String(BigInt(required.accepts[0]!.amount) - 1n);
+    const wrongAmount = await postChat(body, await forgedPayment(signer, required, { amount: underpaid }));
+    expect(wrongAmount.status).toBe(402);
+    const amountError = (await wrongAmount.json()).error;
+    expect(amountError.code).toBe("payment_rejected");
+    expect(amountError.message).toContain("amount_mismatch");
+
+    // Terms that differ from the quote are refused before the facilitator is asked.
+    const client = svmClient(signer);
+    const mismatched = await client.createPaymentPayload({
+      ...required,
+      accepts: [{ ...required.accepts[0]!, payTo: stranger.address }],
+    });
+    const mismatch = await postChat(body, encodePaymentSignatureHeader(mismatched));
+    expect(mismatch.status).toBe(402);
+    expect((await mismatch.json()).error.code).toBe("payment_mismatch");
+    expect(decodePaymentRequiredHeader(mismatch.headers.get("payment-required")!).accepts[0]!.payTo).toBe(
+      stack().payTo,
+    );
+
+    expect(await usdcBalance(signer.address)).toBe(before);
+  });
+
+  it("answers a garbled Solana transaction with 402 payment_invalid", async () => {
+    const required = await quoteOf(stack(), "/v1/chat/completions", chatBody("garbled"));
+    const payload = { x402Version: 2, accepted: required.accepts[0], payload: { transaction: "AAAA" } };
+    const response = await postChat(chatBody("garbled"), Buffer.from(JSON.stringify(payload)).toString("base64"));
+    expect(response.status).toBe(402);
+    expect((await response.json()).error.code).toBe("payment_invalid");
+  });
+
+  it("lets the MCP helper pay with a Solana keypair, and refuses an EVM key on this network", async () => {
+    const connect = async (privateKey: string) => {
+      const client = new Client({ name: "paysvc-e2e", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["cli/bin.mjs", "mcp"],
+          env: {
+            PATH: process.env.PATH ?? "",
+            PAYSVC_WALLET_PRIVATE_KEY: privateKey,
+            PAYSVC_SOLANA_RPC_URL: stack().chainRpcUrl!,
+            PAYSVC_ORIGIN: stack().appUrl,
+            PAYSVC_PAY_TO: stack().payTo,
+            PAYSVC_MAX_PAYMENT_USD: "0.50",
+          },
+          stderr: "pipe",
+        }),
+      );
+      return client;
+    };
+    const request = chatBody("an agent on solana");
+    const price = BigInt((await quoteOf(stack(), "/v1/chat/completions", request)).accepts[0]!.amount);
+    const payer = stack().payers[3]!;
+    const before = await usdcBalance(payer.address);
+
+    const client = await connect(payer.privateKey);
+    try {
+      const result = await client.callTool({ name: "chat_completion", arguments: request });
+      expect(result.isError).toBeFalsy();
+      const text = (result.content as { text: string }[])[0]!.text;
+      expect(JSON.parse(text).payment).toMatchObject({
+        amount: price.toString(),
+        network: SOLANA,
+        payTo: stack().payTo,
+      });
+      expect(text).not.toContain(payer.privateKey);
+    } finally {
+      await client.close();
+    }
+    expect(before - (await usdcBalance(payer.address))).toBe(price);
+
+    const evmClient = await connect(`0x${"42".repeat(32)}`);
+    try {
+      const refused = await evmClient.callTool({ name: "chat_completion", arguments: request });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]!.text).toMatch(
+        /wallet key is for EVM networks; nothing was paid/,
+      );
+    } finally {
+      await evmClient.close();
+    }
+  });
+});
