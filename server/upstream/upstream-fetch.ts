@@ -26,8 +26,29 @@ export async function upstreamFetch(
     else if (value !== undefined) responseHeaders.set(name, value);
   }
   const hasBody = answer.statusCode !== 204 && answer.statusCode !== 304;
-  return new Response(hasBody ? (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>) : null, {
+  return new Response(hasBody ? webStream(answer.body) : null, {
     status: answer.statusCode,
     headers: responseHeaders,
   });
+}
+
+/**
+ * A Web stream that reads the Node stream on demand. Node 20's `Readable.toWeb` closes its controller again when
+ * the Node stream ends after the Web stream was cancelled, an uncaught exception in the server.
+ */
+function webStream(body: Readable): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { value, done } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+      },
+      async cancel() {
+        await chunks.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
