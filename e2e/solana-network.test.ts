@@ -65,7 +65,8 @@ async function postChat(body: unknown, paymentSignature: string) {
 
 /** A payment the payer signed for `signedFor`, presented as if it met `presented` (what the service asked). */
 async function forgedPayment(signer: KeyPairSigner, presented: PaymentRequired, signedFor: Record<string, unknown>) {
-  const client = svmClient(signer);
+  // A payer set on cheating: its own client's spend controls must not stop it signing another token.
+  const client = svmClient(signer).setSpendControls(false);
   const altered = { ...presented, accepts: [{ ...presented.accepts[0]!, ...signedFor }] };
   const payload = await client.createPaymentPayload(altered);
   return encodePaymentSignatureHeader({ ...payload, accepted: presented.accepts[0]! });
@@ -128,7 +129,7 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     expect(before - (await usdcBalance(signer.address))).toBe(BigInt(required.accepts[0]!.amount));
   });
 
-  it("refuses a transfer to the wrong account or of the wrong amount, settling nothing", async () => {
+  it("refuses a transfer to the wrong account, of the wrong amount or of another token, settling nothing", async () => {
     const signer = await payerSigner(2);
     const body = chatBody("pay someone else");
     const required = await quoteOf(stack(), "/v1/chat/completions", body);
@@ -147,6 +148,13 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     const amountError = (await wrongAmount.json()).error;
     expect(amountError.code).toBe("payment_rejected");
     expect(amountError.message).toContain("amount_mismatch");
+
+    const wrappedSol = "So11111111111111111111111111111111111111112";
+    const wrongMint = await postChat(body, await forgedPayment(signer, required, { asset: wrappedSol }));
+    expect(wrongMint.status).toBe(402);
+    const mintError = (await wrongMint.json()).error;
+    expect(mintError.code).toBe("payment_rejected");
+    expect(mintError.message).toContain("mint_mismatch");
 
     // Terms that differ from the quote are refused before the facilitator is asked.
     const client = svmClient(signer);

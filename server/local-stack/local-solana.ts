@@ -34,7 +34,8 @@ export async function startLocalSolana(options: {
   payTo: string;
   payers: string[];
 }): Promise<LocalSolana> {
-  const svm = new LiteSVM().withTransactionHistory(100_000n);
+  // The native mint (wrapped SOL) exists on every cluster; with it, a transfer of another token can be signed.
+  const svm = new LiteSVM().withNativeMints().withTransactionHistory(100_000n);
   const mint = options.network.usdc.address as Address;
   const supply = PAYER_STARTING_BALANCE * BigInt(options.payers.length);
   writeAccount(
