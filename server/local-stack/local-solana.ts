@@ -101,6 +101,8 @@ export async function startLocalSolana(options: {
 }
 
 function writeAccount(svm: LiteSVM, address: Address, data: ArrayLike<number>, size: number): void {
+  // litesvm declares its parameters with @solana/kit 8's types and @x402/svm pins kit 5: the shapes are the same
+  // (branded strings and bigints), the brands are not, hence the cast.
   svm.setAccount({
     address,
     data: Uint8Array.from(data),

@@ -61,6 +61,8 @@ export function solanaRpcMethods(svm: LiteSVM, network: SvmNetwork) {
     };
   };
 
+  // Transactions decoded with kit 5 go to litesvm, typed with kit 8: same shape ({ messageBytes, signatures }),
+  // different brands, hence the `as never` where they are passed.
   const decodeTransaction = (wire: unknown) => {
     if (typeof wire !== "string") throw new RpcError(INVALID_PARAMS, "the transaction must be a base64 string");
     try {
