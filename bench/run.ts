@@ -6,6 +6,7 @@ import { cpus, totalmem } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { x402Client } from "@x402/core/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -13,9 +14,11 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import { loadLaunchConfig } from "../config/env";
+import { startGuardedProcess } from "../server/local-stack/guarded-process";
 import { startStack } from "../server/local-stack/start-stack";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
-import { ms, percentile, runConcurrently } from "./lib/stats";
+import { cpuMs } from "./lib/process-cpu";
+import { alternate, ms, percentile, runConcurrently } from "./lib/stats";
 
 const quick = process.argv.includes("--quick");
 
@@ -35,17 +38,30 @@ const DELTAS = 64;
 const DELTA_GAP_MS = 20;
 
 const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
+// The upstream runs in a process of its own, as a real provider would: the direct baseline then crosses processes
+// the way the gateway's calls do, instead of being answered inside the benchmark's own event loop.
+const upstreamProcess = startGuardedProcess(
+  process.execPath,
+  ["--import", "tsx", "bench/lib/upstream-process.ts", String(DELTA_GAP_MS), String(DELTAS)],
+  { output: "pipe" },
+);
+const upstreamBaseUrl = await new Promise<string>((resolve, reject) => {
+  createInterface({ input: upstreamProcess.child.stdout! }).once("line", resolve);
+  void upstreamProcess.exited.then((code) => reject(new Error(`the benchmark upstream exited (code ${code})`)));
+});
 const stack = await startStack(
   loadLaunchConfig({
     NETWORK: "eip155:137",
     PORT: "0",
     LOCAL_CHAIN_PORT: "0",
     LOCAL_FACILITATOR_PORT: "0",
-    LOCAL_UPSTREAM_PORT: "0",
+    UPSTREAM_BASE_URL: upstreamBaseUrl,
     DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
   }),
-  { upstream: { deltaDelayMs: DELTA_GAP_MS, streamDeltas: DELTAS } },
-);
+).catch(async (error: unknown) => {
+  await upstreamProcess.stop();
+  throw error;
+});
 const report: string[] = [];
 const say = (line: string) => {
   report.push(line);
@@ -90,9 +106,32 @@ try {
 
   // 1. Proxy overhead.
   say("\n## 1. Proxy overhead (prepaid-key chat completion vs the same request sent straight to the local upstream)");
-  for (const concurrency of [1, 16]) {
-    const total = size(concurrency === 1 ? 400 : 1600, 10);
-    await runConcurrently(size(50, 2), concurrency, () => viaGateway().then(() => undefined)); // warm-up
+  const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
+  if (appPid === undefined) throw new Error("app server process not found");
+  // Warm-up of both paths, so that neither is measured while its code is still being optimised.
+  await runConcurrently(size(100, 2), 1, () => viaGateway().then(() => undefined));
+  await runConcurrently(size(100, 2), 1, () => direct().then(() => undefined));
+  {
+    // Concurrency 1: the two paths alternate request by request, so that both see the same load of the machine.
+    const total = size(800, 10);
+    const cpuBefore = cpuMs(appPid);
+    const began = performance.now();
+    const pair = await alternate(
+      total,
+      () => viaGateway().then(() => undefined),
+      () => direct().then(() => undefined),
+    );
+    const seconds = (performance.now() - began) / 1000;
+    const appCpu = (cpuMs(appPid) - cpuBefore) / total;
+    const rate = (durations: number[]) => (1000 * durations.length) / durations.reduce((sum, value) => sum + value, 0);
+    say(
+      `concurrency 1 (alternating): added p50 ${ms(percentile(pair.first, 50) - percentile(pair.second, 50))}, added p99 ${ms(percentile(pair.first, 99) - percentile(pair.second, 99))}; gateway ${rate(pair.first).toFixed(0)} req/s (p50 ${ms(percentile(pair.first, 50))}), direct ${rate(pair.second).toFixed(0)} req/s (p50 ${ms(percentile(pair.second, 50))}); app server CPU per gateway request ${ms(appCpu)} (${seconds.toFixed(1)} s)`,
+    );
+  }
+  {
+    const concurrency = 16;
+    const total = size(1600, 10);
+    await runConcurrently(size(50, 2), concurrency, () => viaGateway().then(() => undefined));
     const gateway = await runConcurrently(total, concurrency, () => viaGateway().then(() => undefined));
     const upstream = await runConcurrently(total, concurrency, () => direct().then(() => undefined));
     say(
@@ -226,8 +265,6 @@ try {
   // 6. Memory with many open streams.
   const streams = size(200, 10);
   say(`\n## 6. App server memory with ${streams} concurrent open streams`);
-  const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
-  if (appPid === undefined) throw new Error("app server process not found");
   const idle = rssMb(appPid);
   let peak = idle;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(appPid))), 25);
@@ -246,5 +283,6 @@ try {
   );
 } finally {
   await stack.stop();
+  await upstreamProcess.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
