@@ -108,9 +108,10 @@ try {
   say("\n## 1. Proxy overhead (prepaid-key chat completion vs the same request sent straight to the local upstream)");
   const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
   if (appPid === undefined) throw new Error("app server process not found");
-  // Warm-up of both paths, so that neither is measured while its code is still being optimised.
-  await runConcurrently(size(100, 2), 1, () => viaGateway().then(() => undefined));
-  await runConcurrently(size(100, 2), 1, () => direct().then(() => undefined));
+  // Warm-up of both paths, so that neither is measured while its code is still being optimised: the app server and
+  // this process (fetch) each take 1,500-2,000 requests to reach their steady cost per request.
+  await runConcurrently(size(2500, 2), 1, () => viaGateway().then(() => undefined));
+  await runConcurrently(size(2500, 2), 1, () => direct().then(() => undefined));
   {
     // Concurrency 1: the two paths alternate request by request, so that both see the same load of the machine.
     const total = size(800, 10);
