@@ -6,7 +6,6 @@ import { cpus, totalmem } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { x402Client } from "@x402/core/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -14,9 +13,12 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import { loadLaunchConfig } from "../config/env";
-import { startGuardedProcess } from "../server/local-stack/guarded-process";
-import { startStack } from "../server/local-stack/start-stack";
+import { devAccount, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
+import type { GuardedProcess } from "../server/local-stack/guarded-process";
+import { startLocalChain } from "../server/local-stack/local-chain";
+import { startStack, type RunningStack } from "../server/local-stack/start-stack";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
+import { startSideProcess } from "./lib/side-process";
 import { cpuMs } from "./lib/process-cpu";
 import { alternate, ms, percentile, runConcurrently } from "./lib/stats";
 
@@ -38,30 +40,37 @@ const DELTAS = 64;
 const DELTA_GAP_MS = 20;
 
 const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
-// The upstream runs in a process of its own, as a real provider would: the direct baseline then crosses processes
-// the way the gateway's calls do, instead of being answered inside the benchmark's own event loop.
-const upstreamProcess = startGuardedProcess(
-  process.execPath,
-  ["--import", "tsx", "bench/lib/upstream-process.ts", String(DELTA_GAP_MS), String(DELTAS)],
-  { output: "pipe" },
-);
-const upstreamBaseUrl = await new Promise<string>((resolve, reject) => {
-  createInterface({ input: upstreamProcess.child.stdout! }).once("line", resolve);
-  void upstreamProcess.exited.then((code) => reject(new Error(`the benchmark upstream exited (code ${code})`)));
-});
-const stack = await startStack(
-  loadLaunchConfig({
-    NETWORK: "eip155:137",
-    PORT: "0",
-    LOCAL_CHAIN_PORT: "0",
-    LOCAL_FACILITATOR_PORT: "0",
-    UPSTREAM_BASE_URL: upstreamBaseUrl,
-    DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
-  }),
-).catch(async (error: unknown) => {
-  await upstreamProcess.stop();
+const NETWORK = "eip155:137";
+// The chain is the embedded one; the upstream and the facilitator run in processes of their own, as real ones
+// would: in this process, their work would delay the client's event loop and so every measurement, and the direct
+// baseline would be answered without leaving this process while the gateway's calls cross two.
+const chain = await startLocalChain(loadLaunchConfig({ NETWORK }).network, 0);
+const sideProcesses: GuardedProcess[] = [];
+let stack: RunningStack;
+try {
+  const upstream = await startSideProcess("bench/lib/upstream-process.ts", [String(DELTA_GAP_MS), String(DELTAS)]);
+  sideProcesses.push(upstream.process);
+  const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [NETWORK, chain.rpcUrl]);
+  sideProcesses.push(facilitator.process);
+  stack = await startStack(
+    loadLaunchConfig({
+      NETWORK,
+      PORT: "0",
+      CHAIN_RPC_URL: chain.rpcUrl,
+      FACILITATOR_URL: facilitator.firstLine,
+      PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
+      UPSTREAM_BASE_URL: upstream.firstLine,
+      DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
+    }),
+  );
+} catch (error) {
+  await stopSideProcesses();
   throw error;
-});
+}
+async function stopSideProcesses() {
+  for (const side of sideProcesses) await side.stop();
+  await chain.stop();
+}
 const report: string[] = [];
 const say = (line: string) => {
   report.push(line);
@@ -74,7 +83,7 @@ try {
     `machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
   );
 
-  const payer = stack.payers[0]!;
+  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey)) });
   client.setSpendControls({ maxAmountPerPayment: "$5" });
@@ -284,6 +293,6 @@ try {
   );
 } finally {
   await stack.stop();
-  await upstreamProcess.stop();
+  await stopSideProcesses();
   rmSync(dataDir, { recursive: true, force: true });
 }
