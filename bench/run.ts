@@ -13,9 +13,14 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import { loadLaunchConfig } from "../config/env";
-import { startStack } from "../server/local-stack/start-stack";
+import { devAccount, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
+import type { GuardedProcess } from "../server/local-stack/guarded-process";
+import { startLocalChain } from "../server/local-stack/local-chain";
+import { startStack, type RunningStack } from "../server/local-stack/start-stack";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
-import { ms, percentile, runConcurrently } from "./lib/stats";
+import { startSideProcess } from "./lib/side-process";
+import { cpuMs } from "./lib/process-cpu";
+import { alternate, ms, percentile, runConcurrently } from "./lib/stats";
 
 const quick = process.argv.includes("--quick");
 
@@ -35,17 +40,37 @@ const DELTAS = 64;
 const DELTA_GAP_MS = 20;
 
 const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
-const stack = await startStack(
-  loadLaunchConfig({
-    NETWORK: "eip155:137",
-    PORT: "0",
-    LOCAL_CHAIN_PORT: "0",
-    LOCAL_FACILITATOR_PORT: "0",
-    LOCAL_UPSTREAM_PORT: "0",
-    DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
-  }),
-  { upstream: { deltaDelayMs: DELTA_GAP_MS, streamDeltas: DELTAS } },
-);
+const NETWORK = "eip155:137";
+// The chain is the embedded one; the upstream and the facilitator run in processes of their own, as real ones
+// would: in this process, their work would delay the client's event loop and so every measurement, and the direct
+// baseline would be answered without leaving this process while the gateway's calls cross two.
+const chain = await startLocalChain(loadLaunchConfig({ NETWORK }).network, 0);
+const sideProcesses: GuardedProcess[] = [];
+let stack: RunningStack;
+try {
+  const upstream = await startSideProcess("bench/lib/upstream-process.ts", [String(DELTA_GAP_MS), String(DELTAS)]);
+  sideProcesses.push(upstream.process);
+  const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [NETWORK, chain.rpcUrl]);
+  sideProcesses.push(facilitator.process);
+  stack = await startStack(
+    loadLaunchConfig({
+      NETWORK,
+      PORT: "0",
+      CHAIN_RPC_URL: chain.rpcUrl,
+      FACILITATOR_URL: facilitator.firstLine,
+      PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
+      UPSTREAM_BASE_URL: upstream.firstLine,
+      DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
+    }),
+  );
+} catch (error) {
+  await stopSideProcesses();
+  throw error;
+}
+async function stopSideProcesses() {
+  for (const side of sideProcesses) await side.stop();
+  await chain.stop();
+}
 const report: string[] = [];
 const say = (line: string) => {
   report.push(line);
@@ -58,7 +83,7 @@ try {
     `machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
   );
 
-  const payer = stack.payers[0]!;
+  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
   client.setSpendControls({ maxAmountPerPayment: "$5" });
@@ -90,9 +115,33 @@ try {
 
   // 1. Proxy overhead.
   say("\n## 1. Proxy overhead (prepaid-key chat completion vs the same request sent straight to the local upstream)");
-  for (const concurrency of [1, 16]) {
-    const total = size(concurrency === 1 ? 400 : 1600, 10);
-    await runConcurrently(size(50, 2), concurrency, () => viaGateway().then(() => undefined)); // warm-up
+  const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
+  if (appPid === undefined) throw new Error("app server process not found");
+  // Warm-up of both paths, so that neither is measured while its code is still being optimised: the app server and
+  // this process (fetch) each take 1,500-2,000 requests to reach their steady cost per request.
+  await runConcurrently(size(2500, 2), 1, () => viaGateway().then(() => undefined));
+  await runConcurrently(size(2500, 2), 1, () => direct().then(() => undefined));
+  {
+    // Concurrency 1: the two paths alternate request by request, so that both see the same load of the machine.
+    const total = size(800, 10);
+    const cpuBefore = cpuMs(appPid);
+    const began = performance.now();
+    const pair = await alternate(
+      total,
+      () => viaGateway().then(() => undefined),
+      () => direct().then(() => undefined),
+    );
+    const seconds = (performance.now() - began) / 1000;
+    const appCpu = (cpuMs(appPid) - cpuBefore) / total;
+    const rate = (durations: number[]) => (1000 * durations.length) / durations.reduce((sum, value) => sum + value, 0);
+    say(
+      `concurrency 1 (alternating): added p50 ${ms(percentile(pair.first, 50) - percentile(pair.second, 50))}, added p99 ${ms(percentile(pair.first, 99) - percentile(pair.second, 99))}; gateway ${rate(pair.first).toFixed(0)} req/s (p50 ${ms(percentile(pair.first, 50))}), direct ${rate(pair.second).toFixed(0)} req/s (p50 ${ms(percentile(pair.second, 50))}); app server CPU per gateway request ${ms(appCpu)} (${seconds.toFixed(1)} s)`,
+    );
+  }
+  {
+    const concurrency = 16;
+    const total = size(1600, 10);
+    await runConcurrently(size(50, 2), concurrency, () => viaGateway().then(() => undefined));
     const gateway = await runConcurrently(total, concurrency, () => viaGateway().then(() => undefined));
     const upstream = await runConcurrently(total, concurrency, () => direct().then(() => undefined));
     say(
@@ -226,8 +275,6 @@ try {
   // 6. Memory with many open streams.
   const streams = size(200, 10);
   say(`\n## 6. App server memory with ${streams} concurrent open streams`);
-  const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
-  if (appPid === undefined) throw new Error("app server process not found");
   const idle = rssMb(appPid);
   let peak = idle;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(appPid))), 25);
@@ -246,5 +293,6 @@ try {
   );
 } finally {
   await stack.stop();
+  await stopSideProcesses();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -25,3 +25,26 @@ export async function runConcurrently(total: number, concurrency: number, task: 
 }
 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/**
+ * Runs `first` and `second` one after the other `total` times each, swapping their order every round, so that both
+ * see the same load of a shared machine; returns each one's durations in ms.
+ */
+export async function alternate(total: number, first: () => Promise<void>, second: () => Promise<void>) {
+  const durations: [number[], number[]] = [[], []];
+  const timed = async (task: () => Promise<void>, into: number[]) => {
+    const begin = performance.now();
+    await task();
+    into.push(performance.now() - begin);
+  };
+  for (let round = 0; round < total; round++) {
+    if (round % 2 === 0) {
+      await timed(first, durations[0]);
+      await timed(second, durations[1]);
+    } else {
+      await timed(second, durations[1]);
+      await timed(first, durations[0]);
+    }
+  }
+  return { first: durations[0], second: durations[1] };
+}

@@ -1,4 +1,4 @@
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { bazaarExtension } from "../discovery/bazaar-extension";
 import { ApiError } from "../errors";
@@ -261,6 +261,14 @@ function unavailable(error: unknown): unknown {
   return error;
 }
 
+/**
+ * What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer: the
+ * package builds a binary string a character at a time, which was a sixth of the cost of every 402 answer.
+ */
+function base64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+}
+
 function paymentChallenge(
   paymentRequired: PaymentRequired,
   code:
@@ -277,7 +285,7 @@ function paymentChallenge(
   // The body keeps OpenAI's error object under `error`; the header carries x402's `error` string.
   return new ApiError(code, message, {
     headers: {
-      "PAYMENT-REQUIRED": encodePaymentRequiredHeader(challenge),
+      "PAYMENT-REQUIRED": base64Json(challenge),
       "Access-Control-Expose-Headers": EXPOSED_HEADERS,
       "Cache-Control": "no-store",
     },

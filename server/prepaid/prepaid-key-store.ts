@@ -24,7 +24,40 @@ export interface KeyBalance {
  * database: a reservation is one conditional INSERT, settling one is one transaction, never read-then-write.
  */
 export class PrepaidKeyStore {
-  constructor(private readonly database: AppDatabase) {}
+  // The statements of every prepaid call, built once: drizzle's query building cost more than running them.
+  private readonly byCodeHash;
+  private readonly endReservation;
+  private readonly charge;
+  private readonly extendReservation;
+
+  constructor(private readonly database: AppDatabase) {
+    this.byCodeHash = database
+      .select()
+      .from(prepaidKeys)
+      .where(eq(prepaidKeys.codeHash, sql.placeholder("codeHash")))
+      .prepare();
+    this.endReservation = database
+      .delete(prepaidReservations)
+      .where(eq(prepaidReservations.id, sql.placeholder("id")))
+      .returning({ keyId: prepaidReservations.keyId, tokens: prepaidReservations.tokens })
+      .prepare();
+    const charge = sql.placeholder("charge");
+    this.charge = database
+      .update(prepaidKeys)
+      .set({
+        usedTokens: sql`${prepaidKeys.usedTokens} + ${charge}`,
+        status: sql`case when ${prepaidKeys.usedTokens} + ${charge} >= ${prepaidKeys.totalTokens} then 'disabled' else ${prepaidKeys.status} end`,
+        // Placeholders in sql`` are bound as given: times in ms, as timestamp_ms columns hold them.
+        updatedAt: sql`${sql.placeholder("updatedAtMs")}`,
+      })
+      .where(eq(prepaidKeys.id, sql.placeholder("keyId")))
+      .prepare();
+    this.extendReservation = database
+      .update(prepaidReservations)
+      .set({ expiresAt: sql`${sql.placeholder("expiresAtMs")}` })
+      .where(eq(prepaidReservations.id, sql.placeholder("id")))
+      .prepare();
+  }
 
   /** A key that cannot be used until `activate`: created before its payment settles. */
   createPending(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): number {
@@ -58,7 +91,7 @@ export class PrepaidKeyStore {
   /** The usable or used-up key a code names; pending and void keys do not exist for callers. */
   findByCode(code: string): PrepaidKey | undefined {
     const codeHash = hashPrepaidCode(code);
-    const key = this.database.select().from(prepaidKeys).where(eq(prepaidKeys.codeHash, codeHash)).get();
+    const key = this.byCodeHash.get({ codeHash });
     if (!key || !sameHash(key.codeHash, codeHash)) return undefined;
     return key.status === "active" || key.status === "disabled" ? key : undefined;
   }
@@ -88,11 +121,7 @@ export class PrepaidKeyStore {
 
   /** Keeps a reservation alive while its call runs. */
   extend(reservationId: number, ttlMs: number): void {
-    this.database
-      .update(prepaidReservations)
-      .set({ expiresAt: new Date(Date.now() + ttlMs) })
-      .where(eq(prepaidReservations.id, reservationId))
-      .run();
+    this.extendReservation.run({ id: reservationId, expiresAtMs: Date.now() + ttlMs });
   }
 
   /**
@@ -100,23 +129,12 @@ export class PrepaidKeyStore {
    * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice.
    */
   settle(reservationId: number, usedTokens: number): void {
-    this.database.transaction((transaction) => {
-      const [reservation] = transaction
-        .delete(prepaidReservations)
-        .where(eq(prepaidReservations.id, reservationId))
-        .returning({ keyId: prepaidReservations.keyId, tokens: prepaidReservations.tokens })
-        .all();
+    // One connection: the prepared statements run inside the transaction.
+    this.database.transaction(() => {
+      const [reservation] = this.endReservation.all({ id: reservationId });
       if (!reservation) return;
       const charge = Math.max(0, Math.min(usedTokens, reservation.tokens));
-      transaction
-        .update(prepaidKeys)
-        .set({
-          usedTokens: sql`${prepaidKeys.usedTokens} + ${charge}`,
-          status: sql`case when ${prepaidKeys.usedTokens} + ${charge} >= ${prepaidKeys.totalTokens} then 'disabled' else ${prepaidKeys.status} end`,
-          updatedAt: new Date(),
-        })
-        .where(eq(prepaidKeys.id, reservation.keyId))
-        .run();
+      this.charge.run({ keyId: reservation.keyId, charge, updatedAtMs: Date.now() });
     });
   }
 

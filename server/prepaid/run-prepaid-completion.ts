@@ -166,25 +166,33 @@ function meteredStream(
       logEvent("error", "prepaid_settle_failed", { error: (error as Error).message });
     }
   };
-  // With events to hide, the stream is re-serialized event by event; otherwise the bytes pass unchanged.
+  // With events to hide, the stream is re-serialized event by event; otherwise the bytes pass unchanged. True when
+  // something was passed on.
   const passOn = (controller: ReadableStreamDefaultController<Uint8Array>, events: string[], bytes?: Uint8Array) => {
     if (!reader.hideEvent) {
       if (bytes) controller.enqueue(bytes);
-      return;
+      return bytes !== undefined;
     }
     const shown = events.filter((data) => !reader.hideEvent?.(data));
     if (shown.length > 0) controller.enqueue(encoder.encode(shown.map((data) => `data: ${data}\n\n`).join("")));
+    return shown.length > 0;
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done, value } = await upstream.read();
-        const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
-        events.forEach(read);
-        passOn(controller, events, value);
-        if (done) {
-          finish(failed ? "release" : "settle");
-          controller.close();
+        // A pull that passes nothing on (half an event, or only a hidden one) must read on: the stream calls pull
+        // again only after an enqueue or a new read, and a reader that waits for this one would wait forever.
+        for (;;) {
+          const { done, value } = await upstream.read();
+          const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
+          events.forEach(read);
+          const passed = passOn(controller, events, value);
+          if (done) {
+            finish(failed ? "release" : "settle");
+            controller.close();
+            return;
+          }
+          if (passed) return;
         }
       } catch (error) {
         finish("release");

@@ -22,6 +22,7 @@ export function openDatabase(databaseUrl: string): AppDatabase {
   const path = sqlitePathFromUrl(databaseUrl);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const client = new Database(path);
+  reuseStatements(client);
   client.pragma("journal_mode = WAL");
   client.pragma("synchronous = NORMAL");
   client.pragma("busy_timeout = 5000");
@@ -29,4 +30,31 @@ export function openDatabase(databaseUrl: string): AppDatabase {
   const database = drizzle(client, { schema });
   migrate(database, { migrationsFolder: MIGRATIONS_FOLDER });
   return database as AppDatabase;
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * drizzle prepares every query it runs, and better-sqlite3 compiles the SQL on every prepare: on the prepaid path
+ * that was most of the database time. A compiled statement can be run again with other values, so the most
+ * recently used ones are kept, keyed by their SQL text (which holds placeholders, never values).
+ */
+function reuseStatements(client: Database.Database): void {
+  const prepare = client.prepare.bind(client);
+  const statements = new Map<string, Database.Statement>();
+  client.prepare = ((source: string) => {
+    const cached = statements.get(source);
+    // A statement still being iterated cannot be run again until the iteration ends.
+    if (cached && !cached.busy) {
+      statements.delete(source);
+      statements.set(source, cached);
+      // drizzle switches a statement to raw (array) rows for some reads; a fresh statement returns objects.
+      if (cached.reader) cached.raw(false);
+      return cached;
+    }
+    const statement = prepare(source);
+    statements.set(source, statement);
+    if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+    return statement;
+  }) as typeof client.prepare;
 }

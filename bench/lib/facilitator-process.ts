@@ -1,0 +1,14 @@
+// The local facilitator in a process of its own, for the benchmark: `node --import tsx bench/lib/facilitator-process.ts
+// <network> <chain RPC URL>` prints its URL once it listens. It settles from the stack's usual facilitator account.
+import { loadLaunchConfig } from "../../config/env";
+import { devAccount, FACILITATOR_ACCOUNT_INDEX } from "../../server/local-stack/dev-accounts";
+import { startLocalFacilitator } from "../../server/local-stack/local-facilitator";
+
+const [network, rpcUrl] = process.argv.slice(2);
+const facilitator = await startLocalFacilitator({
+  network: loadLaunchConfig({ NETWORK: network }).network,
+  rpcUrl: rpcUrl!,
+  privateKey: devAccount(FACILITATOR_ACCOUNT_INDEX).privateKey,
+  port: 0,
+});
+console.log(facilitator.url);
