@@ -13,6 +13,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import { loadLaunchConfig } from "../config/env";
+import { polygon } from "../networks/eip155-137";
 import { devAccount, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
 import type { GuardedProcess } from "../server/local-stack/guarded-process";
 import { startLocalChain } from "../server/local-stack/local-chain";
@@ -40,11 +41,11 @@ const DELTAS = 64;
 const DELTA_GAP_MS = 20;
 
 const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
-const NETWORK = "eip155:137";
+const NETWORK = polygon.id;
 // The chain is the embedded one; the upstream and the facilitator run in processes of their own, as real ones
 // would: in this process, their work would delay the client's event loop and so every measurement, and the direct
 // baseline would be answered without leaving this process while the gateway's calls cross two.
-const chain = await startLocalChain(loadLaunchConfig({ NETWORK }).network, 0);
+const chain = await startLocalChain(polygon, 0);
 const sideProcesses: GuardedProcess[] = [];
 let stack: RunningStack;
 try {
