@@ -1,3 +1,5 @@
+import { jsonResponse } from "./http/json-response";
+
 /**
  * One error type for everything a caller can be told, and one table from code to HTTP status and OpenAI error
  * type. Bodies use OpenAI's shape `{error: {message, type, param, code}}`.
@@ -67,7 +69,7 @@ export class ApiError extends Error {
         ...this.options.details,
       },
     };
-    return Response.json(body, { status: this.status, headers: this.options.headers });
+    return jsonResponse(body, { status: this.status, headers: this.options.headers });
   }
 }
 

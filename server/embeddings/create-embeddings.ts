@@ -5,6 +5,7 @@ import { readJsonBody } from "../http/read-json-body";
 import { countTextTokens } from "../pricing/count-tokens";
 import { UpstreamError } from "../upstream/upstream-error";
 import { invalidEmbeddingsRequest, parseEmbeddingsRequest, EMBEDDINGS_EXPECTED } from "./embeddings-request";
+import { jsonResponse } from "../http/json-response";
 
 /** A vector as OpenAI's base64 encoding has it: the float32 little-endian bytes, base64. */
 export function toBase64Vector(vector: readonly number[]): string {
@@ -45,7 +46,7 @@ export async function createEmbeddings(context: AppContext, request: Request): P
   }
   const parsed = parseEmbeddingsRequest(value);
   if (parsed.kind === "probe") {
-    return Response.json({ object: "list", data: [], model: embeddings.model, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
+    return jsonResponse({ object: "list", data: [], model: embeddings.model, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
   }
   const inputs = typeof parsed.body.input === "string" ? [parsed.body.input] : parsed.body.input;
   let answer: Record<string, unknown>;
@@ -68,7 +69,7 @@ export async function createEmbeddings(context: AppContext, request: Request): P
   }
   const base64 = parsed.body.encoding_format === "base64";
   const promptTokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
-  return Response.json({
+  return jsonResponse({
     object: "list",
     data: vectors.map((vector, index) => ({
       object: "embedding",

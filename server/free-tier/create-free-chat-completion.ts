@@ -7,6 +7,7 @@ import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
 import { parseOrThrow } from "../validation";
 import type { WindowUsage } from "./free-chat-windows";
+import { jsonResponse } from "../http/json-response";
 
 export const freeChatSchema = z.looseObject({
   model: z.literal(freeChat.model, { error: `only ${freeChat.model} is served free` }).optional(),
@@ -77,7 +78,7 @@ export async function createFreeChatCompletion(context: AppContext, request: Req
         return eventStreamResponse(stream.body, headers);
       }
       const completion = await context.upstream.postJson("/chat/completions", upstreamBody);
-      return Response.json({ ...completion, model: freeChat.model }, { headers });
+      return jsonResponse({ ...completion, model: freeChat.model }, { headers });
     } catch (error) {
       windows.give(slot);
       if (error instanceof UpstreamError) {
@@ -102,7 +103,7 @@ export function freeChatQuota(context: AppContext, request: Request): Response {
     const found = usage.find((entry) => entry.name === name)!;
     return { limit: found.limit, used: found.used, reset_seconds: found.resetSeconds };
   };
-  return Response.json(
+  return jsonResponse(
     { object: "free_quota", model: freeChat.model, per10Min: window("per10Min"), perDay: window("perDay") },
     { headers: { ...rateLimitHeaders(usage), "Cache-Control": "no-store" } },
   );

@@ -8,6 +8,7 @@ import { listModels } from "../models/list-models";
 import { createResponse } from "../responses/create-response";
 import { handleRoute } from "./handle-route";
 import { sendWebResponse, toWebRequest } from "./node-http-adapter";
+import { jsonResponse } from "./json-response";
 
 type Handler = (context: AppContext, request: Request) => Promise<Response>;
 
@@ -20,7 +21,7 @@ const routes: Record<string, Handler> = {
   "POST /api/v1/chat/completions": createChatCompletion,
   "POST /v1/responses": createResponse,
   "POST /api/v1/responses": createResponse,
-  "GET /v1/models": async (context) => Response.json(listModels(context.config.network)),
+  "GET /v1/models": async (context) => jsonResponse(listModels(context.config.network)),
 };
 
 // This copy of server/ is loaded by app/serve.mjs, beside the copy the framework bundles; objects of one copy must

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { jsonResponse, jsonTextOf } from "./json-response";
 import { sendWebResponse, toWebRequest } from "./node-http-adapter";
 
 let server: Server | undefined;
@@ -23,6 +24,25 @@ async function serve(answer: (request: Request) => Promise<Response>): Promise<s
 }
 
 describe("node-http-adapter", () => {
+  it("writes a jsonResponse's kept text as it is, with its status, headers and exact length", async () => {
+    const body = { text: "naïve ✓", list: [1, 2, 3] };
+    const url = await serve(async () => jsonResponse(body, { status: 402, headers: { "PAYMENT-REQUIRED": "abc" } }));
+    const response = await fetch(url);
+    expect(response.status).toBe(402);
+    expect(response.headers.get("payment-required")).toBe("abc");
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const text = await response.text();
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toEqual(body);
+  });
+
+  it("forgets a jsonResponse's kept text once its body has been read", async () => {
+    const answer = jsonResponse({ a: 1 });
+    expect(jsonTextOf(answer)).toBe('{"a":1}');
+    expect(await answer.text()).toBe('{"a":1}');
+    expect(jsonTextOf(answer)).toBeUndefined();
+  });
+
   it("gives the handler the method, path, query, headers and body, and sends a whole body with its length", async () => {
     const url = await serve(async (request) =>
       Response.json(

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { jsonTextOf } from "./json-response";
 
 /**
  * A Web Request for a Node request, as a route handler receives it from the framework: `origin` names the bind
@@ -77,6 +78,12 @@ export async function sendWebResponse(response: Response, target: ServerResponse
   const headers = headerObject(response.headers);
   if (!response.body) {
     target.writeHead(response.status, headers).end();
+    return;
+  }
+  const json = jsonTextOf(response);
+  if (json !== undefined) {
+    headers["content-length"] = String(Buffer.byteLength(json));
+    target.writeHead(response.status, headers).end(json);
     return;
   }
   if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "")) {

@@ -14,6 +14,7 @@ import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } fr
 import { describeMismatch } from "./describe-mismatch";
 import type { QuoteHold } from "./quote-hold";
 import type { SettlementGasEstimator } from "./settlement-gas";
+import { jsonResponse } from "../http/json-response";
 
 /**
  * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onSettled` and
@@ -96,20 +97,22 @@ const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Server-Timing";
  * work, settle only after the work succeeded, answer. No path settles a payment for work that was not done.
  */
 export async function runPaidRequest(services: PaymentServices, paid: PaidRequest): Promise<Response> {
+  const entered = performance.now();
   const { gateway, ledger } = services;
   const { amount, quote, requirements } = await price(services, paid);
-  const paymentRequired: PaymentRequired = {
+  // The 402 document, built only for an answer that needs it (a paid request that succeeds does not).
+  const paymentRequired = (): PaymentRequired => ({
     x402Version: 2,
     resource: { url: paid.resourceUrl, description: paid.description, mimeType: "application/json" },
     accepts: [requirements],
     extensions: { quote, ...bazaarExtension(new URL(paid.resourceUrl).pathname) },
-  };
+  });
 
   const header = paid.request.headers.get("payment-signature");
   if (!header) {
     const total = `${atomicToDecimal(amount, gateway.network.usdc.decimals)} USD`;
     return paymentChallenge(
-      paymentRequired,
+      paymentRequired(),
       "payment_required",
       `Payment required: ${total} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
     );
@@ -120,12 +123,12 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     payment = decodePaymentSignature(header, gateway.network.kind);
   } catch (error) {
     if (error instanceof MalformedPaymentError)
-      return paymentChallenge(paymentRequired, "payment_invalid", error.message);
+      return paymentChallenge(paymentRequired(), "payment_invalid", error.message);
     throw error;
   }
   if (!gateway.matches(payment.payload, requirements)) {
     return paymentChallenge(
-      paymentRequired,
+      paymentRequired(),
       "payment_mismatch",
       describeMismatch(payment.payload.accepted, requirements),
     );
@@ -133,7 +136,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   const signedResource = payment.payload.resource?.url;
   if (signedResource !== undefined && signedResource !== paid.resourceUrl) {
     return paymentChallenge(
-      paymentRequired,
+      paymentRequired(),
       "payment_mismatch",
       `Payment was made for ${signedResource}, not ${paid.resourceUrl}`,
     );
@@ -150,13 +153,14 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   });
   if (paymentId === undefined) {
     return paymentChallenge(
-      paymentRequired,
+      paymentRequired(),
       "payment_already_used",
       "This payment signature has already been used; sign a new payment",
     );
   }
 
-  const timings = { quote: paid.quoteMs, verify: 0, upstream: 0, settle: 0 };
+  const timings = { quote: paid.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
+  const sinceEntry = () => paid.quoteMs + performance.now() - entered;
   let started = performance.now();
   let verification;
   try {
@@ -170,7 +174,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     const reason = verification.invalidReason ?? "invalid_payment";
     ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs: timings.verify });
     return paymentChallenge(
-      paymentRequired,
+      paymentRequired(),
       "payment_rejected",
       `Payment rejected by the facilitator: ${reason}${verification.invalidMessage ? ` (${verification.invalidMessage})` : ""}`,
     );
@@ -212,6 +216,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     });
     logPaid(paid, payment, "settle_unknown", timings, (error as Error).message);
     answer.onSettled?.();
+    timings.total = sinceEntry();
     return deliver(answer, undefined, timings);
   }
   timings.settle = performance.now() - started;
@@ -227,7 +232,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     answer.onUnsettled?.();
     logPaid(paid, payment, "settlement_failed", timings, reason);
     return paymentChallenge(
-      paymentRequired,
+      paymentRequired(),
       "settlement_failed",
       `Settlement failed: ${reason}${settlement.errorMessage ? ` (${settlement.errorMessage})` : ""}`,
     );
@@ -240,6 +245,7 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
   });
   logPaid(paid, payment, "settled", timings, undefined, settlement.transaction);
   answer.onSettled?.();
+  timings.total = sinceEntry();
   return deliver(answer, settlement, timings);
 }
 
@@ -304,7 +310,7 @@ function deliver(
     "Cache-Control": "no-store",
   };
   if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
-  if (answer.kind === "json") return Response.json(answer.body, { status: answer.status ?? 200, headers });
+  if (answer.kind === "json") return jsonResponse(answer.body, { status: answer.status ?? 200, headers });
   return eventStreamResponse(answer.stream.body, headers);
 }
 

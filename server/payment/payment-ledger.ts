@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { AppDatabase } from "../storage/database";
 import { payments, type PaymentStatus } from "../storage/schema";
 
@@ -21,45 +22,76 @@ export interface PaymentUpdate {
   settleMs?: number;
 }
 
-/** The payments ledger. Each method is one statement; the unique nonce is the double-spend guard. */
+/**
+ * The payments ledger. Each method is one statement, compiled once; the unique nonce is the double-spend guard.
+ * Placeholders inside sql`` are bound as given: times in ms, as the timestamp_ms columns hold them.
+ */
 export class PaymentLedger {
-  constructor(private readonly database: AppDatabase) {}
+  private readonly insertPending;
+  private readonly updateRow;
 
-  /** Records a payment as pending; returns its id, or undefined when the nonce was already recorded. */
-  claim(payment: NewPayment): number | undefined {
-    const now = new Date();
-    const rows = this.database
+  constructor(private readonly database: AppDatabase) {
+    const at = sql`${sql.placeholder("atMs")}`;
+    this.insertPending = database
       .insert(payments)
       .values({
-        nonce: payment.nonce,
-        payer: payment.payer,
-        amount: payment.amount.toString(),
-        network: payment.network,
-        resource: payment.resource,
-        bodyHash: payment.bodyHash,
+        nonce: sql.placeholder("nonce"),
+        payer: sql.placeholder("payer"),
+        amount: sql.placeholder("amount"),
+        network: sql.placeholder("network"),
+        resource: sql.placeholder("resource"),
+        bodyHash: sql.placeholder("bodyHash"),
         status: "pending",
-        quoteMs: Math.round(payment.quoteMs),
-        createdAt: now,
-        updatedAt: now,
+        quoteMs: sql.placeholder("quoteMs"),
+        createdAt: at,
+        updatedAt: at,
       })
       .onConflictDoNothing({ target: payments.nonce })
       .returning({ id: payments.id })
-      .all();
+      .prepare();
+    // A field left out of an update keeps its value.
+    const keep = (column: SQLiteColumn, name: string) => sql`coalesce(${sql.placeholder(name)}, ${column})`;
+    this.updateRow = database
+      .update(payments)
+      .set({
+        status: sql`${sql.placeholder("status")}`,
+        failureReason: keep(payments.failureReason, "failureReason"),
+        transaction: keep(payments.transaction, "transaction"),
+        verifyMs: keep(payments.verifyMs, "verifyMs"),
+        upstreamMs: keep(payments.upstreamMs, "upstreamMs"),
+        settleMs: keep(payments.settleMs, "settleMs"),
+        updatedAt: at,
+      })
+      .where(eq(payments.id, sql.placeholder("id")))
+      .prepare();
+  }
+
+  /** Records a payment as pending; returns its id, or undefined when the nonce was already recorded. */
+  claim(payment: NewPayment): number | undefined {
+    const rows = this.insertPending.all({
+      nonce: payment.nonce,
+      payer: payment.payer,
+      amount: payment.amount.toString(),
+      network: payment.network,
+      resource: payment.resource,
+      bodyHash: payment.bodyHash,
+      quoteMs: Math.round(payment.quoteMs),
+      atMs: Date.now(),
+    });
     return rows[0]?.id;
   }
 
   update(id: number, update: PaymentUpdate): void {
-    this.database
-      .update(payments)
-      .set({
-        ...update,
-        verifyMs: round(update.verifyMs),
-        upstreamMs: round(update.upstreamMs),
-        settleMs: round(update.settleMs),
-        updatedAt: new Date(),
-      })
-      .where(eq(payments.id, id))
-      .run();
+    this.updateRow.run({
+      id,
+      status: update.status,
+      failureReason: update.failureReason ?? null,
+      transaction: update.transaction ?? null,
+      verifyMs: round(update.verifyMs),
+      upstreamMs: round(update.upstreamMs),
+      settleMs: round(update.settleMs),
+      atMs: Date.now(),
+    });
   }
 
   findByNonce(nonce: string) {
@@ -67,6 +99,6 @@ export class PaymentLedger {
   }
 }
 
-function round(value: number | undefined): number | undefined {
-  return value === undefined ? undefined : Math.round(value);
+function round(value: number | undefined): number | null {
+  return value === undefined ? null : Math.round(value);
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
 import { bearerToken } from "./prepaid-code";
+import { jsonResponse } from "../http/json-response";
 
 /** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
 export function prepaidStatus(context: AppContext, request: Request): Response {
@@ -10,7 +11,7 @@ export function prepaidStatus(context: AppContext, request: Request): Response {
   if (!key) throw new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
   const balance = context.prepaidKeys.balance(key.id);
   const valid = key.status === "active";
-  return Response.json(
+  return jsonResponse(
     {
       valid,
       reason: valid ? "active" : "disabled",

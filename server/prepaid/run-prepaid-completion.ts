@@ -8,6 +8,7 @@ import { eventStreamResponse } from "../http/event-stream-response";
 import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { PrepaidKey, PrepaidKeyStore } from "./prepaid-key-store";
+import { jsonResponse } from "../http/json-response";
 
 /** How to read the output tokens the upstream reported, from a whole answer or from one stream event. */
 export interface OutputTokenReader {
@@ -114,7 +115,7 @@ export async function runPrepaidCompletion(
     settle(options.outputTokens.json(answer.body));
     timings.settle = performance.now() - started;
     headers["Server-Timing"] = serverTiming(timings);
-    return Response.json(answer.body, { status: answer.status ?? 200, headers });
+    return jsonResponse(answer.body, { status: answer.status ?? 200, headers });
   }
   headers["Server-Timing"] = serverTiming(timings);
   return eventStreamResponse(
