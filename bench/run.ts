@@ -283,7 +283,7 @@ try {
     baselineMb: number;
   };
   say(
-    `quote ${ms(counted.quoteMs)} (${counted.inputTokens} tokens), bare count ${ms(counted.bareMs)} (${counted.bareTokens} tokens), ratio ${(counted.quoteMs / counted.bareMs).toFixed(2)}; the quote's peak memory: +${counted.peakGrowthMb.toFixed(0)} MB over ${counted.baselineMb.toFixed(0)} MB`,
+    `quote ${ms(counted.quoteMs)} (${counted.inputTokens} tokens), bare count ${ms(counted.bareMs)} (${counted.bareTokens} tokens), medians of 5 and 4 alternating runs, ratio ${(counted.quoteMs / counted.bareMs).toFixed(2)}; the quote's peak memory: +${counted.peakGrowthMb.toFixed(0)} MB over ${counted.baselineMb.toFixed(0)} MB`,
   );
 
   // 6. Memory with many open streams.

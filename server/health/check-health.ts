@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { SERVICE_VERSION } from "../../config/version";
 import type { AppContext } from "../app-context";
+import { jsonResponse } from "../http/json-response";
 
 type ComponentState = { status: "up"; latency_ms: number } | { status: "down"; latency_ms: number; error: string };
 
@@ -39,4 +40,10 @@ export async function checkHealth(context: AppContext): Promise<{ status: number
       checks: { database, facilitator, upstream },
     },
   };
+}
+
+/** Endpoint 15 as an HTTP answer, never cached. */
+export async function healthResponse(context: AppContext): Promise<Response> {
+  const health = await checkHealth(context);
+  return jsonResponse(health.body, { status: health.status, headers: { "Cache-Control": "no-store" } });
 }
