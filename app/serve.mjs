@@ -1,8 +1,8 @@
 // The production HTTP server of the app: Next.js behind a plain Node server, so that route handlers learn the
 // address of the socket a request came from (Next gives them only headers). The address is written into
-// x-paysvc-peer-address, replacing any value a client sent under that name. The hot API endpoints
-// (server/http/direct-routes.ts) are answered here by the same framework-free handlers the route files in app/
-// call, without the framework's per-request work; everything else goes to Next.js. Usage:
+// x-paysvc-peer-address, replacing any value a client sent under that name. Every API endpoint
+// (server/http/direct-routes.ts) is answered here by the same framework-free handlers the route files in app/
+// call, without the framework's per-request work; the console's pages (and other methods) go to Next.js. Usage:
 //   node app/serve.mjs --port 3000 --hostname 127.0.0.1
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
