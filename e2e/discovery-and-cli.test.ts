@@ -114,63 +114,32 @@ describe("paysvc CLI", () => {
   });
 
   it("generates a validated configuration and refuses a bad checksum with one clear line", async () => {
-    const bad = await paysvc([
-      "config",
-      "generate",
-      "--network",
-      "eip155:137",
-      "--origin",
-      stack().appUrl,
-      "--pay-to",
-      "0x70997970c51812dc3a010c7d01b50e0d17dc79C8",
-      "--out",
-      configDir,
-    ]);
+    const generate = (network: string, payTo: string, ...more: string[]) =>
+      paysvc([
+        "config",
+        "generate",
+        "--network",
+        network,
+        "--origin",
+        stack().appUrl,
+        "--pay-to",
+        payTo,
+        "--out",
+        configDir,
+        ...more,
+      ]);
+    const bad = await generate("eip155:137", "0x70997970c51812dc3a010c7d01b50e0d17dc79C8");
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split("\n")).toHaveLength(1);
     expect(bad.stderr).toMatch(/payTo: must be an EVM address on eip155:137: .*valid EIP-55 checksum/);
-    const evmPayToOnSolana = await paysvc([
-      "config",
-      "generate",
-      "--network",
-      "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-      "--origin",
-      stack().appUrl,
-      "--pay-to",
-      stack().payTo,
-      "--out",
-      configDir,
-    ]);
+    const evmPayToOnSolana = await generate("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", stack().payTo);
     expect(evmPayToOnSolana.code).not.toBe(0);
     expect(evmPayToOnSolana.stderr).toMatch(
       /payTo: must be a Solana address on solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/,
     );
-    const unknown = await paysvc([
-      "config",
-      "generate",
-      "--network",
-      "eip155:1",
-      "--origin",
-      stack().appUrl,
-      "--pay-to",
-      stack().payTo,
-      "--out",
-      configDir,
-    ]);
+    const unknown = await generate("eip155:1", stack().payTo);
     expect(unknown.stderr).toMatch(/network: must be one of/);
-    const good = await paysvc([
-      "config",
-      "generate",
-      "--network",
-      "eip155:137",
-      "--origin",
-      stack().appUrl,
-      "--pay-to",
-      stack().payTo,
-      "--out",
-      configDir,
-      "--json",
-    ]);
+    const good = await generate("eip155:137", stack().payTo, "--json");
     expect(good.code).toBe(0);
     expect(JSON.parse(good.stdout).files).toHaveLength(2);
     expect(readFileSync(join(configDir, "eip155-137.env"), "utf8")).toContain(`PAY_TO=${stack().payTo}`);
