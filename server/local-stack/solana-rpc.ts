@@ -116,7 +116,7 @@ export function solanaRpcMethods(svm: LiteSVM, network: SvmNetwork) {
       } finally {
         svm.withSigverify(true);
       }
-      const meta = result instanceof FailedTransactionMetadata ? result.meta() : result.meta();
+      const meta = result.meta();
       return {
         context: context(),
         value: {
