@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, describe, expect, it } from "vitest";
 import { quote, stack } from "./support/payments";
+import { FREE_PORTS } from "./support/free-ports";
 
 const workDir = mkdtempSync(join(tmpdir(), "paysvc-cli-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -213,10 +214,7 @@ describe("paysvc CLI", () => {
     const child = spawn(process.execPath, ["cli/bin.mjs", "dev", "--networks", "eip155:137,eip155:8453"], {
       env: {
         ...process.env,
-        PORT: "0",
-        LOCAL_CHAIN_PORT: "0",
-        LOCAL_FACILITATOR_PORT: "0",
-        LOCAL_UPSTREAM_PORT: "0",
+        ...FREE_PORTS,
         DATA_DIR: join(workDir, "dev-data"),
       },
       stdio: ["ignore", "pipe", "pipe"],

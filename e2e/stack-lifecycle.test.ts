@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { pidListeningOn } from "../bench/lib/process-memory";
+import { FREE_PORTS } from "./support/free-ports";
 
 /** True while something accepts TCP connections on the port. */
 function listening(port: number): Promise<boolean> {
@@ -42,10 +43,7 @@ async function startCli(extraEnv: Record<string, string> = {}): Promise<Started>
   const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "start"], {
     env: {
       ...process.env,
-      PORT: "0",
-      LOCAL_CHAIN_PORT: "0",
-      LOCAL_FACILITATOR_PORT: "0",
-      LOCAL_UPSTREAM_PORT: "0",
+      ...FREE_PORTS,
       DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
       ...extraEnv,
     },

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { loadLaunchConfig } from "../../config/env";
 import { startStack } from "../../server/local-stack/start-stack";
+import { FREE_PORTS } from "./free-ports";
 
 /** Starts one embedded stack (real anvil, facilitator, upstream, Next.js app, SQLite file) for every e2e file. */
 export default async function setup(project: TestProject) {
@@ -14,10 +15,7 @@ export default async function setup(project: TestProject) {
   process.env.TRUSTED_PROXIES = "127.0.0.2";
   const config = loadLaunchConfig({
     NETWORK: "eip155:137",
-    PORT: "0",
-    LOCAL_CHAIN_PORT: "0",
-    LOCAL_FACILITATOR_PORT: "0",
-    LOCAL_UPSTREAM_PORT: "0",
+    ...FREE_PORTS,
     DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
   });
   const appLog: string[] = [];

@@ -5,6 +5,7 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { expect } from "vitest";
 import { loadLaunchConfig } from "../../config/env";
 import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
+import { FREE_PORTS } from "./free-ports";
 
 /** A complete embedded deployment of `network`, like `NETWORK=<network> npm start`, and how to remove it. */
 export async function startNetworkStack(network: string) {
@@ -12,10 +13,7 @@ export async function startNetworkStack(network: string) {
   const stack = await startStack(
     loadLaunchConfig({
       NETWORK: network,
-      PORT: "0",
-      LOCAL_CHAIN_PORT: "0",
-      LOCAL_FACILITATOR_PORT: "0",
-      LOCAL_UPSTREAM_PORT: "0",
+      ...FREE_PORTS,
       DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
     }),
   );
