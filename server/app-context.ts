@@ -9,6 +9,7 @@ import { ClientAddressResolver } from "./free-tier/client-address";
 import { FreeChatWindows } from "./free-tier/free-chat-windows";
 import { openDatabase, type AppDatabase } from "./storage/database";
 import { OpenAiUpstream } from "./upstream/openai-upstream";
+import type { ApiRequest } from "./http/api-request";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -77,14 +78,14 @@ export function getAppContext(): AppContext {
 }
 
 /** The origin callers use: PUBLIC_BASE_URL, else the Host the caller sent (request.url names the bind address). */
-export function publicOrigin(context: AppContext, request: Request): string {
+export function publicOrigin(context: AppContext, request: ApiRequest): string {
   if (context.config.publicBaseUrl) return context.config.publicBaseUrl;
   const url = new URL(request.url);
   return `${url.protocol}//${request.headers.get("host") ?? url.host}`;
 }
 
 /** Where prepaid keys are used: PREPAID_API_BASE, else this deployment's origin + /v1. */
-export function prepaidApiBase(context: AppContext, request: Request): string {
+export function prepaidApiBase(context: AppContext, request: ApiRequest): string {
   return context.config.prepaid.apiBase ?? `${publicOrigin(context, request)}/v1`;
 }
 
@@ -92,6 +93,6 @@ export function prepaidApiBase(context: AppContext, request: Request): string {
  * The URL a caller used for this request: the configured public origin (set PUBLIC_BASE_URL behind a proxy),
  * else the Host the caller sent; the framework's own request.url names its bind address instead.
  */
-export function resourceUrl(context: AppContext, request: Request): string {
+export function resourceUrl(context: AppContext, request: ApiRequest): string {
   return `${publicOrigin(context, request)}${new URL(request.url).pathname}`;
 }

@@ -1,4 +1,4 @@
-import { jsonResponse } from "./http/json-response";
+import { jsonAnswer, type ApiAnswer } from "./http/api-answer";
 
 /**
  * One error type for everything a caller can be told, and one table from code to HTTP status and OpenAI error
@@ -58,7 +58,7 @@ export class ApiError extends Error {
     return new ApiError(this.code, this.message, { ...this.options, headers: { ...this.options.headers, ...headers } });
   }
 
-  toResponse(): Response {
+  toAnswer(): ApiAnswer {
     const body = {
       ...this.options.extra,
       error: {
@@ -69,7 +69,7 @@ export class ApiError extends Error {
         ...this.options.details,
       },
     };
-    return jsonResponse(body, { status: this.status, headers: this.options.headers });
+    return jsonAnswer(body, { status: this.status, headers: this.options.headers });
   }
 }
 

@@ -4,6 +4,8 @@ import { parseEventJson } from "../http/sse-data-parser";
 import type { OutputTokenReader } from "../prepaid/run-prepaid-completion";
 import { parseChatRequest } from "./chat-request";
 import { runPaidCompletion } from "./run-paid-completion";
+import { type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 function completionTokens(value: unknown): number | undefined {
   const tokens = (value as { usage?: { completion_tokens?: unknown } } | null)?.usage?.completion_tokens;
@@ -17,7 +19,7 @@ function isUsageOnlyChunk(data: string): boolean {
 }
 
 /** Endpoints 1 and 2: a chat completion, paid with x402 or billed to a prepaid key, streamed when asked. */
-export async function createChatCompletion(context: AppContext, request: Request): Promise<Response> {
+export async function createChatCompletion(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const started = performance.now();
   const body = await readJsonBody(request);
   const parsed = parseChatRequest(body.value);

@@ -8,6 +8,8 @@ import { prepaidKeyFor } from "../prepaid/prepaid-key-for";
 import { runPrepaidCompletion, type OutputTokenReader } from "../prepaid/run-prepaid-completion";
 import { countChatInputTokens, type CountableMessage } from "../pricing/count-tokens";
 import { quoteTokens } from "../pricing/quote-tokens";
+import { type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 export type Billing = "x402" | "prepaid";
 
@@ -17,7 +19,7 @@ export type Billing = "x402" | "prepaid";
  */
 export function runPaidCompletion(
   context: AppContext,
-  request: Request,
+  request: ApiRequest,
   options: {
     body: JsonBody;
     started: number;
@@ -30,7 +32,7 @@ export function runPaidCompletion(
     work: (maxOutputTokens: number, billing: Billing) => Promise<PreparedAnswer>;
     outputTokens: OutputTokenReader;
   },
-): Promise<Response> {
+): Promise<ApiAnswer> {
   const inputTokens = countChatInputTokens(options.messages, options.tools);
   if (inputTokens > chatLimits.maxInputTokens) {
     throw new ApiError(

@@ -8,6 +8,8 @@ import { countTextTokens } from "../pricing/count-tokens";
 import { quoteTokens } from "../pricing/quote-tokens";
 import { checkedAnswers } from "./decision-answer";
 import { parseDecisionRequest, type DecisionRequest } from "./decision-request";
+import { type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 /** Input tokens of a decision: the state plus every question's name, type and instructions. */
 export function countDecisionTokens(request: DecisionRequest): number {
@@ -23,7 +25,7 @@ function tokenCount(value: unknown, fallback: number): number {
 }
 
 /** Endpoint 7: structured decisions with `jev-latest`, paid per request; output tokens are free. */
-export async function createDecision(context: AppContext, request: Request): Promise<Response> {
+export async function createDecision(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const started = performance.now();
   const body = await readJsonBody(request);
   const decision = parseDecisionRequest(body.value);

@@ -3,6 +3,8 @@ import { aiAgentsMd, llmsTxt } from "./agent-guides";
 import type { DeploymentFacts } from "./deployment-facts";
 import { openApiDocument } from "./openapi-document";
 import { x402Manifest } from "./x402-manifest";
+import { textAnswer, type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -19,7 +21,7 @@ export const discoveryDocuments = {
 
 export type DiscoveryDocumentName = keyof typeof discoveryDocuments;
 
-export function deploymentFacts(context: AppContext, request: Request): DeploymentFacts {
+export function deploymentFacts(context: AppContext, request: ApiRequest): DeploymentFacts {
   return {
     origin: publicOrigin(context, request),
     network: context.config.network,
@@ -30,9 +32,13 @@ export function deploymentFacts(context: AppContext, request: Request): Deployme
 }
 
 /** The served form of a discovery document. */
-export function serveDiscoveryDocument(context: AppContext, request: Request, name: DiscoveryDocumentName): Response {
+export function serveDiscoveryDocument(
+  context: AppContext,
+  request: ApiRequest,
+  name: DiscoveryDocumentName,
+): ApiAnswer {
   const document = discoveryDocuments[name];
-  return new Response(document.render(deploymentFacts(context, request)), {
-    headers: { "Content-Type": document.contentType, "Cache-Control": "public, max-age=300" },
+  return textAnswer(document.render(deploymentFacts(context, request)), document.contentType, {
+    headers: { "Cache-Control": "public, max-age=300" },
   });
 }

@@ -5,7 +5,8 @@ import { readJsonBody } from "../http/read-json-body";
 import { countTextTokens } from "../pricing/count-tokens";
 import { UpstreamError } from "../upstream/upstream-error";
 import { invalidEmbeddingsRequest, parseEmbeddingsRequest, EMBEDDINGS_EXPECTED } from "./embeddings-request";
-import { jsonResponse } from "../http/json-response";
+import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 /** A vector as OpenAI's base64 encoding has it: the float32 little-endian bytes, base64. */
 export function toBase64Vector(vector: readonly number[]): string {
@@ -35,7 +36,7 @@ function vectorsFrom(answer: Record<string, unknown>, count: number): number[][]
 }
 
 /** Endpoint 10 (free): embeddings with the fixed model; `model` in the request is ignored. */
-export async function createEmbeddings(context: AppContext, request: Request): Promise<Response> {
+export async function createEmbeddings(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   let value: unknown;
   try {
     value = (await readJsonBody(request)).value;
@@ -46,7 +47,7 @@ export async function createEmbeddings(context: AppContext, request: Request): P
   }
   const parsed = parseEmbeddingsRequest(value);
   if (parsed.kind === "probe") {
-    return jsonResponse({ object: "list", data: [], model: embeddings.model, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
+    return jsonAnswer({ object: "list", data: [], model: embeddings.model, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
   }
   const inputs = typeof parsed.body.input === "string" ? [parsed.body.input] : parsed.body.input;
   let answer: Record<string, unknown>;
@@ -69,7 +70,7 @@ export async function createEmbeddings(context: AppContext, request: Request): P
   }
   const base64 = parsed.body.encoding_format === "base64";
   const promptTokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
-  return jsonResponse({
+  return jsonAnswer({
     object: "list",
     data: vectors.map((vector, index) => ({
       object: "embedding",

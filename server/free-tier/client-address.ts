@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { parseAddressRange } from "../../config/address-range";
+import type { ApiRequest } from "../http/api-request";
 
 /** Set by app/serve.mjs from the socket, overwriting anything a client sent under this name. */
 export const PEER_ADDRESS_HEADER = "x-paysvc-peer-address";
@@ -16,7 +17,7 @@ export function normalizeAddress(value: string | undefined | null): string | und
 }
 
 /** The hops a request passed, nearest last: from `Forwarded: for=...` or else `X-Forwarded-For`. */
-function forwardedHops(request: Request): string[] {
+function forwardedHops(request: ApiRequest): string[] {
   const forwarded = request.headers.get("forwarded");
   if (forwarded) {
     return forwarded.split(",").map((element) => /(?:^|;)\s*for=("[^"]*"|[^;,\s]+)/i.exec(element)?.[1] ?? "");
@@ -44,7 +45,7 @@ export class ClientAddressResolver {
   }
 
   /** The caller's address, or "unknown" when the app runs without app/serve.mjs in front of it. */
-  resolve(request: Request): string {
+  resolve(request: ApiRequest): string {
     const peer = normalizeAddress(request.headers.get(PEER_ADDRESS_HEADER));
     if (!peer) return "unknown";
     if (!this.isTrusted(peer)) return peer;

@@ -2,12 +2,12 @@ import { z } from "zod";
 import { freeChat } from "../../config/free-tier";
 import type { AppContext } from "../app-context";
 import { ApiError, isApiError } from "../errors";
-import { eventStreamResponse } from "../http/event-stream-response";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
 import { parseOrThrow } from "../validation";
 import type { WindowUsage } from "./free-chat-windows";
-import { jsonResponse } from "../http/json-response";
+import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 export const freeChatSchema = z.looseObject({
   model: z.literal(freeChat.model, { error: `only ${freeChat.model} is served free` }).optional(),
@@ -48,7 +48,7 @@ function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
  * max_tokens is lowered, and the answer says so), limited per caller address. Refused requests and requests that
  * fail upstream are not counted.
  */
-export async function createFreeChatCompletion(context: AppContext, request: Request): Promise<Response> {
+export async function createFreeChatCompletion(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
   const windows = context.freeChatWindows;
   try {
@@ -75,10 +75,10 @@ export async function createFreeChatCompletion(context: AppContext, request: Req
     try {
       if (body.stream === true) {
         const stream = await context.upstream.startStream("/chat/completions", upstreamBody);
-        return eventStreamResponse(stream.body, headers);
+        return eventStreamAnswer(stream.body, headers);
       }
       const completion = await context.upstream.postJson("/chat/completions", upstreamBody);
-      return jsonResponse({ ...completion, model: freeChat.model }, { headers });
+      return jsonAnswer({ ...completion, model: freeChat.model }, { headers });
     } catch (error) {
       windows.give(slot);
       if (error instanceof UpstreamError) {
@@ -96,14 +96,14 @@ export async function createFreeChatCompletion(context: AppContext, request: Req
 }
 
 /** Endpoint 12: the caller's use of both windows. */
-export function freeChatQuota(context: AppContext, request: Request): Response {
+export function freeChatQuota(context: AppContext, request: ApiRequest): ApiAnswer {
   const address = context.clientAddresses.resolve(request);
   const usage = context.freeChatWindows.usage(address);
   const window = (name: string) => {
     const found = usage.find((entry) => entry.name === name)!;
     return { limit: found.limit, used: found.used, reset_seconds: found.resetSeconds };
   };
-  return jsonResponse(
+  return jsonAnswer(
     { object: "free_quota", model: freeChat.model, per10Min: window("per10Min"), perDay: window("perDay") },
     { headers: { ...rateLimitHeaders(usage), "Cache-Control": "no-store" } },
   );

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { SERVICE_VERSION } from "../../config/version";
 import type { AppContext } from "../app-context";
-import { jsonResponse } from "../http/json-response";
+import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 
 type ComponentState = { status: "up"; latency_ms: number } | { status: "down"; latency_ms: number; error: string };
 
@@ -43,7 +43,7 @@ export async function checkHealth(context: AppContext): Promise<{ status: number
 }
 
 /** Endpoint 15 as an HTTP answer, never cached. */
-export async function healthResponse(context: AppContext): Promise<Response> {
+export async function healthResponse(context: AppContext): Promise<ApiAnswer> {
   const health = await checkHealth(context);
-  return jsonResponse(health.body, { status: health.status, headers: { "Cache-Control": "no-store" } });
+  return jsonAnswer(health.body, { status: health.status, headers: { "Cache-Control": "no-store" } });
 }

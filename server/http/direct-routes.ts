@@ -14,11 +14,12 @@ import { listModels } from "../models/list-models";
 import { prepaidStatus } from "../prepaid/prepaid-status";
 import { purchasePrepaidCode } from "../prepaid/purchase-prepaid-code";
 import { createResponse } from "../responses/create-response";
-import { handleRoute } from "./handle-route";
-import { sendWebResponse, toWebRequest } from "./node-http-adapter";
-import { jsonResponse } from "./json-response";
+import { jsonAnswer, type ApiAnswer } from "./api-answer";
+import type { ApiRequest } from "./api-request";
+import { answerErrors } from "./handle-route";
+import { readApiRequest, sendAnswer } from "./node-http-adapter";
 
-type Handler = (context: AppContext, request: Request) => Promise<Response>;
+type Handler = (context: AppContext, request: ApiRequest) => Promise<ApiAnswer>;
 
 /**
  * Every API endpoint, answered by app/serve.mjs without the framework's per-request work (about 2 ms of every
@@ -39,7 +40,7 @@ const routes: Record<string, Handler> = {
   "POST /v1/embeddings": createEmbeddings,
   "POST /v1/free/chat/completions": createFreeChatCompletion,
   "GET /v1/free/chat/completions/quota": async (context, request) => freeChatQuota(context, request),
-  "GET /v1/models": async (context) => jsonResponse(listModels(context.config.network)),
+  "GET /v1/models": async (context) => jsonAnswer(listModels(context.config.network)),
   "GET /v1/prepaid/status": async (context, request) => prepaidStatus(context, request),
   "GET /health": (context) => healthResponse(context),
   "GET /.well-known/x402": async (context, request) => serveDiscoveryDocument(context, request, ".well-known/x402"),
@@ -58,7 +59,7 @@ function contextOf(): AppContext {
 }
 
 const handlers = new Map(
-  Object.entries(routes).map(([route, handler]) => [route, handleRoute((request) => handler(contextOf(), request))]),
+  Object.entries(routes).map(([route, handler]) => [route, answerErrors((request) => handler(contextOf(), request))]),
 );
 
 /**
@@ -74,12 +75,13 @@ export function directRoute(
   const handle = handlers.get(`${method} ${path}`);
   if (!handle) return undefined;
   return (request, response) => {
-    handle(toWebRequest(request, origin))
-      .then((answer) => sendWebResponse(answer, response))
+    readApiRequest(request, origin)
+      .then(handle)
+      .then((answer) => sendAnswer(answer, response))
       .catch(async (error: unknown) => {
         logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error) });
         if (response.headersSent) response.destroy();
-        else await sendWebResponse(new ApiError("internal_error", "Internal server error").toResponse(), response);
+        else await sendAnswer(new ApiError("internal_error", "Internal server error").toAnswer(), response);
       });
   };
 }

@@ -1,21 +1,31 @@
 import { ApiError, isApiError } from "../errors";
 import { logEvent } from "../log";
+import { toWebResponse, type ApiAnswer } from "./api-answer";
+import type { ApiRequest } from "./api-request";
+
+export type ApiHandler = (request: ApiRequest) => Promise<ApiAnswer>;
 
 /**
- * Wraps every route: known errors become their OpenAI-shaped answer; anything else is logged and answered with a
- * generic 500 whose body reveals nothing of the cause.
+ * Wraps every handler: known errors become their OpenAI-shaped answer; anything else is logged and answered with
+ * a generic 500 whose body reveals nothing of the cause.
  */
-export function handleRoute(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+export function answerErrors(handler: ApiHandler): ApiHandler {
   return async (request) => {
     try {
       return await handler(request);
     } catch (error) {
-      if (isApiError(error)) return error.toResponse();
+      if (isApiError(error)) return error.toAnswer();
       logEvent("error", "unhandled_error", {
         path: new URL(request.url).pathname,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       });
-      return new ApiError("internal_error", "Internal server error").toResponse();
+      return new ApiError("internal_error", "Internal server error").toAnswer();
     }
   };
+}
+
+/** A route file's handler: the framework's Request in, a Web Response out. */
+export function handleRoute(handler: ApiHandler): (request: Request) => Promise<Response> {
+  const answer = answerErrors(handler);
+  return async (request) => toWebResponse(await answer(request));
 }

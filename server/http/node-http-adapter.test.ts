@@ -1,8 +1,10 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { jsonResponse, jsonTextOf } from "./json-response";
-import { sendWebResponse, toWebRequest } from "./node-http-adapter";
+import { jsonAnswer, type ApiAnswer, eventStreamAnswer } from "./api-answer";
+import type { ApiRequest } from "./api-request";
+import { readApiRequest, sendAnswer } from "./node-http-adapter";
+import { readJsonBody } from "./read-json-body";
 
 let server: Server | undefined;
 afterEach(
@@ -14,19 +16,50 @@ afterEach(
     }),
 );
 
-/** A Node server answering every request with `answer(webRequest)` through the adapter; resolves with its URL. */
-async function serve(answer: (request: Request) => Promise<Response>): Promise<string> {
+/** A Node server answering every request with `answer(apiRequest)` through the adapter; resolves with its URL. */
+async function serve(answer: (request: ApiRequest) => Promise<ApiAnswer>): Promise<string> {
   server = createServer((request, response) => {
-    void answer(toWebRequest(request, "http://127.0.0.1:1")).then((web) => sendWebResponse(web, response));
+    void readApiRequest(request, "http://127.0.0.1:1")
+      .then(answer)
+      .then((reply) => sendAnswer(reply, response));
   });
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** What the handler saw of a request: its URL, method, a header, whether the body came whole, and the body. */
+const echo = async (request: ApiRequest) =>
+  jsonAnswer(
+    {
+      url: request.url,
+      method: request.method,
+      custom: request.headers.get("x-custom"),
+      whole: request.bodyBytes !== undefined,
+      body: (await readJsonBody(request, 1_000_000, { optional: true })).value ?? null,
+    },
+    { status: 201, headers: { "Server-Timing": "a;dur=1.00" } },
+  );
+
+const json = { "content-type": "application/json" };
+
+/** Sends `body` in chunks without a Content-Length (chunked encoding). */
+function postChunked(url: string, chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method: "POST", headers: json }, (reply) => {
+      let body = "";
+      reply.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      reply.on("end", () => resolve({ status: reply.statusCode ?? 0, body }));
+    });
+    outgoing.on("error", reject);
+    for (const chunk of chunks) outgoing.write(chunk);
+    outgoing.end();
+  });
+}
+
 describe("node-http-adapter", () => {
-  it("writes a jsonResponse's kept text as it is, with its status, headers and exact length", async () => {
+  it("writes a JSON answer in one piece with its status, headers and exact length", async () => {
     const body = { text: "naïve ✓", list: [1, 2, 3] };
-    const url = await serve(async () => jsonResponse(body, { status: 402, headers: { "PAYMENT-REQUIRED": "abc" } }));
+    const url = await serve(async () => jsonAnswer(body, { status: 402, headers: { "PAYMENT-REQUIRED": "abc" } }));
     const response = await fetch(url);
     expect(response.status).toBe(402);
     expect(response.headers.get("payment-required")).toBe("abc");
@@ -36,39 +69,50 @@ describe("node-http-adapter", () => {
     expect(JSON.parse(text)).toEqual(body);
   });
 
-  it("forgets a jsonResponse's kept text once its body has been read", async () => {
-    const answer = jsonResponse({ a: 1 });
-    expect(jsonTextOf(answer)).toBe('{"a":1}');
-    expect(await answer.text()).toBe('{"a":1}');
-    expect(jsonTextOf(answer)).toBeUndefined();
-  });
-
-  it("gives the handler the method, path, query, headers and body, and sends a whole body with its length", async () => {
-    const url = await serve(async (request) =>
-      Response.json(
-        {
-          url: request.url,
-          method: request.method,
-          custom: request.headers.get("x-custom"),
-          body: await request.text(),
-        },
-        { status: 201, headers: { "Server-Timing": "a;dur=1.00" } },
-      ),
-    );
+  it("gives the handler the method, path, query and headers, and a small body read whole", async () => {
+    const url = await serve(echo);
     const response = await fetch(`${url}/v1/thing?x=1`, {
       method: "POST",
-      headers: { "x-custom": "yes" },
-      body: "hello",
+      headers: { "x-custom": "yes", "content-type": "application/json" },
+      body: JSON.stringify({ hello: "wörld" }),
     });
     expect(response.status).toBe(201);
-    expect(response.headers.get("content-length")).not.toBeNull();
     expect(response.headers.get("server-timing")).toBe("a;dur=1.00");
     expect(await response.json()).toEqual({
       url: "http://127.0.0.1:1/v1/thing?x=1",
       method: "POST",
       custom: "yes",
-      body: "hello",
+      whole: true,
+      body: { hello: "wörld" },
     });
+  });
+
+  it("streams a body without a declared length, or larger than a whole read takes, to the handler", async () => {
+    const url = await serve(echo);
+    const chunked = await postChunked(url, ['{"parts":', '["a",', '"b"]}']);
+    expect(chunked.status).toBe(201);
+    expect(JSON.parse(chunked.body)).toMatchObject({ whole: false, body: { parts: ["a", "b"] } });
+
+    const large = { text: "x".repeat(100_000) };
+    const response = await fetch(url, { method: "POST", headers: json, body: JSON.stringify(large) });
+    expect(await response.json()).toMatchObject({ whole: false, body: large });
+  });
+
+  it("refuses a whole-read body over the handler's limit", async () => {
+    const url = await serve(async (request) => {
+      try {
+        await readJsonBody(request, 10);
+        return jsonAnswer({ read: true });
+      } catch (error) {
+        return (error as { toAnswer(): ApiAnswer }).toAnswer();
+      }
+    });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ long: "enough to pass ten bytes" }),
+    });
+    expect(response.status).toBe(413);
   });
 
   it("passes an event stream on chunk by chunk, and cancels it when the client goes away", async () => {
@@ -85,10 +129,11 @@ describe("node-http-adapter", () => {
         },
         cancel: () => cancelled(),
       });
-      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      return eventStreamAnswer(body, {});
     });
     const abort = new AbortController();
     const response = await fetch(url, { signal: abort.signal });
+    expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(response.headers.get("content-length")).toBeNull();
     const reader = response.body!.getReader();
     const first = await reader.read();

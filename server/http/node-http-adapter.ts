@@ -1,25 +1,43 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { jsonTextOf } from "./json-response";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { ApiAnswer } from "./api-answer";
+import type { ApiRequest } from "./api-request";
 
 /**
- * A Web Request for a Node request, as a route handler receives it from the framework: `origin` names the bind
- * address (as the framework's request.url does), the body is streamed so that the handler's size limits apply
- * while it reads.
+ * Bodies up to this size, with a declared length, are read whole before the handler runs: one Buffer instead
+ * of a Web stream. Larger or undeclared ones are streamed, so that the handler's size limit applies while it
+ * reads.
  */
-export function toWebRequest(request: IncomingMessage, origin: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.set(name, value);
-  }
+const WHOLE_BODY_BYTES = 64 * 1024;
+
+/**
+ * The request a handler reads, straight from Node's request: `origin` names the bind address, as the framework's
+ * request.url does. Resolves once a small body has arrived whole; a larger one is streamed.
+ */
+export function readApiRequest(request: IncomingMessage, origin: string): Promise<ApiRequest> {
   const method = request.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(`${origin}${request.url ?? "/"}`, {
-    method,
-    headers,
-    body: hasBody ? bodyStream(request) : undefined,
-    duplex: hasBody ? "half" : undefined,
-  } as RequestInit);
+  const base = { method, url: `${origin}${request.url ?? "/"}`, headers: headerReader(request.headers) };
+  if (method === "GET" || method === "HEAD") return Promise.resolve({ ...base, body: null });
+  const declared = Number(request.headers["content-length"] ?? Number.NaN);
+  if (!(declared <= WHOLE_BODY_BYTES)) return Promise.resolve({ ...base, body: bodyStream(request) });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.once("end", () => resolve({ ...base, body: null, bodyBytes: Buffer.concat(chunks) }));
+    request.once("error", reject);
+    // A client that goes away mid-body (after "end", this changes nothing).
+    request.once("close", () => reject(new Error("the request was closed before its body ended")));
+  });
+}
+
+/** `Headers.get` over Node's headers (already lower-cased; repeated ones joined as the Fetch standard does). */
+function headerReader(headers: IncomingHttpHeaders): ApiRequest["headers"] {
+  return {
+    get(name) {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
 }
 
 /**
@@ -59,44 +77,23 @@ function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
-function headerObject(headers: Headers): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = {};
-  headers.forEach((value, name) => {
-    if (name !== "set-cookie") result[name] = value;
-  });
-  const cookies = headers.getSetCookie();
-  if (cookies.length > 0) result["set-cookie"] = cookies;
-  return result;
-}
-
 /**
- * Writes a Web Response to a Node response. A whole body goes out in one write with its length; an event stream
- * is written chunk by chunk as it arrives (its headers leave with the first chunk), and a client that goes away
+ * Writes an answer to a Node response. A whole body goes out in one write with its length; an event stream is
+ * written chunk by chunk as it arrives (its headers leave with the first chunk), and a client that goes away
  * cancels it, which releases whatever the stream holds (a prepaid reservation, the upstream call).
  */
-export async function sendWebResponse(response: Response, target: ServerResponse): Promise<void> {
-  const headers = headerObject(response.headers);
-  if (!response.body) {
-    target.writeHead(response.status, headers).end();
+export async function sendAnswer(answer: ApiAnswer, target: ServerResponse): Promise<void> {
+  const { body } = answer;
+  if (typeof body === "string") {
+    const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(body)) };
+    target.writeHead(answer.status, headers).end(body);
     return;
   }
-  const json = jsonTextOf(response);
-  if (json !== undefined) {
-    headers["content-length"] = String(Buffer.byteLength(json));
-    target.writeHead(response.status, headers).end(json);
-    return;
-  }
-  if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "")) {
-    const bytes = Buffer.from(await response.arrayBuffer());
-    headers["content-length"] = String(bytes.byteLength);
-    target.writeHead(response.status, headers).end(bytes);
-    return;
-  }
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   target.once("close", () => {
     if (!target.writableFinished) reader.cancel().catch(() => undefined);
   });
-  target.writeHead(response.status, headers);
+  target.writeHead(answer.status, answer.headers);
   try {
     for (;;) {
       const { done, value } = await reader.read();

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
 import { ApiError } from "../errors";
+import type { ApiRequest } from "./api-request";
 
 export interface JsonBody {
   value: unknown;
@@ -13,7 +14,7 @@ export interface JsonBody {
  * reading when the length is not declared) instead of buffering it whole.
  */
 export async function readJsonBody(
-  request: Request,
+  request: ApiRequest,
   maxBytes = MAX_REQUEST_BODY_BYTES,
   options: { optional?: boolean } = {},
 ): Promise<JsonBody> {
@@ -23,10 +24,14 @@ export async function readJsonBody(
   }
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) {
-    if (options.optional) return { value: undefined, sha256: EMPTY_SHA256 };
-    throw new ApiError("invalid_json", "Request body is required and must be JSON");
+  if (request.bodyBytes) {
+    if (request.bodyBytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return parseJsonBody(
+      Buffer.from(request.bodyBytes.buffer, request.bodyBytes.byteOffset, request.bodyBytes.byteLength),
+      options,
+    );
   }
+  if (!request.body) return parseJsonBody(Buffer.alloc(0), options);
 
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -41,7 +46,10 @@ export async function readJsonBody(
     }
     chunks.push(value);
   }
-  const bytes = Buffer.concat(chunks);
+  return parseJsonBody(Buffer.concat(chunks), options);
+}
+
+function parseJsonBody(bytes: Buffer, options: { optional?: boolean }): JsonBody {
   const text = bytes.toString("utf8");
   if (text.trim() === "") {
     if (options.optional) return { value: undefined, sha256: EMPTY_SHA256 };

@@ -4,12 +4,14 @@ import { runPaidRequest } from "../payment/paid-request";
 import { quoteImages } from "../pricing/quote-images";
 import { UpstreamError } from "../upstream/upstream-error";
 import { parseImageRequest, type ParsedImageRequest } from "./image-request";
+import { type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 /** A 10 MB image is about 13.4 MB of base64; 15 MiB leaves room for the rest of the body and nothing more. */
 const MAX_IMAGE_BODY_BYTES = 15 * 1024 * 1024;
 
 /** Endpoints 5 (`edit` false, generation) and 6 (`edit` true, image to image), paid per request. */
-export async function createImage(context: AppContext, request: Request, edit: boolean): Promise<Response> {
+export async function createImage(context: AppContext, request: ApiRequest, edit: boolean): Promise<ApiAnswer> {
   const started = performance.now();
   const body = await readJsonBody(request, MAX_IMAGE_BODY_BYTES);
   const parsed = parseImageRequest(body.value, edit);

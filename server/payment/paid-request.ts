@@ -2,7 +2,6 @@ import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { bazaarExtension } from "../discovery/bazaar-extension";
 import { ApiError } from "../errors";
-import { eventStreamResponse } from "../http/event-stream-response";
 import { serverTiming } from "../http/server-timing";
 import { logEvent } from "../log";
 import type { StartedStream } from "../upstream/openai-upstream";
@@ -14,7 +13,8 @@ import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } fr
 import { describeMismatch } from "./describe-mismatch";
 import type { QuoteHold } from "./quote-hold";
 import type { SettlementGasEstimator } from "./settlement-gas";
-import { jsonResponse } from "../http/json-response";
+import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 /**
  * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onSettled` and
@@ -28,7 +28,7 @@ export type PreparedAnswer = (
 };
 
 export interface PaidRequest {
-  request: Request;
+  request: ApiRequest;
   /** Absolute URL of the resource, as the caller sees it; payments are bound to it. */
   resourceUrl: string;
   description: string;
@@ -96,7 +96,7 @@ const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Server-Timing";
  * The x402 flow of one paid request: quote (402), then with a signature: match, claim the nonce, verify, do the
  * work, settle only after the work succeeded, answer. No path settles a payment for work that was not done.
  */
-export async function runPaidRequest(services: PaymentServices, paid: PaidRequest): Promise<Response> {
+export async function runPaidRequest(services: PaymentServices, paid: PaidRequest): Promise<ApiAnswer> {
   const entered = performance.now();
   const { gateway, ledger } = services;
   const { amount, quote, requirements } = await price(services, paid);
@@ -285,7 +285,7 @@ function paymentChallenge(
     | "payment_rejected"
     | "settlement_failed",
   message: string,
-): Response {
+): ApiAnswer {
   const challenge: PaymentRequired =
     code === "payment_required" ? paymentRequired : { ...paymentRequired, error: message };
   // The body keeps OpenAI's error object under `error`; the header carries x402's `error` string.
@@ -296,22 +296,22 @@ function paymentChallenge(
       "Cache-Control": "no-store",
     },
     extra: paymentRequired,
-  }).toResponse();
+  }).toAnswer();
 }
 
 function deliver(
   answer: PreparedAnswer,
   settlement: SettleResponse | undefined,
   timings: Record<string, number>,
-): Response {
+): ApiAnswer {
   const headers: Record<string, string> = {
     "Server-Timing": serverTiming(timings),
     "Access-Control-Expose-Headers": EXPOSED_HEADERS,
     "Cache-Control": "no-store",
   };
   if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
-  if (answer.kind === "json") return jsonResponse(answer.body, { status: answer.status ?? 200, headers });
-  return eventStreamResponse(answer.stream.body, headers);
+  if (answer.kind === "json") return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
+  return eventStreamAnswer(answer.stream.body, headers);
 }
 
 function logPaid(

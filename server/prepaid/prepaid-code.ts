@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { ApiRequest } from "../http/api-request";
 
 /** Every prepaid code starts with this, so it is recognisable in a config file or a leaked log. */
 export const PREPAID_CODE_PREFIX = "paysvc_pk_";
@@ -24,7 +25,7 @@ export function sameHash(a: string, b: string): boolean {
 }
 
 /** The bearer token of a request, if any. */
-export function bearerToken(request: Request): string | undefined {
+export function bearerToken(request: ApiRequest): string | undefined {
   const header = request.headers.get("authorization");
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];

@@ -1,17 +1,18 @@
 import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
 import { bearerToken } from "./prepaid-code";
-import { jsonResponse } from "../http/json-response";
+import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 /** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
-export function prepaidStatus(context: AppContext, request: Request): Response {
+export function prepaidStatus(context: AppContext, request: ApiRequest): ApiAnswer {
   const code = bearerToken(request);
   if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
   const key = context.prepaidKeys.findByCode(code);
   if (!key) throw new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
   const balance = context.prepaidKeys.balance(key.id);
   const valid = key.status === "active";
-  return jsonResponse(
+  return jsonAnswer(
     {
       valid,
       reason: valid ? "active" : "disabled",

@@ -7,6 +7,8 @@ import { runPaidRequest } from "../payment/paid-request";
 import { quotePrepaidPack } from "../pricing/quote-tokens";
 import { newPrepaidCode } from "./prepaid-code";
 import { parsePrepaidPurchase } from "./prepaid-purchase-request";
+import { type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 /**
  * Endpoints 8 and 9: a prepaid key, paid with x402. The order keeps every outcome safe: verify, create the key
@@ -14,9 +16,9 @@ import { parsePrepaidPurchase } from "./prepaid-purchase-request";
  */
 export async function purchasePrepaidCode(
   context: AppContext,
-  request: Request,
+  request: ApiRequest,
   withDefaults: boolean,
-): Promise<Response> {
+): Promise<ApiAnswer> {
   const started = performance.now();
   const body = await readJsonBody(request, undefined, { optional: withDefaults });
   const purchase = parsePrepaidPurchase(body.value, withDefaults);

@@ -4,11 +4,10 @@ import { ApiError } from "../errors";
 import { SseDataParser } from "../http/sse-data-parser";
 import { logEvent } from "../log";
 import type { PreparedAnswer } from "../payment/paid-request";
-import { eventStreamResponse } from "../http/event-stream-response";
 import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { PrepaidKey, PrepaidKeyStore } from "./prepaid-key-store";
-import { jsonResponse } from "../http/json-response";
+import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
 
 /** How to read the output tokens the upstream reported, from a whole answer or from one stream event. */
 export interface OutputTokenReader {
@@ -62,7 +61,7 @@ export async function runPrepaidCompletion(
     work: (maxOutputTokens: number) => Promise<PreparedAnswer>;
     outputTokens: OutputTokenReader;
   },
-): Promise<Response> {
+): Promise<ApiAnswer> {
   const store = context.prepaidKeys;
   if (key.model !== options.model.id) {
     throw new ApiError(
@@ -115,10 +114,10 @@ export async function runPrepaidCompletion(
     settle(options.outputTokens.json(answer.body));
     timings.settle = performance.now() - started;
     headers["Server-Timing"] = serverTiming(timings);
-    return jsonResponse(answer.body, { status: answer.status ?? 200, headers });
+    return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
   }
   headers["Server-Timing"] = serverTiming(timings);
-  return eventStreamResponse(
+  return eventStreamAnswer(
     meteredStream(answer.stream.body, options.outputTokens, {
       settle,
       release,

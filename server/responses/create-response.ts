@@ -6,6 +6,8 @@ import { fromChatCompletion } from "./response-object";
 import { parseResponsesRequest } from "./responses-request";
 import { translateToResponsesStream } from "./responses-stream";
 import { toChatRequest } from "./to-chat-request";
+import { type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
 
 function outputTokensOf(response: unknown): number | undefined {
   const tokens = (response as { usage?: { output_tokens?: unknown } } | null)?.usage?.output_tokens;
@@ -16,7 +18,7 @@ function outputTokensOf(response: unknown): number | undefined {
  * Endpoints 3 and 4 (alpha): a Response, paid with x402 or billed to a prepaid key, translated to and from a
  * chat completion.
  */
-export async function createResponse(context: AppContext, request: Request): Promise<Response> {
+export async function createResponse(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const started = performance.now();
   const body = await readJsonBody(request);
   const parsed = parseResponsesRequest(body.value);

@@ -1,5 +1,5 @@
 import { UpstreamError } from "./upstream-error";
-import { upstreamFetch } from "./upstream-fetch";
+import { upstreamFetch, type UpstreamAnswer } from "./upstream-fetch";
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -32,8 +32,8 @@ export class OpenAiUpstream {
   }
 
   /** POSTs JSON (or a multipart form) and returns the response once its status is known to be a success. */
-  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    let response: Response;
+  private async post(path: string, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
+    let response: UpstreamAnswer;
     try {
       const form = body instanceof FormData;
       response = await upstreamFetch(`${this.config.baseUrl}${path}`, {
@@ -46,7 +46,7 @@ export class OpenAiUpstream {
     } catch (error) {
       throw this.describe(error, signal);
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       const detail = (await response.text().catch(() => "")).slice(0, 300);
       throw new UpstreamError("status", `upstream answered ${response.status}: ${detail}`, response.status);
     }
@@ -101,8 +101,7 @@ export class OpenAiUpstream {
     const received: Uint8Array[] = [];
     try {
       const response = await this.post(path, body, controller.signal);
-      if (!response.body) throw new UpstreamError("protocol", "upstream stream has no body");
-      reader = response.body.getReader();
+      reader = response.stream().getReader();
       const decoder = new TextDecoder();
       let text = "";
       while (!/\r?\n\r?\n/.test(text)) {
@@ -149,7 +148,7 @@ export class OpenAiUpstream {
       headers: this.headers(),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.body?.cancel();
+    await response.discard();
     if (response.status >= 500) throw new Error(`upstream answered ${response.status}`);
   }
 }

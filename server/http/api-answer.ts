@@ -1,0 +1,55 @@
+/**
+ * What a handler answers, whatever server sends it: a route file turns it into a Web Response
+ * (`toWebResponse`), app/serve.mjs writes it to Node's response directly (node-http-adapter.ts), a whole body in
+ * one write with its length. Header names are lower case, so that a header is never sent twice.
+ */
+export interface ApiAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** A whole body (JSON, a document), or an event stream passed on as it arrives. */
+  body: string | ReadableStream<Uint8Array>;
+}
+
+function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) result[name.toLowerCase()] = value;
+  return result;
+}
+
+/** A JSON answer (200 unless told). */
+export function jsonAnswer(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): ApiAnswer {
+  return textAnswer(JSON.stringify(body), "application/json", init);
+}
+
+/** A whole text body of the given content type (200 unless told). */
+export function textAnswer(
+  text: string,
+  contentType: string,
+  init: { status?: number; headers?: Record<string, string> } = {},
+): ApiAnswer {
+  const headers = lowerCased(init.headers);
+  headers["content-type"] = contentType;
+  return { status: init.status ?? 200, headers, body: text };
+}
+
+/**
+ * A server-sent event stream. `X-Accel-Buffering: no` keeps proxies such as nginx from holding events back; the
+ * app itself never compresses or buffers (next.config.ts turns compression off).
+ */
+export function eventStreamAnswer(body: ReadableStream<Uint8Array>, headers: Record<string, string>): ApiAnswer {
+  return {
+    status: 200,
+    headers: {
+      ...lowerCased(headers),
+      "content-type": "text/event-stream; charset=utf-8",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+    body,
+  };
+}
+
+/** The Web Response of an answer, for the framework's route handlers. */
+export function toWebResponse(answer: ApiAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
