@@ -98,6 +98,24 @@ describe("node-http-adapter", () => {
     expect(await response.json()).toMatchObject({ whole: false, body: large });
   });
 
+  it("fails the read of a small body whose client goes away before it ends", async () => {
+    let failure: (reason: unknown) => void = () => undefined;
+    const failed = new Promise((resolve) => (failure = resolve));
+    server = createServer((request) => {
+      readApiRequest(request, "http://127.0.0.1:1").then(() => failure("read whole"), failure);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const outgoing = httpRequest(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+      method: "POST",
+      headers: { ...json, "content-length": "100" },
+    });
+    outgoing.on("error", () => undefined);
+    outgoing.write('{"partial":');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    outgoing.destroy();
+    expect(String(await failed)).toMatch(/aborted/);
+  });
+
   it("refuses a whole-read body over the handler's limit", async () => {
     const url = await serve(async (request) => {
       try {

@@ -105,18 +105,30 @@ export class PrepaidKeyStore {
     return { ...row, remaining: Math.max(0, row.total - row.used - row.reserved) };
   }
 
-  /** Holds `tokens` of an active key's budget if they are free; one atomic statement. */
-  reserve(keyId: number, tokens: number, ttlMs: number): number | undefined {
+  /**
+   * Holds the input plus up to `maxOutputTokens` of an active key's budget, lowering the output to what is left
+   * (at least one token) in one atomic statement: the free balance is read and the reservation written by the
+   * same INSERT, so no other call can take the same tokens in between. Undefined when not even input + 1 is free.
+   */
+  reserve(
+    keyId: number,
+    tokens: { inputTokens: number; maxOutputTokens: number },
+    ttlMs: number,
+  ): { id: number; allowedOutput: number } | undefined {
     const now = Date.now();
-    const row = this.database.get<{ id: number }>(sql`
+    const { inputTokens, maxOutputTokens } = tokens;
+    const row = this.database.get<{ id: number; tokens: number }>(sql`
+      with free as (
+        select k.id as key_id, k.total_tokens - k.used_tokens - coalesce((
+          select sum(r.tokens) from prepaid_reservations r where r.key_id = k.id and r.expires_at > ${now}
+        ), 0) as tokens
+        from prepaid_keys k where k.id = ${keyId} and k.status = 'active'
+      )
       insert into prepaid_reservations (key_id, tokens, expires_at, created_at)
-      select k.id, ${tokens}, ${now + ttlMs}, ${now} from prepaid_keys k
-      where k.id = ${keyId} and k.status = 'active'
-        and k.total_tokens - k.used_tokens - (
-          select coalesce(sum(r.tokens), 0) from prepaid_reservations r where r.key_id = k.id and r.expires_at > ${now}
-        ) >= ${tokens}
-      returning id`);
-    return row?.id;
+      select key_id, ${inputTokens} + min(${maxOutputTokens}, tokens - ${inputTokens}), ${now + ttlMs}, ${now}
+      from free where tokens >= ${inputTokens + 1}
+      returning id, tokens`);
+    return row && { id: row.id, allowedOutput: row.tokens - inputTokens };
   }
 
   /** Keeps a reservation alive while its call runs. */

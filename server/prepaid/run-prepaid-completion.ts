@@ -17,29 +17,16 @@ export interface OutputTokenReader {
   hideEvent?: (data: string) => boolean;
 }
 
-interface Reservation {
-  id: number;
-  allowedOutput: number;
-}
-
-/**
- * Holds input + max output tokens of the key's budget; when less is left, lowers the output cap to what is left.
- * The conditional insert decides; the balance read only proposes, and a lost race is simply tried again.
- */
+/** Holds input + max output tokens of the key's budget, or less output when less is left (at least 1). */
 function reserve(
   store: PrepaidKeyStore,
   key: PrepaidKey,
   inputTokens: number,
-  maxOutput: number,
+  maxOutputTokens: number,
   ttlMs: number,
-): Reservation {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const { remaining } = store.balance(key.id);
-    if (remaining < inputTokens + 1) break;
-    const allowedOutput = Math.min(maxOutput, remaining - inputTokens);
-    const id = store.reserve(key.id, inputTokens + allowedOutput, ttlMs);
-    if (id !== undefined) return { id, allowedOutput };
-  }
+): { id: number; allowedOutput: number } {
+  const reservation = store.reserve(key.id, { inputTokens, maxOutputTokens }, ttlMs);
+  if (reservation) return reservation;
   throw new ApiError(
     "insufficient_quota",
     `This prepaid key has too few tokens left for this request (${inputTokens} input tokens plus at least 1 output token); buy a new pack`,
