@@ -8,6 +8,11 @@ export interface ApiAnswer {
   headers: Record<string, string>;
   /** A whole body (JSON, a document), or an event stream passed on as it arrives. */
   body: string | ReadableStream<Uint8Array>;
+  /**
+   * Bookkeeping the caller need not wait for (a prepaid charge), run once a whole body has been handed to the
+   * socket; a server that cannot tell when that is runs it just before sending. It must not throw.
+   */
+  afterSent?: () => void;
 }
 
 function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
@@ -51,5 +56,6 @@ export function eventStreamAnswer(body: ReadableStream<Uint8Array>, headers: Rec
 
 /** The Web Response of an answer, for the framework's route handlers. */
 export function toWebResponse(answer: ApiAnswer): Response {
+  answer.afterSent?.();
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }

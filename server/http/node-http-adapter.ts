@@ -86,6 +86,7 @@ export async function sendAnswer(answer: ApiAnswer, target: ServerResponse): Pro
   if (typeof body === "string") {
     const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(body)) };
     target.writeHead(answer.status, headers).end(body);
+    answer.afterSent?.();
     return;
   }
   const reader = body.getReader();

@@ -68,7 +68,7 @@ export async function runPrepaidCompletion(
   const ttlMs = context.config.prepaid.reservationTtlMs;
   let started = performance.now();
   const reservation = reserve(store, key, options.inputTokens, options.maxOutputTokens, ttlMs);
-  const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
+  const timings = { reserve: performance.now() - started, upstream: 0 };
   const settle = (outputTokens: number | undefined) => {
     // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
     const output = Math.min(outputTokens ?? reservation.allowedOutput, reservation.allowedOutput);
@@ -96,14 +96,16 @@ export async function runPrepaidCompletion(
   if (reservation.allowedOutput < options.maxOutputTokens) {
     headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(options.maxOutputTokens);
   }
-  if (answer.kind === "json") {
-    started = performance.now();
-    settle(options.outputTokens.json(answer.body));
-    timings.settle = performance.now() - started;
-    headers["Server-Timing"] = serverTiming(timings);
-    return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
-  }
   headers["Server-Timing"] = serverTiming(timings);
+  if (answer.kind === "json") {
+    // Charged once the answer is on its way, off the caller's wait; the reservation holds the tokens meanwhile,
+    // and the charge runs before this process reads another request.
+    const outputTokens = options.outputTokens.json(answer.body);
+    return {
+      ...jsonAnswer(answer.body, { status: answer.status ?? 200, headers }),
+      afterSent: () => settleOrLog(() => settle(outputTokens)),
+    };
+  }
   return eventStreamAnswer(
     meteredStream(answer.stream.body, options.outputTokens, {
       settle,
@@ -113,6 +115,18 @@ export async function runPrepaidCompletion(
     }),
     headers,
   );
+}
+
+/**
+ * Runs a charge or release that can no longer change the answer: a failure is logged, and the reservation stops
+ * counting when it expires (the call is then not charged).
+ */
+function settleOrLog(end: () => void): void {
+  try {
+    end();
+  } catch (error) {
+    logEvent("error", "prepaid_settle_failed", { error: (error as Error).message });
+  }
 }
 
 /**
@@ -146,12 +160,7 @@ function meteredStream(
     if (finished) return;
     finished = true;
     clearInterval(heartbeat);
-    try {
-      if (how === "settle") budget.settle(outputTokens);
-      else budget.release();
-    } catch (error) {
-      logEvent("error", "prepaid_settle_failed", { error: (error as Error).message });
-    }
+    settleOrLog(() => (how === "settle" ? budget.settle(outputTokens) : budget.release()));
   };
   // With events to hide, the stream is re-serialized event by event; otherwise the bytes pass unchanged. True when
   // something was passed on.
