@@ -69,6 +69,25 @@ describe("node-http-adapter", () => {
     expect(JSON.parse(text)).toEqual(body);
   });
 
+  it("runs an answer's afterSent once the body is handed to the socket, and a failing one spoils nothing", async () => {
+    const order: string[] = [];
+    let calls = 0;
+    const url = await serve(async () => ({
+      ...jsonAnswer({ ok: true }),
+      afterSent: () => {
+        calls++;
+        order.push("afterSent");
+        if (calls === 2) throw new Error("bookkeeping failed");
+      },
+    }));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await fetch(url);
+      order.push("received");
+      expect(await response.json()).toEqual({ ok: true });
+    }
+    expect(order).toEqual(["afterSent", "received", "afterSent", "received"]);
+  });
+
   it("gives the handler the method, path, query and headers, and a small body read whole", async () => {
     const url = await serve(echo);
     const response = await fetch(`${url}/v1/thing?x=1`, {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { logEvent } from "../log";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 
@@ -86,7 +87,12 @@ export async function sendAnswer(answer: ApiAnswer, target: ServerResponse): Pro
   if (typeof body === "string") {
     const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(body)) };
     target.writeHead(answer.status, headers).end(body);
-    answer.afterSent?.();
+    try {
+      answer.afterSent?.();
+    } catch (error) {
+      // The answer is out; what is left is to say what failed after it.
+      logEvent("error", "after_sent_failed", { error: (error as Error).stack ?? String(error) });
+    }
     return;
   }
   const reader = body.getReader();

@@ -237,16 +237,27 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
       `Settlement failed: ${reason}${settlement.errorMessage ? ` (${settlement.errorMessage})` : ""}`,
     );
   }
-  ledger.update(paymentId, {
-    status: "settled",
-    transaction: settlement.transaction,
-    upstreamMs: timings.upstream,
-    settleMs: timings.settle,
-  });
-  logPaid(paid, payment, "settled", timings, undefined, settlement.transaction);
+  const { transaction } = settlement;
+  const record = () => {
+    try {
+      ledger.update(paymentId, {
+        status: "settled",
+        transaction,
+        upstreamMs: timings.upstream,
+        settleMs: timings.settle,
+      });
+    } catch (error) {
+      // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
+      logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });
+    }
+    logPaid(paid, payment, "settled", timings, undefined, transaction);
+  };
   answer.onSettled?.();
   timings.total = sinceEntry();
-  return deliver(answer, settlement, timings);
+  // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
+  // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
+  if (answer.kind === "stream") record();
+  return deliver(answer, settlement, timings, answer.kind === "json" ? record : undefined);
 }
 
 async function requirementsOrUnavailable(gateway: PaymentGateway, amount: bigint): Promise<PaymentRequirements> {
@@ -303,6 +314,7 @@ function deliver(
   answer: PreparedAnswer,
   settlement: SettleResponse | undefined,
   timings: Record<string, number>,
+  afterSent?: () => void,
 ): ApiAnswer {
   const headers: Record<string, string> = {
     "Server-Timing": serverTiming(timings),
@@ -310,7 +322,8 @@ function deliver(
     "Cache-Control": "no-store",
   };
   if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
-  if (answer.kind === "json") return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
+  if (answer.kind === "json")
+    return { ...jsonAnswer(answer.body, { status: answer.status ?? 200, headers }), afterSent };
   return eventStreamAnswer(answer.stream.body, headers);
 }
 
