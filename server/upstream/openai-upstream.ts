@@ -1,5 +1,5 @@
 import { UpstreamError } from "./upstream-error";
-import { upstreamFetch, type UpstreamAnswer } from "./upstream-fetch";
+import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -31,25 +31,26 @@ export class OpenAiUpstream {
     return headers;
   }
 
-  /** POSTs JSON (or a multipart form) and returns the response once its status is known to be a success. */
-  private async post(path: string, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
+  /** A POST of JSON, or of a multipart form (its content type, with the boundary, is written by the encoder). */
+  private postInit(body: unknown, signal: AbortSignal): UpstreamInit {
+    const form = body instanceof FormData;
+    return {
+      method: "POST",
+      headers: this.headers(form ? undefined : "application/json"),
+      body: form ? body : JSON.stringify(body),
+      signal,
+    };
+  }
+
+  /** POSTs and returns the streamed answer once its status is known to be a success. */
+  private async postForStream(path: string, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
     let response: UpstreamAnswer;
     try {
-      const form = body instanceof FormData;
-      response = await upstreamFetch(`${this.config.baseUrl}${path}`, {
-        method: "POST",
-        // A multipart body's content type (with its boundary) is written by the encoder.
-        headers: this.headers(form ? undefined : "application/json"),
-        body: form ? body : JSON.stringify(body),
-        signal,
-      });
+      response = await upstreamFetch(`${this.config.baseUrl}${path}`, this.postInit(body, signal));
     } catch (error) {
       throw this.describe(error, signal);
     }
-    if (response.status < 200 || response.status > 299) {
-      const detail = (await response.text().catch(() => "")).slice(0, 300);
-      throw new UpstreamError("status", `upstream answered ${response.status}: ${detail}`, response.status);
-    }
+    if (!isSuccess(response.status)) throw failedStatus(response.status, await response.text().catch(() => ""));
     return response;
   }
 
@@ -70,14 +71,14 @@ export class OpenAiUpstream {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
     try {
-      const response = await this.post(path, body, controller.signal);
+      const answer = await upstreamWhole(`${this.config.baseUrl}${path}`, this.postInit(body, controller.signal));
+      const text = answer.body.toString("utf8");
+      if (!isSuccess(answer.status)) throw failedStatus(answer.status, text);
       let parsed: unknown;
       try {
-        parsed = await response.json();
-      } catch (error) {
-        throw controller.signal.aborted
-          ? this.describe(error, controller.signal)
-          : new UpstreamError("protocol", "upstream answered with a body that is not JSON");
+        parsed = JSON.parse(text);
+      } catch {
+        throw new UpstreamError("protocol", "upstream answered with a body that is not JSON");
       }
       if (typeof parsed !== "object" || parsed === null) {
         throw new UpstreamError("protocol", "upstream answered with a JSON value that is not an object");
@@ -100,7 +101,7 @@ export class OpenAiUpstream {
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     const received: Uint8Array[] = [];
     try {
-      const response = await this.post(path, body, controller.signal);
+      const response = await this.postForStream(path, body, controller.signal);
       reader = response.stream().getReader();
       const decoder = new TextDecoder();
       let text = "";
@@ -151,6 +152,12 @@ export class OpenAiUpstream {
     await response.discard();
     if (response.status >= 500) throw new Error(`upstream answered ${response.status}`);
   }
+}
+
+const isSuccess = (status: number) => status >= 200 && status <= 299;
+
+function failedStatus(status: number, body: string): UpstreamError {
+  return new UpstreamError("status", `upstream answered ${status}: ${body.slice(0, 300)}`, status);
 }
 
 function streamErrorEvent(error: unknown): string {
