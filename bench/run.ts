@@ -97,8 +97,7 @@ try {
   const key = ((await pack.json()) as { code: string }).code;
 
   const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "benchmark" }], max_tokens: 16 };
-  // The prepaid charge runs after the answer is sent, so it has no phase of its own.
-  const prepaidPhases: Record<string, number[]> = { reserve: [], upstream: [] };
+  const prepaidPhases: Record<string, number[]> = { reserve: [], upstream: [], settle: [] };
   const viaGateway = () =>
     fetch(`${stack.appUrl}/v1/chat/completions`, {
       method: "POST",

@@ -49,7 +49,7 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = "ApiError";
-    this.status = errorTable[code].status;
+    this.status = errorStatus(code);
     this.type = errorTable[code].type;
   }
 
@@ -59,18 +59,22 @@ export class ApiError extends Error {
   }
 
   toAnswer(): ApiAnswer {
-    const body = {
-      ...this.options.extra,
-      error: {
-        message: this.message,
-        type: this.type,
-        param: this.options.param ?? null,
-        code: this.code,
-        ...this.options.details,
-      },
-    };
+    const body = { ...this.options.extra, error: errorObject(this.code, this.message, this.options) };
     return jsonAnswer(body, { status: this.status, headers: this.options.headers });
   }
+}
+
+/** OpenAI's error object for a code: `{message, type, param, code}`, then any details. */
+export function errorObject(
+  code: ErrorCode,
+  message: string,
+  options: { param?: string | null; details?: Record<string, unknown> } = {},
+): Record<string, unknown> {
+  return { message, type: errorTable[code].type, param: options.param ?? null, code, ...options.details };
+}
+
+export function errorStatus(code: ErrorCode): number {
+  return errorTable[code].status;
 }
 
 export function isApiError(error: unknown): error is ApiError {

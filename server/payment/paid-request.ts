@@ -1,7 +1,7 @@
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { bazaarExtension } from "../discovery/bazaar-extension";
-import { ApiError } from "../errors";
+import { ApiError, errorObject, errorStatus } from "../errors";
 import { serverTiming } from "../http/server-timing";
 import { logEvent } from "../log";
 import type { StartedStream } from "../upstream/openai-upstream";
@@ -13,7 +13,7 @@ import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } fr
 import { describeMismatch } from "./describe-mismatch";
 import type { QuoteHold } from "./quote-hold";
 import type { SettlementGasEstimator } from "./settlement-gas";
-import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import { eventStreamAnswer, jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 /**
@@ -278,14 +278,6 @@ function unavailable(error: unknown): unknown {
   return error;
 }
 
-/**
- * What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer: the
- * package builds a binary string a character at a time, which was a sixth of the cost of every 402 answer.
- */
-function base64Json(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), "utf8").toString("base64");
-}
-
 function paymentChallenge(
   paymentRequired: PaymentRequired,
   code:
@@ -297,17 +289,23 @@ function paymentChallenge(
     | "settlement_failed",
   message: string,
 ): ApiAnswer {
-  const challenge: PaymentRequired =
-    code === "payment_required" ? paymentRequired : { ...paymentRequired, error: message };
-  // The body keeps OpenAI's error object under `error`; the header carries x402's `error` string.
-  return new ApiError(code, message, {
+  // The header carries x402's document (with its `error` string when there is one); the body is the same document
+  // with OpenAI's error object under `error`. The document's JSON is written once for both: this is the path of
+  // every quote.
+  const documentJson = JSON.stringify(paymentRequired);
+  const challengeJson =
+    code === "payment_required" ? documentJson : JSON.stringify({ ...paymentRequired, error: message });
+  const body = `${documentJson.slice(0, -1)},"error":${JSON.stringify(errorObject(code, message))}}`;
+  return textAnswer(body, "application/json", {
+    status: errorStatus(code),
     headers: {
-      "PAYMENT-REQUIRED": base64Json(challenge),
+      // What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer:
+      // the package builds a binary string a character at a time, which was a sixth of the cost of a 402 answer.
+      "PAYMENT-REQUIRED": Buffer.from(challengeJson, "utf8").toString("base64"),
       "Access-Control-Expose-Headers": EXPOSED_HEADERS,
       "Cache-Control": "no-store",
     },
-    extra: paymentRequired,
-  }).toAnswer();
+  });
 }
 
 function deliver(

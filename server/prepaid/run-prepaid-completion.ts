@@ -68,7 +68,7 @@ export async function runPrepaidCompletion(
   const ttlMs = context.config.prepaid.reservationTtlMs;
   let started = performance.now();
   const reservation = reserve(store, key, options.inputTokens, options.maxOutputTokens, ttlMs);
-  const timings = { reserve: performance.now() - started, upstream: 0 };
+  const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
   const settle = (outputTokens: number | undefined) => {
     // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
     const output = Math.min(outputTokens ?? reservation.allowedOutput, reservation.allowedOutput);
@@ -96,16 +96,16 @@ export async function runPrepaidCompletion(
   if (reservation.allowedOutput < options.maxOutputTokens) {
     headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(options.maxOutputTokens);
   }
-  headers["Server-Timing"] = serverTiming(timings);
   if (answer.kind === "json") {
-    // Charged once the answer is on its way, off the caller's wait; the reservation holds the tokens meanwhile,
-    // and the charge runs before this process reads another request.
-    const outputTokens = options.outputTokens.json(answer.body);
-    return {
-      ...jsonAnswer(answer.body, { status: answer.status ?? 200, headers }),
-      afterSent: () => settleOrLog(() => settle(outputTokens)),
-    };
+    // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
+    // asks for its balance right after, from any process over this database, must see the charge.
+    started = performance.now();
+    settle(options.outputTokens.json(answer.body));
+    timings.settle = performance.now() - started;
+    headers["Server-Timing"] = serverTiming(timings);
+    return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
   }
+  headers["Server-Timing"] = serverTiming(timings);
   return eventStreamAnswer(
     meteredStream(answer.stream.body, options.outputTokens, {
       settle,

@@ -1,0 +1,131 @@
+// npm run bench:compare -- <other checkout> [requests]: the before/after of a change to the app server. Two app
+// servers, the other checkout's and this one's, run side by side on one embedded stack (one database, one local
+// upstream) and are started the same way; prepaid chat completions go to each in turn, with a direct call to the
+// upstream between them, the order rotating every round, so that the load of a shared machine falls on all three.
+// Prints each one's added p50/p99 over the direct call and its CPU per request. The other checkout needs its
+// node_modules and a production build (`.next`), e.g. symlinks to this checkout's when app/ is unchanged.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { privateKeyToAccount } from "viem/accounts";
+import { loadLaunchConfig } from "../config/env";
+import { polygon } from "../networks/eip155-137";
+import { devAccount, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
+import { startGuardedProcess, type GuardedProcess } from "../server/local-stack/guarded-process";
+import { startLocalChain } from "../server/local-stack/local-chain";
+import { freePort } from "../server/local-stack/next-app";
+import { startStack } from "../server/local-stack/start-stack";
+import { waitFor } from "../server/local-stack/wait-for";
+import { cpuMs } from "./lib/process-cpu";
+import { pidListeningOn } from "./lib/process-memory";
+import { startSideProcess } from "./lib/side-process";
+import { ms, percentile } from "./lib/stats";
+
+const [otherCheckout, requestsArgument] = process.argv.slice(2);
+if (!otherCheckout) throw new Error("usage: npm run bench:compare -- <other checkout> [requests per round]");
+const requests = Number(requestsArgument ?? 1500);
+const WARM_UP = 2500;
+
+const dataDir = mkdtempSync(join(tmpdir(), "paysvc-compare-"));
+const chain = await startLocalChain(polygon, 0);
+const upstream = await startSideProcess("bench/lib/upstream-process.ts", ["20", "64"]);
+const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [polygon.id, chain.rpcUrl]);
+const stack = await startStack(
+  loadLaunchConfig({
+    NETWORK: polygon.id,
+    PORT: "0",
+    CHAIN_RPC_URL: chain.rpcUrl,
+    FACILITATOR_URL: facilitator.firstLine,
+    PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
+    UPSTREAM_BASE_URL: upstream.firstLine,
+    DATABASE_URL: `file:${join(dataDir, "compare.sqlite")}`,
+  }),
+);
+// Both app servers get the environment of the stack's own (which stays idle), and are started the same way: the
+// stack's app logs through a pipe its launcher reads, which measurably changes its cost per request.
+const stackAppPid = pidListeningOn(Number(new URL(stack.appUrl).port))!;
+const environment = Object.fromEntries(
+  readFileSync(`/proc/${stackAppPid}/environ`, "utf8")
+    .split("\0")
+    .filter(Boolean)
+    .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+) as NodeJS.ProcessEnv;
+const servers: (GuardedProcess & { name: string; url: string; pid: number })[] = [];
+
+async function startApp(name: string, checkout: string) {
+  const port = await freePort();
+  const app = startGuardedProcess(
+    process.execPath,
+    [join(checkout, "app/serve.mjs"), "--port", String(port), "--hostname", "127.0.0.1"],
+    { output: "ignore", cwd: checkout, env: { ...environment, PORT: String(port) } },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/v1/models`).catch(() => undefined))?.ok === true, {
+    timeoutMs: 60_000,
+    what: `the app server of ${checkout}`,
+  });
+  servers.push({ ...app, name, url, pid: pidListeningOn(port)! });
+}
+
+try {
+  await startApp("other", resolve(otherCheckout));
+  await startApp("this", process.cwd());
+  const client = new x402Client();
+  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
+  const pack = await wrapFetchWithPayment(fetch, client)(`${stack.appUrl}/prepaid/codes`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
+  });
+  const key = ((await pack.json()) as { code: string }).code;
+  const body = JSON.stringify({
+    model: "vendor-a/gpt-6-luna",
+    messages: [{ role: "user", content: "benchmark" }],
+    max_tokens: 16,
+  });
+  const call = (url: string, headers: Record<string, string>) => async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+    await response.text();
+  };
+  const tasks = [
+    ...servers.map((server) => call(`${server.url}/v1/chat/completions`, { authorization: `Bearer ${key}` })),
+    call(`${stack.upstreamBaseUrl}/chat/completions`, {}),
+  ];
+  for (let round = 0; round < WARM_UP; round++) for (const task of tasks) await task();
+  console.log(`other: ${resolve(otherCheckout)}; this: ${process.cwd()}; ${requests} requests each, twice`);
+  for (let repeat = 0; repeat < 2; repeat++) {
+    const durations: number[][] = tasks.map(() => []);
+    const cpuBefore = servers.map((server) => cpuMs(server.pid));
+    for (let round = 0; round < requests; round++) {
+      for (let step = 0; step < tasks.length; step++) {
+        const index = (round + step) % tasks.length;
+        const begin = performance.now();
+        await tasks[index]!();
+        durations[index]!.push(performance.now() - begin);
+      }
+    }
+    const direct = durations[servers.length]!;
+    const line = servers.map((server, index) => {
+      const added = (p: number) => ms(percentile(durations[index]!, p) - percentile(direct, p));
+      return `${server.name}: added p50 ${added(50)} p99 ${added(99)}, CPU ${ms((cpuMs(server.pid) - cpuBefore[index]!) / requests)} per request`;
+    });
+    console.log(`${line.join("; ")}; direct p50 ${ms(percentile(direct, 50))}`);
+  }
+} finally {
+  for (const server of servers) await server.stop();
+  await stack.stop();
+  await upstream.process.stop();
+  await facilitator.process.stop();
+  await chain.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
