@@ -214,10 +214,8 @@ describe("a budget under 50 concurrent requests", () => {
     const samples: { used: number; reserved: number }[] = [];
     let polling = true;
     const poller = (async () => {
-      while (polling) {
-        samples.push((await status(key.code)).body.tokens);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      // Back to back: the 50 calls can all be answered within a few milliseconds.
+      while (polling) samples.push((await status(key.code)).body.tokens);
     })();
     const statuses = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>

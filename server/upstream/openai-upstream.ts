@@ -32,13 +32,12 @@ export class OpenAiUpstream {
   }
 
   /** A POST of JSON, or of a multipart form (its content type, with the boundary, is written by the encoder). */
-  private postInit(body: unknown, signal: AbortSignal): UpstreamInit {
+  private postInit(body: unknown): Omit<UpstreamInit, "signal"> {
     const form = body instanceof FormData;
     return {
       method: "POST",
       headers: this.headers(form ? undefined : "application/json"),
       body: form ? body : JSON.stringify(body),
-      signal,
     };
   }
 
@@ -46,7 +45,7 @@ export class OpenAiUpstream {
   private async postForStream(path: string, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
     let response: UpstreamAnswer;
     try {
-      response = await upstreamFetch(`${this.config.baseUrl}${path}`, this.postInit(body, signal));
+      response = await upstreamFetch(`${this.config.baseUrl}${path}`, { ...this.postInit(body), signal });
     } catch (error) {
       throw this.describe(error, signal);
     }
@@ -54,9 +53,9 @@ export class OpenAiUpstream {
     return response;
   }
 
-  private describe(error: unknown, signal: AbortSignal): UpstreamError {
+  private describe(error: unknown, signal?: AbortSignal): UpstreamError {
     if (error instanceof UpstreamError) return error;
-    if (signal.aborted)
+    if (signal?.aborted)
       return new UpstreamError("timeout", `upstream did not answer within ${this.config.timeoutMs} ms`);
     const cause =
       (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
@@ -68,27 +67,27 @@ export class OpenAiUpstream {
 
   /** A complete JSON answer of `path` (e.g. `/chat/completions`) to a JSON body or a multipart form. */
   async postJson(path: string, body: unknown): Promise<Record<string, unknown>> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
+    let answer: { status: number; body: Buffer };
     try {
-      const answer = await upstreamWhole(`${this.config.baseUrl}${path}`, this.postInit(body, controller.signal));
-      const text = answer.body.toString("utf8");
-      if (!isSuccess(answer.status)) throw failedStatus(answer.status, text);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new UpstreamError("protocol", "upstream answered with a body that is not JSON");
-      }
-      if (typeof parsed !== "object" || parsed === null) {
-        throw new UpstreamError("protocol", "upstream answered with a JSON value that is not an object");
-      }
-      return parsed as Record<string, unknown>;
+      answer = await upstreamWhole(`${this.config.baseUrl}${path}`, {
+        ...this.postInit(body),
+        timeoutMs: this.config.timeoutMs,
+      });
     } catch (error) {
-      throw this.describe(error, controller.signal);
-    } finally {
-      clearTimeout(timer);
+      throw this.describe(error);
     }
+    const text = answer.body.toString("utf8");
+    if (!isSuccess(answer.status)) throw failedStatus(answer.status, text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UpstreamError("protocol", "upstream answered with a body that is not JSON");
+    }
+    if (typeof parsed !== "object" || parsed === null) {
+      throw new UpstreamError("protocol", "upstream answered with a JSON value that is not an object");
+    }
+    return parsed as Record<string, unknown>;
   }
 
   /**

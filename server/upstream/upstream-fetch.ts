@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { Agent, request } from "undici";
+import { UpstreamError } from "./upstream-error";
 
 // One keep-alive pool for every upstream call. undici's request is used directly: inside the Next.js server the
 // global fetch is wrapped by the framework's caching layer, which costs milliseconds per call on this hot path.
@@ -26,7 +27,9 @@ export interface UpstreamInit {
 }
 
 /** The headers and bytes to send: a multipart form is encoded the way fetch would. */
-async function encoded(init: UpstreamInit): Promise<{ headers: Record<string, string>; body?: string | Uint8Array }> {
+async function encoded(
+  init: Omit<UpstreamInit, "signal">,
+): Promise<{ headers: Record<string, string>; body?: string | Uint8Array }> {
   if (!(init.body instanceof FormData)) return { headers: init.headers, body: init.body };
   const form = new Response(init.body);
   return {
@@ -52,41 +55,51 @@ export async function upstreamFetch(url: string, init: UpstreamInit): Promise<Up
  * dispatcher, without the body stream and promise hops of `request`. Measured alone against the local upstream,
  * a call cost 0.06-0.08 ms of CPU and 0.14 ms of wall time this way, against 0.11-0.18 and 0.19-0.28 ms.
  */
-export async function upstreamWhole(url: string, init: UpstreamInit): Promise<{ status: number; body: Buffer }> {
+export async function upstreamWhole(
+  url: string,
+  init: Omit<UpstreamInit, "signal"> & { timeoutMs: number },
+): Promise<{ status: number; body: Buffer }> {
   const { headers, body } = await encoded(init);
   const { origin, pathname, search } = new URL(url);
   return new Promise((resolve, reject) => {
-    const { signal } = init;
-    if (signal.aborted) return reject(signal.reason);
     const chunks: Buffer[] = [];
     let status = 0;
     let abort: ((reason: Error) => void) | undefined;
-    const onAbort = () => abort?.(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    const settle = (finish: () => void) => {
-      signal.removeEventListener("abort", onAbort);
-      finish();
-    };
-    agent.dispatch({ origin, path: `${pathname}${search}`, method: init.method, headers, body }, {
-      onConnect(abortRequest: (reason: Error) => void) {
-        abort = abortRequest;
-        if (signal.aborted) abortRequest(signal.reason as Error);
-      },
-      onHeaders(statusCode: number) {
-        status = statusCode;
-        return true;
-      },
-      onData(chunk: Buffer) {
-        chunks.push(chunk);
-        return true;
-      },
-      onComplete() {
-        settle(() => resolve({ status, body: Buffer.concat(chunks) }));
-      },
-      onError(error: Error) {
-        settle(() => reject(error));
-      },
-    } as unknown as Parameters<Agent["dispatch"]>[1]);
+    const expired = new UpstreamError("timeout", `upstream did not answer within ${init.timeoutMs} ms`);
+    let timedOut = false;
+    // A timer of its own rather than an AbortSignal, whose listeners cost more than the rest of the call's setup.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort?.(expired);
+    }, init.timeoutMs);
+    try {
+      agent.dispatch({ origin, path: `${pathname}${search}`, method: init.method, headers, body }, {
+        onConnect(abortRequest: (reason: Error) => void) {
+          abort = abortRequest;
+          if (timedOut) abortRequest(expired);
+        },
+        onHeaders(statusCode: number) {
+          status = statusCode;
+          return true;
+        },
+        onData(chunk: Buffer) {
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          clearTimeout(timer);
+          resolve({ status, body: Buffer.concat(chunks) });
+        },
+        onError(error: Error) {
+          clearTimeout(timer);
+          reject(timedOut ? expired : error);
+        },
+      } as unknown as Parameters<Agent["dispatch"]>[1]);
+    } catch (error) {
+      // Options undici refuses outright.
+      clearTimeout(timer);
+      reject(error);
+    }
   });
 }
 
