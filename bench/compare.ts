@@ -4,25 +4,20 @@
 // upstream between them, the order rotating every round, so that the load of a shared machine falls on all three.
 // Prints each one's added p50/p99 over the direct call and its CPU per request. The other checkout needs its
 // node_modules and a production build (`.next`), e.g. symlinks to this checkout's when app/ is unchanged.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { x402Client } from "@x402/core/client";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
-import { loadLaunchConfig } from "../config/env";
-import { polygon } from "../networks/eip155-137";
-import { devAccount, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
+import { devAccount, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
 import { startGuardedProcess, type GuardedProcess } from "../server/local-stack/guarded-process";
-import { startLocalChain } from "../server/local-stack/local-chain";
 import { freePort } from "../server/local-stack/next-app";
-import { startStack } from "../server/local-stack/start-stack";
 import { waitFor } from "../server/local-stack/wait-for";
 import { cpuMs } from "./lib/process-cpu";
 import { pidListeningOn } from "./lib/process-memory";
-import { startSideProcess } from "./lib/side-process";
+import { startBenchStack } from "./lib/bench-stack";
 import { ms, percentile } from "./lib/stats";
 
 const [otherCheckout, requestsArgument] = process.argv.slice(2);
@@ -30,21 +25,7 @@ if (!otherCheckout) throw new Error("usage: npm run bench:compare -- <other chec
 const requests = Number(requestsArgument ?? 1500);
 const WARM_UP = 2500;
 
-const dataDir = mkdtempSync(join(tmpdir(), "paysvc-compare-"));
-const chain = await startLocalChain(polygon, 0);
-const upstream = await startSideProcess("bench/lib/upstream-process.ts", ["20", "64"]);
-const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [polygon.id, chain.rpcUrl]);
-const stack = await startStack(
-  loadLaunchConfig({
-    NETWORK: polygon.id,
-    PORT: "0",
-    CHAIN_RPC_URL: chain.rpcUrl,
-    FACILITATOR_URL: facilitator.firstLine,
-    PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
-    UPSTREAM_BASE_URL: upstream.firstLine,
-    DATABASE_URL: `file:${join(dataDir, "compare.sqlite")}`,
-  }),
-);
+const stack = await startBenchStack({ deltaGapMs: 20, deltas: 64 });
 // Both app servers get the environment of the stack's own (which stays idle), and are started the same way: the
 // stack's app logs through a pipe its launcher reads, which measurably changes its cost per request.
 const stackAppPid = pidListeningOn(Number(new URL(stack.appUrl).port))!;
@@ -123,9 +104,5 @@ try {
   }
 } finally {
   for (const server of servers) await server.stop();
-  await stack.stop();
-  await upstream.process.stop();
-  await facilitator.process.stop();
-  await chain.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack.stopAll();
 }

@@ -3,23 +3,15 @@
 // trivial route of the same app, the bare tokenizer), so a noisy machine moves both sides.
 import { spawnSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { x402Client } from "@x402/core/client";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
-import { loadLaunchConfig } from "../config/env";
-import { polygon } from "../networks/eip155-137";
-import { devAccount, PAY_TO_ACCOUNT_INDEX, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
-import type { GuardedProcess } from "../server/local-stack/guarded-process";
-import { startLocalChain } from "../server/local-stack/local-chain";
-import { startStack, type RunningStack } from "../server/local-stack/start-stack";
+import { devAccount, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
-import { startSideProcess } from "./lib/side-process";
+import { startBenchStack } from "./lib/bench-stack";
 import { cpuMs } from "./lib/process-cpu";
 import { alternate, ms, percentile, runConcurrently } from "./lib/stats";
 
@@ -40,38 +32,7 @@ const size = (full: number, small: number) => (quick ? small : full);
 const DELTAS = 64;
 const DELTA_GAP_MS = 20;
 
-const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
-const NETWORK = polygon.id;
-// The chain is the embedded one; the upstream and the facilitator run in processes of their own, as real ones
-// would: in this process, their work would delay the client's event loop and so every measurement, and the direct
-// baseline would be answered without leaving this process while the gateway's calls cross two.
-const chain = await startLocalChain(polygon, 0);
-const sideProcesses: GuardedProcess[] = [];
-let stack: RunningStack;
-try {
-  const upstream = await startSideProcess("bench/lib/upstream-process.ts", [String(DELTA_GAP_MS), String(DELTAS)]);
-  sideProcesses.push(upstream.process);
-  const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [NETWORK, chain.rpcUrl]);
-  sideProcesses.push(facilitator.process);
-  stack = await startStack(
-    loadLaunchConfig({
-      NETWORK,
-      PORT: "0",
-      CHAIN_RPC_URL: chain.rpcUrl,
-      FACILITATOR_URL: facilitator.firstLine,
-      PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
-      UPSTREAM_BASE_URL: upstream.firstLine,
-      DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
-    }),
-  );
-} catch (error) {
-  await stopSideProcesses();
-  throw error;
-}
-async function stopSideProcesses() {
-  for (const side of sideProcesses) await side.stop();
-  await chain.stop();
-}
+const stack = await startBenchStack({ deltaGapMs: DELTA_GAP_MS, deltas: DELTAS });
 const report: string[] = [];
 const say = (line: string) => {
   report.push(line);
@@ -326,7 +287,5 @@ try {
     `RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB with ${streams} streams open for ~${(DELTAS * DELTA_GAP_MS) / 1000} s`,
   );
 } finally {
-  await stack.stop();
-  await stopSideProcesses();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack.stopAll();
 }

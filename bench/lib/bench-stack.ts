@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadLaunchConfig } from "../../config/env";
+import { polygon } from "../../networks/eip155-137";
+import { devAccount, PAY_TO_ACCOUNT_INDEX } from "../../server/local-stack/dev-accounts";
+import type { GuardedProcess } from "../../server/local-stack/guarded-process";
+import { startLocalChain } from "../../server/local-stack/local-chain";
+import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
+import { startSideProcess } from "./side-process";
+
+/**
+ * The embedded stack the benchmarks run against, on Polygon with a fresh SQLite file. The chain is the embedded
+ * one; the upstream and the facilitator run in processes of their own, as real ones would: in the benchmark's
+ * process, their work would delay the client's event loop and so every measurement, and the direct baseline would
+ * be answered without leaving that process while the gateway's calls cross two.
+ */
+export async function startBenchStack(upstream: {
+  deltaGapMs: number;
+  deltas: number;
+}): Promise<RunningStack & { stopAll(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
+  const chain = await startLocalChain(polygon, 0);
+  const sideProcesses: GuardedProcess[] = [];
+  const stopPieces = async () => {
+    for (const side of sideProcesses) await side.stop();
+    await chain.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const provider = await startSideProcess("bench/lib/upstream-process.ts", [
+      String(upstream.deltaGapMs),
+      String(upstream.deltas),
+    ]);
+    sideProcesses.push(provider.process);
+    const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [polygon.id, chain.rpcUrl]);
+    sideProcesses.push(facilitator.process);
+    const stack = await startStack(
+      loadLaunchConfig({
+        NETWORK: polygon.id,
+        PORT: "0",
+        CHAIN_RPC_URL: chain.rpcUrl,
+        FACILITATOR_URL: facilitator.firstLine,
+        PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
+        UPSTREAM_BASE_URL: provider.firstLine,
+        DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
+      }),
+    );
+    return {
+      ...stack,
+      stopAll: async () => {
+        await stack.stop();
+        await stopPieces();
+      },
+    };
+  } catch (error) {
+    await stopPieces();
+    throw error;
+  }
+}
