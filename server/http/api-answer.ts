@@ -9,8 +9,9 @@ export interface ApiAnswer {
   /** A whole body (JSON, a document), or an event stream passed on as it arrives. */
   body: string | ReadableStream<Uint8Array>;
   /**
-   * Bookkeeping the caller need not wait for (a prepaid charge), run once a whole body has been handed to the
-   * socket; a server that cannot tell when that is runs it just before sending. It must not throw.
+   * Bookkeeping the caller need not wait for (the ledger's record of a settled payment), run once a whole body has
+   * been handed to the socket; a server that cannot tell when that is runs it just before sending. It must not
+   * throw.
    */
   afterSent?: () => void;
 }

@@ -79,6 +79,8 @@ export function directRoute(
       .then(handle)
       .then((answer) => sendAnswer(answer, response))
       .catch(async (error: unknown) => {
+        // A client that went away before its body ended: nobody is left to answer.
+        if (!request.complete && request.destroyed) return void response.destroy();
         logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error) });
         if (response.headersSent) response.destroy();
         else await sendAnswer(new ApiError("internal_error", "Internal server error").toAnswer(), response);
