@@ -65,18 +65,18 @@ export async function upstreamWhole(
     const chunks: Buffer[] = [];
     let status = 0;
     let abort: ((reason: Error) => void) | undefined;
-    const expired = new UpstreamError("timeout", `upstream did not answer within ${init.timeoutMs} ms`);
-    let timedOut = false;
-    // A timer of its own rather than an AbortSignal, whose listeners cost more than the rest of the call's setup.
+    // Built only when the time runs out: an Error captures a stack, which every call would otherwise pay for.
+    let expired: UpstreamError | undefined;
+    // A plain timer: the call needs no AbortSignal, which would add an event listener for the same effect.
     const timer = setTimeout(() => {
-      timedOut = true;
+      expired = new UpstreamError("timeout", `upstream did not answer within ${init.timeoutMs} ms`);
       abort?.(expired);
     }, init.timeoutMs);
     try {
       agent.dispatch({ origin, path: `${pathname}${search}`, method: init.method, headers, body }, {
         onConnect(abortRequest: (reason: Error) => void) {
           abort = abortRequest;
-          if (timedOut) abortRequest(expired);
+          if (expired) abortRequest(expired);
         },
         onHeaders(statusCode: number) {
           status = statusCode;
@@ -92,7 +92,7 @@ export async function upstreamWhole(
         },
         onError(error: Error) {
           clearTimeout(timer);
-          reject(timedOut ? expired : error);
+          reject(expired ?? error);
         },
       } as unknown as Parameters<Agent["dispatch"]>[1]);
     } catch (error) {
