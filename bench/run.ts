@@ -113,7 +113,7 @@ try {
 
   say(
     `prepaid phases inside the gateway (Server-Timing): ${Object.entries(prepaidPhases)
-      .map(([name, values]) => `${name} p50 ${ms(percentile(values, 50))}`)
+      .map(([name, values]) => `${name} p50 ${ms(percentile(values, 50))} p99 ${ms(percentile(values, 99))}`)
       .join(", ")}`,
   );
 

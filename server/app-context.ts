@@ -29,7 +29,7 @@ export interface AppContext {
 }
 
 export function createAppContext(config: ServiceConfig): AppContext {
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, { walFlush: true });
   const prepaidKeys = new PrepaidKeyStore(database);
   // Reservations left by a process that died have expired or will; they no longer count, so tidy them away.
   prepaidKeys.deleteExpired();

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import * as schema from "./schema";
+import { flushWalInBackground } from "./wal-flush";
 
 export type AppDatabase = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -17,8 +18,11 @@ export function sqlitePathFromUrl(databaseUrl: string): string {
 
 const MIGRATIONS_FOLDER = join(process.cwd(), "server", "storage", "migrations");
 
-/** Opens the database and applies pending migrations (idempotent, so every process may call it at start). */
-export function openDatabase(databaseUrl: string): AppDatabase {
+/**
+ * Opens the database and applies pending migrations (idempotent, so every process may call it at start). A
+ * server's long-lived connection asks for `walFlush` (see wal-flush.ts).
+ */
+export function openDatabase(databaseUrl: string, options: { walFlush?: boolean } = {}): AppDatabase {
   const path = sqlitePathFromUrl(databaseUrl);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const client = new Database(path);
@@ -29,6 +33,7 @@ export function openDatabase(databaseUrl: string): AppDatabase {
   client.pragma("foreign_keys = ON");
   const database = drizzle(client, { schema });
   migrate(database, { migrationsFolder: MIGRATIONS_FOLDER });
+  if (options.walFlush) flushWalInBackground(client);
   return database as AppDatabase;
 }
 

@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitFor } from "../local-stack/wait-for";
+import { openDatabase, type AppDatabase } from "./database";
+import { flushWalInBackground } from "./wal-flush";
+
+describe("the write-ahead log flushed in the background, on a real SQLite file", () => {
+  let directory: string;
+  let database: AppDatabase;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), "paysvc-wal-flush-"));
+    database = openDatabase(`file:${join(directory, "data.sqlite")}`);
+  });
+  afterEach(() => {
+    if (database.$client.open) database.$client.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("writes the log out while the connection is open, and stops once it is closed", async () => {
+    const flusher = flushWalInBackground(database.$client)!;
+    database.$client.exec("create table rows (value text)");
+    database.$client.prepare("insert into rows values (?)").run("a row");
+    await waitFor(async () => flusher.flushes >= 2, { timeoutMs: 5_000, what: "two flushes" });
+    database.$client.close();
+    await waitFor(async () => !flusher.running, { timeoutMs: 5_000, what: "the flusher to stop" });
+    const flushes = flusher.flushes;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(flusher.flushes).toBe(flushes);
+  });
+
+  it("leaves the data as SQLite wrote it, through checkpoints and a reopen", async () => {
+    const flusher = flushWalInBackground(database.$client)!;
+    const client = database.$client;
+    client.exec("create table rows (id integer primary key, value blob)");
+    const insert = client.prepare("insert into rows (value) values (randomblob(3000))");
+    // Over 1,000 pages: SQLite checkpoints inside these commits while the log is being flushed.
+    for (let round = 0; round < 30; round++) {
+      for (let row = 0; row < 50; row++) insert.run();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(flusher.flushes).toBeGreaterThan(0);
+    expect(client.pragma("integrity_check", { simple: true })).toBe("ok");
+    client.close();
+    database = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    expect(database.$client.prepare("select count(*) as count from rows").get()).toEqual({ count: 1_500 });
+  });
+
+  it("has nothing to do for an in-memory database", () => {
+    const memory = openDatabase(":memory:");
+    expect(flushWalInBackground(memory.$client)).toBeUndefined();
+    memory.$client.close();
+  });
+});
