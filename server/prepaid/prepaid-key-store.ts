@@ -26,8 +26,8 @@ export interface KeyBalance {
 export class PrepaidKeyStore {
   // The statements of every prepaid call, built once: drizzle's query building cost more than running them.
   private readonly byCodeHash;
-  private readonly endReservation;
-  private readonly charge;
+  private readonly reservation;
+  private readonly settlement;
   private readonly extendReservation;
 
   constructor(private readonly database: AppDatabase) {
@@ -36,22 +36,8 @@ export class PrepaidKeyStore {
       .from(prepaidKeys)
       .where(eq(prepaidKeys.codeHash, sql.placeholder("codeHash")))
       .prepare();
-    this.endReservation = database
-      .delete(prepaidReservations)
-      .where(eq(prepaidReservations.id, sql.placeholder("id")))
-      .returning({ keyId: prepaidReservations.keyId, tokens: prepaidReservations.tokens })
-      .prepare();
-    const charge = sql.placeholder("charge");
-    this.charge = database
-      .update(prepaidKeys)
-      .set({
-        usedTokens: sql`${prepaidKeys.usedTokens} + ${charge}`,
-        status: sql`case when ${prepaidKeys.usedTokens} + ${charge} >= ${prepaidKeys.totalTokens} then 'disabled' else ${prepaidKeys.status} end`,
-        // Placeholders in sql`` are bound as given: times in ms, as timestamp_ms columns hold them.
-        updatedAt: sql`${sql.placeholder("updatedAtMs")}`,
-      })
-      .where(eq(prepaidKeys.id, sql.placeholder("keyId")))
-      .prepare();
+    this.reservation = reservationStatement(database);
+    this.settlement = settlementTransaction(database);
     this.extendReservation = database
       .update(prepaidReservations)
       .set({ expiresAt: sql`${sql.placeholder("expiresAtMs")}` })
@@ -117,17 +103,7 @@ export class PrepaidKeyStore {
   ): { id: number; allowedOutput: number } | undefined {
     const now = Date.now();
     const { inputTokens, maxOutputTokens } = tokens;
-    const row = this.database.get<{ id: number; tokens: number }>(sql`
-      with free as (
-        select k.id as key_id, k.total_tokens - k.used_tokens - coalesce((
-          select sum(r.tokens) from prepaid_reservations r where r.key_id = k.id and r.expires_at > ${now}
-        ), 0) as tokens
-        from prepaid_keys k where k.id = ${keyId} and k.status = 'active'
-      )
-      insert into prepaid_reservations (key_id, tokens, expires_at, created_at)
-      select key_id, ${inputTokens} + min(${maxOutputTokens}, tokens - ${inputTokens}), ${now + ttlMs}, ${now}
-      from free where tokens >= ${inputTokens + 1}
-      returning id, tokens`);
+    const row = this.reservation.get({ keyId, inputTokens, maxOutputTokens, now, expiresAtMs: now + ttlMs });
     return row && { id: row.id, allowedOutput: row.tokens - inputTokens };
   }
 
@@ -141,17 +117,83 @@ export class PrepaidKeyStore {
    * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice.
    */
   settle(reservationId: number, usedTokens: number): void {
-    // One connection: the prepared statements run inside the transaction.
-    this.database.transaction(() => {
-      const [reservation] = this.endReservation.all({ id: reservationId });
-      if (!reservation) return;
-      const charge = Math.max(0, Math.min(usedTokens, reservation.tokens));
-      this.charge.run({ keyId: reservation.keyId, charge, updatedAtMs: Date.now() });
-    });
+    this.settlement(reservationId, usedTokens);
   }
 
   /** Reservations whose process died long ago; they no longer count, this only tidies the table. */
   deleteExpired(now = Date.now()): void {
     this.database.run(sql`delete from prepaid_reservations where expires_at <= ${now}`);
   }
+}
+
+/**
+ * The reservation's INSERT ... SELECT: the free balance of an active key (its total less what is used and what
+ * live reservations hold) is read by the statement that writes the reservation, which lowers the output to what
+ * is free. Built and compiled once.
+ */
+function reservationStatement(database: AppDatabase) {
+  const now = sql.placeholder("now");
+  const inputTokens = sql.placeholder("inputTokens");
+  const held = sql`coalesce((select sum(${prepaidReservations.tokens}) from ${prepaidReservations}
+    where ${prepaidReservations.keyId} = ${prepaidKeys.id} and ${prepaidReservations.expiresAt} > ${now}), 0)`;
+  const free = database.$with("free").as(
+    database
+      .select({
+        keyId: sql<number>`${prepaidKeys.id}`.as("key_id"),
+        tokens: sql<number>`${prepaidKeys.totalTokens} - ${prepaidKeys.usedTokens} - ${held}`.as("tokens"),
+      })
+      .from(prepaidKeys)
+      .where(and(eq(prepaidKeys.id, sql.placeholder("keyId")), eq(prepaidKeys.status, "active"))),
+  );
+  return database
+    .with(free)
+    .insert(prepaidReservations)
+    .select(
+      database
+        // Every column of the table, in its order, as drizzle's INSERT ... SELECT asks; null lets SQLite number it.
+        .select({
+          id: sql<number>`null`.as("id"),
+          keyId: free.keyId,
+          tokens:
+            sql<number>`${inputTokens} + min(${sql.placeholder("maxOutputTokens")}, ${free.tokens} - ${inputTokens})`.as(
+              "tokens",
+            ),
+          // Placeholders in sql`` are bound as given: times in ms, as timestamp_ms columns hold them.
+          expiresAt: sql<Date>`${sql.placeholder("expiresAtMs")}`.as("expires_at"),
+          createdAt: sql<Date>`${now}`.as("created_at"),
+        })
+        .from(free)
+        .where(sql`${free.tokens} >= ${inputTokens} + 1`),
+    )
+    .returning({ id: prepaidReservations.id, tokens: prepaidReservations.tokens })
+    .prepare();
+}
+
+/**
+ * Ends a reservation and charges what it held at most, in one transaction. The transaction function is the
+ * driver's, built once: drizzle's `transaction()` builds its wrappers on every call, which cost more than the two
+ * statements. The statements are drizzle's, prepared once; they run on the same connection, so inside it.
+ */
+function settlementTransaction(database: AppDatabase): (reservationId: number, usedTokens: number) => void {
+  const endReservation = database
+    .delete(prepaidReservations)
+    .where(eq(prepaidReservations.id, sql.placeholder("id")))
+    .returning({ keyId: prepaidReservations.keyId, tokens: prepaidReservations.tokens })
+    .prepare();
+  const charge = sql.placeholder("charge");
+  const chargeKey = database
+    .update(prepaidKeys)
+    .set({
+      usedTokens: sql`${prepaidKeys.usedTokens} + ${charge}`,
+      status: sql`case when ${prepaidKeys.usedTokens} + ${charge} >= ${prepaidKeys.totalTokens} then 'disabled' else ${prepaidKeys.status} end`,
+      updatedAt: sql`${sql.placeholder("updatedAtMs")}`,
+    })
+    .where(eq(prepaidKeys.id, sql.placeholder("keyId")))
+    .prepare();
+  return database.$client.transaction((reservationId: number, usedTokens: number) => {
+    const [reservation] = endReservation.all({ id: reservationId });
+    if (!reservation) return;
+    const charged = Math.max(0, Math.min(usedTokens, reservation.tokens));
+    chargeKey.run({ keyId: reservation.keyId, charge: charged, updatedAtMs: Date.now() });
+  });
 }
