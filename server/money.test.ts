@@ -10,6 +10,12 @@ describe("money", () => {
     expect(() => decimalToAtomic("0.0000001", 6)).toThrow(/more than 6 decimals/);
     expect(() => decimalToAtomic("-1", 6)).toThrow(/non-negative/);
     expect(() => decimalToAtomic("1e3", 6)).toThrow();
+    // Parsed values are kept per number of decimals; a refused one is refused again.
+    expect(decimalToAtomic("2.80", 6)).toBe(2_800_000n);
+    expect(decimalToAtomic("2.80", 2)).toBe(280n);
+    expect(decimalToAtomic("2.80", 1)).toBe(28n);
+    expect(() => decimalToAtomic("2.85", 1)).toThrow(/more than 1 decimals/);
+    expect(() => decimalToAtomic("0.0000001", 6)).toThrow(/more than 6 decimals/);
   });
 
   it("formats atomic units with every decimal place", () => {

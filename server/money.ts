@@ -4,8 +4,25 @@
  */
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
-/** "2.80" with 6 decimals -> 2800000n. Refuses values with more precision than the asset has. */
+const parsed = new Map<string, bigint>();
+const PARSED_LIMIT = 1_000;
+
+/**
+ * "2.80" with 6 decimals -> 2800000n. Refuses values with more precision than the asset has. The values are prices
+ * from configuration, parsed on every quote, so each is parsed once (the cache is bounded all the same).
+ */
 export function decimalToAtomic(value: string, decimals: number): bigint {
+  const key = `${decimals}:${value}`;
+  let atomic = parsed.get(key);
+  if (atomic === undefined) {
+    atomic = parseDecimal(value, decimals);
+    if (parsed.size >= PARSED_LIMIT) parsed.clear();
+    parsed.set(key, atomic);
+  }
+  return atomic;
+}
+
+function parseDecimal(value: string, decimals: number): bigint {
   const match = DECIMAL.exec(value);
   if (!match) throw new Error(`not a non-negative decimal: ${value}`);
   const whole = match[1] ?? "0";

@@ -5,8 +5,11 @@ import type { ApiRequest } from "./api-request";
 
 export interface JsonBody {
   value: unknown;
-  /** SHA-256 of the raw bytes, hex: identifies "the same request body" for the payment ledger. */
-  sha256: string;
+  /**
+   * SHA-256 of the raw bytes, hex: identifies "the same request body" for the payment ledger and the quote hold.
+   * Computed when first read: a request billed to a prepaid key never needs it.
+   */
+  readonly sha256: string;
 }
 
 /**
@@ -61,7 +64,14 @@ function parseJsonBody(bytes: Buffer, options: { optional?: boolean }): JsonBody
   } catch (error) {
     throw new ApiError("invalid_json", `Request body is not valid JSON: ${(error as Error).message}`);
   }
-  return { value, sha256: createHash("sha256").update(bytes).digest("hex") };
+  let sha256: string | undefined;
+  return {
+    value,
+    get sha256() {
+      sha256 ??= createHash("sha256").update(bytes).digest("hex");
+      return sha256;
+    },
+  };
 }
 
 const EMPTY_SHA256 = createHash("sha256").digest("hex");

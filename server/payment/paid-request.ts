@@ -11,6 +11,7 @@ import { FacilitatorUnavailableError, type PaymentGateway } from "./payment-gate
 import type { PaymentLedger } from "./payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "./payment-signature";
 import { describeMismatch } from "./describe-mismatch";
+import { paymentRequiredJson } from "./payment-required-json";
 import type { QuoteHold } from "./quote-hold";
 import type { SettlementGasEstimator } from "./settlement-gas";
 import { eventStreamAnswer, jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
@@ -292,7 +293,7 @@ function paymentChallenge(
   // The header carries x402's document (with its `error` string when there is one); the body is the same document
   // with OpenAI's error object under `error`. The document's JSON is written once for both: this is the path of
   // every quote.
-  const documentJson = JSON.stringify(paymentRequired);
+  const documentJson = paymentRequiredJson(paymentRequired);
   const challengeJson =
     code === "payment_required" ? documentJson : JSON.stringify({ ...paymentRequired, error: message });
   const body = `${documentJson.slice(0, -1)},"error":${JSON.stringify(errorObject(code, message))}}`;

@@ -1,0 +1,47 @@
+import type { PaymentRequired } from "@x402/core/types";
+import { describe, expect, it } from "vitest";
+import { bazaarExtension } from "../discovery/bazaar-extension";
+import { paymentRequiredJson } from "./payment-required-json";
+
+const document = (extensions?: PaymentRequired["extensions"]): PaymentRequired => ({
+  x402Version: 2,
+  resource: { url: "http://127.0.0.1:3000/v1/chat/completions", description: "Chat", mimeType: "application/json" },
+  accepts: [
+    {
+      scheme: "exact",
+      network: "eip155:137",
+      amount: "1007",
+      asset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+      payTo: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      maxTimeoutSeconds: 300,
+      extra: { name: "USD Coin", version: "2" },
+    },
+  ],
+  ...(extensions && { extensions }),
+});
+
+describe("the JSON of a 402 document", () => {
+  const bazaar = bazaarExtension("/v1/chat/completions")!;
+  expect(bazaar.bazaar).toBeDefined();
+
+  const quote = { model: "vendor-a/gpt-6-luna", total_usd: "0.001007", amount: "1007" };
+
+  it("is JSON.stringify's, with or without the bazaar extension and others before it", () => {
+    for (const extensions of [undefined, {}, { quote }, { quote, ...bazaar }, { ...bazaar }]) {
+      const written = paymentRequiredJson(document(extensions));
+      expect(written).toBe(JSON.stringify(document(extensions)));
+    }
+  });
+
+  it("puts the bazaar extension last, which changes no member", () => {
+    expect(JSON.parse(paymentRequiredJson(document({ ...bazaar, quote })))).toEqual(document({ ...bazaar, quote }));
+  });
+
+  it("writes the same bazaar extension the same way every time, and another one as it is", () => {
+    const first = paymentRequiredJson(document({ ...bazaar }));
+    expect(paymentRequiredJson(document({ ...bazaar }))).toBe(first);
+    const other = bazaarExtension("/api/v1/images/generations")!;
+    expect(other.bazaar).not.toBe(bazaar.bazaar);
+    expect(JSON.parse(paymentRequiredJson(document({ ...other })))).toEqual(document({ ...other }));
+  });
+});
