@@ -1,9 +1,10 @@
 import autocannon from "autocannon";
 
 /**
- * The requests per second (and the number answered) one route of a server sustains over `connections` keep-alive connections, driven by
- * autocannon: it costs the client 0.05-0.08 ms a request, against 0.4-0.6 ms for fetch, so that on this two-core
- * machine the server is what saturates, not the benchmark. Throws unless every answer had `status`.
+ * The requests per second (and the number answered) one route of a server sustains over `connections` keep-alive
+ * connections, driven by autocannon: it costs the client 0.05-0.08 ms a request, against 0.4-0.6 ms for fetch, so
+ * that on this two-core machine the server is what saturates, not the benchmark. Throws unless every answer had
+ * `status`.
  */
 export async function sustainedRate(options: {
   url: string;
@@ -11,7 +12,7 @@ export async function sustainedRate(options: {
   headers?: Record<string, string>;
   body?: string;
   connections: number;
-  /** Whole seconds: autocannon ends a run on a one-second tick (so a run of a number of requests would be timed wrong). */
+  /** Whole seconds: autocannon ends a run on a one-second tick, so a run of N requests would be timed wrong. */
   seconds: number;
   status: number;
 }): Promise<{ perSecond: number; answered: number }> {
