@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
 import { ApiError } from "../errors";
 import type { ApiRequest } from "./api-request";
@@ -68,13 +68,13 @@ function parseJsonBody(bytes: Buffer, options: { optional?: boolean }): JsonBody
   return {
     value,
     get sha256() {
-      sha256 ??= createHash("sha256").update(bytes).digest("hex");
+      sha256 ??= hash("sha256", bytes, "hex");
       return sha256;
     },
   };
 }
 
-const EMPTY_SHA256 = createHash("sha256").digest("hex");
+const EMPTY_SHA256 = hash("sha256", "", "hex");
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("request_too_large", `Request body exceeds the limit of ${maxBytes} bytes`);
