@@ -30,6 +30,23 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
     expect(flusher.flushes).toBe(flushes);
   });
 
+  it("serves every connection to the file with one flusher, until the last of them is closed", async () => {
+    const second = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    const flusher = flushWalInBackground(database.$client)!;
+    expect(flushWalInBackground(second.$client)).toBe(flusher);
+    database.$client.close();
+    const flushes = flusher.flushes;
+    await waitFor(async () => flusher.flushes >= flushes + 2, { timeoutMs: 5_000, what: "flushes for the second" });
+    expect(flusher.running).toBe(true);
+    second.$client.close();
+    await waitFor(async () => !flusher.running, { timeoutMs: 5_000, what: "the flusher to stop" });
+    // A connection opened after that gets a flusher of its own.
+    database = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    const next = flushWalInBackground(database.$client)!;
+    expect(next).not.toBe(flusher);
+    expect(next.running).toBe(true);
+  });
+
   it("leaves the data as SQLite wrote it, through checkpoints and a reopen", async () => {
     const flusher = flushWalInBackground(database.$client)!;
     const client = database.$client;
