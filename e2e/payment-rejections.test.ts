@@ -1,4 +1,4 @@
-import { encodePaymentSignatureHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -22,7 +22,9 @@ async function expectRejected(body: unknown, signature: string, code: string, pa
   const json = await response.json();
   expect(response.status, JSON.stringify(json)).toBe(402);
   expect(json.error.code).toBe(code);
-  expect(response.headers.get("payment-required")).toBeTruthy();
+  // The header is x402's document with its `error` string; the body is the same document with OpenAI's error object.
+  const challenge = decodePaymentRequiredHeader(response.headers.get("payment-required")!);
+  expect(challenge).toEqual({ ...json, error: json.error.message });
   expect(response.headers.get("payment-response")).toBeNull();
   return json as { error: { message: string } };
 }

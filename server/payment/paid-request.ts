@@ -291,12 +291,12 @@ function paymentChallenge(
   message: string,
 ): ApiAnswer {
   // The header carries x402's document (with its `error` string when there is one); the body is the same document
-  // with OpenAI's error object under `error`. The document's JSON is written once for both: this is the path of
-  // every quote.
+  // with OpenAI's error object under `error`. The document's JSON is written once, and `error` appended to it as its
+  // last member for each: this is the path of every quote.
   const documentJson = paymentRequiredJson(paymentRequired);
-  const challengeJson =
-    code === "payment_required" ? documentJson : JSON.stringify({ ...paymentRequired, error: message });
-  const body = `${documentJson.slice(0, -1)},"error":${JSON.stringify(errorObject(code, message))}}`;
+  const withError = (error: unknown) => `${documentJson.slice(0, -1)},"error":${JSON.stringify(error)}}`;
+  const challengeJson = code === "payment_required" ? documentJson : withError(message);
+  const body = withError(errorObject(code, message));
   return textAnswer(body, "application/json", {
     status: errorStatus(code),
     headers: {
