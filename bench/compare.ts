@@ -18,7 +18,7 @@ import { waitFor } from "../server/local-stack/wait-for";
 import { cpuMs } from "./lib/process-cpu";
 import { pidListeningOn } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
-import { ms, percentile } from "./lib/stats";
+import { ms, percentile, rotate } from "./lib/stats";
 
 const [otherCheckout, requestsArgument] = process.argv.slice(2);
 if (!otherCheckout) throw new Error("usage: npm run bench:compare -- <other checkout> [requests per round]");
@@ -85,16 +85,8 @@ try {
   for (let round = 0; round < WARM_UP; round++) for (const task of tasks) await task();
   console.log(`other: ${resolve(otherCheckout)}; this: ${process.cwd()}; ${requests} requests each, twice`);
   for (let repeat = 0; repeat < 2; repeat++) {
-    const durations: number[][] = tasks.map(() => []);
     const cpuBefore = servers.map((server) => cpuMs(server.pid));
-    for (let round = 0; round < requests; round++) {
-      for (let step = 0; step < tasks.length; step++) {
-        const index = (round + step) % tasks.length;
-        const begin = performance.now();
-        await tasks[index]!();
-        durations[index]!.push(performance.now() - begin);
-      }
-    }
+    const durations = await rotate(requests, tasks);
     const direct = durations[servers.length]!;
     const line = servers.map((server, index) => {
       const added = (p: number) => ms(percentile(durations[index]!, p) - percentile(direct, p));

@@ -13,7 +13,7 @@ import { devAccount, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-acc
 import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { cpuMs } from "./lib/process-cpu";
-import { alternate, ms, percentile, runConcurrently } from "./lib/stats";
+import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { sustainedRate } from "./lib/sustained-rate";
 
 const quick = process.argv.includes("--quick");
@@ -60,55 +60,62 @@ try {
 
   const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "benchmark" }], max_tokens: 16 };
   const prepaidPhases: Record<string, number[]> = { reserve: [], upstream: [], settle: [] };
-  const viaGateway = () =>
-    fetch(`${stack.appUrl}/v1/chat/completions`, {
+  // One chat completion, its answer read whole; anything but 200 stops the benchmark.
+  const post = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify(body),
-    }).then((response) => {
-      for (const [name, duration] of Object.entries(serverTimings(response))) prepaidPhases[name]?.push(duration);
-      return response.text();
+    }).then(async (response) => {
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+      return response;
     });
-  const direct = () =>
-    fetch(`${stack.upstreamBaseUrl}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }).then((response) => response.text());
+  const viaGateway = () =>
+    post(`${stack.appUrl}/v1/chat/completions`, { authorization: `Bearer ${key}` }).then((response) => {
+      for (const [name, duration] of Object.entries(serverTimings(response))) prepaidPhases[name]?.push(duration);
+    });
+  const direct = () => post(`${stack.upstreamBaseUrl}/chat/completions`);
+  const bareProxy = () => post(`${stack.bareProxyBaseUrl}/chat/completions`);
 
   // 1. Proxy overhead.
   say("\n## 1. Proxy overhead (prepaid-key chat completion vs the same request sent straight to the local upstream)");
   const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
   if (appPid === undefined) throw new Error("app server process not found");
-  // Warm-up of both paths, so that neither is measured while its code is still being optimised: the app server and
+  // Warm-up of every path, so that none is measured while its code is still being optimised: the app server and
   // this process (fetch) each take 1,500-2,000 requests to reach their steady cost per request.
-  await runConcurrently(size(2500, 2), 1, () => viaGateway().then(() => undefined));
-  await runConcurrently(size(2500, 2), 1, () => direct().then(() => undefined));
+  for (const path of [viaGateway, direct, bareProxy]) {
+    await runConcurrently(size(2500, 2), 1, path);
+  }
   {
-    // Concurrency 1: the two paths alternate request by request, so that both see the same load of the machine.
-    const total = size(800, 10);
+    // Concurrency 1: the paths take turns request by request, so that all see the same load of the machine. The
+    // bare proxy is the floor: a Node.js proxy doing nothing but forward costs this much on this machine.
+    const total = size(2000, 10);
     const cpuBefore = cpuMs(appPid);
     const began = performance.now();
-    const pair = await alternate(
-      total,
-      () => viaGateway().then(() => undefined),
-      () => direct().then(() => undefined),
-    );
+    const [gateway, upstream, bare] = await rotate(total, [viaGateway, direct, bareProxy]);
     const seconds = (performance.now() - began) / 1000;
     const appCpu = (cpuMs(appPid) - cpuBefore) / total;
     const rate = (durations: number[]) => (1000 * durations.length) / durations.reduce((sum, value) => sum + value, 0);
+    const added = (durations: number[], p: number) => ms(percentile(durations, p) - percentile(upstream!, p));
     say(
-      `concurrency 1 (alternating): added p50 ${ms(percentile(pair.first, 50) - percentile(pair.second, 50))}, added p99 ${ms(percentile(pair.first, 99) - percentile(pair.second, 99))}; gateway ${rate(pair.first).toFixed(0)} req/s (p50 ${ms(percentile(pair.first, 50))}), direct ${rate(pair.second).toFixed(0)} req/s (p50 ${ms(percentile(pair.second, 50))}); app server CPU per gateway request ${ms(appCpu)} (${seconds.toFixed(1)} s)`,
+      `concurrency 1 (in turn, ${total} each): added p50 ${added(gateway!, 50)}, added p99 ${added(gateway!, 99)}; gateway ${rate(gateway!).toFixed(0)} req/s (p50 ${ms(percentile(gateway!, 50))}), direct ${rate(upstream!).toFixed(0)} req/s (p50 ${ms(percentile(upstream!, 50))}); app server CPU per gateway request ${ms(appCpu)} (${seconds.toFixed(1)} s)`,
+    );
+    say(
+      `the floor, a bare Node.js proxy to the same upstream (bench/lib/bare-proxy-process.ts): added p50 ${added(bare!, 50)}, added p99 ${added(bare!, 99)}; the gateway beyond it: p50 ${ms(percentile(gateway!, 50) - percentile(bare!, 50))}, p99 ${ms(percentile(gateway!, 99) - percentile(bare!, 99))}`,
     );
   }
   {
     const concurrency = 16;
     const total = size(1600, 10);
-    await runConcurrently(size(50, 2), concurrency, () => viaGateway().then(() => undefined));
-    const gateway = await runConcurrently(total, concurrency, () => viaGateway().then(() => undefined));
-    const upstream = await runConcurrently(total, concurrency, () => direct().then(() => undefined));
+    await runConcurrently(size(50, 2), concurrency, viaGateway);
+    const gateway = await runConcurrently(total, concurrency, viaGateway);
+    const upstream = await runConcurrently(total, concurrency, direct);
+    const bare = await runConcurrently(total, concurrency, bareProxy);
+    const added = (run: { durations: number[] }, p: number) =>
+      ms(percentile(run.durations, p) - percentile(upstream.durations, p));
     say(
-      `concurrency ${concurrency}: added p50 ${ms(percentile(gateway.durations, 50) - percentile(upstream.durations, 50))}, added p99 ${ms(percentile(gateway.durations, 99) - percentile(upstream.durations, 99))}; gateway ${gateway.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(gateway.durations, 50))}), direct ${upstream.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(upstream.durations, 50))})`,
+      `concurrency ${concurrency}: added p50 ${added(gateway, 50)}, added p99 ${added(gateway, 99)}; gateway ${gateway.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(gateway.durations, 50))}), direct ${upstream.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(upstream.durations, 50))}); bare proxy ${bare.perSecond.toFixed(0)} req/s, added p50 ${added(bare, 50)}`,
     );
   }
 

@@ -13,12 +13,13 @@ import { startSideProcess } from "./side-process";
  * The embedded stack the benchmarks run against, on Polygon with a fresh SQLite file. The chain is the embedded
  * one; the upstream and the facilitator run in processes of their own, as real ones would: in the benchmark's
  * process, their work would delay the client's event loop and so every measurement, and the direct baseline would
- * be answered without leaving that process while the gateway's calls cross two.
+ * be answered without leaving that process while the gateway's calls cross two. A bare proxy to the same upstream
+ * (bench/lib/bare-proxy-process.ts) runs beside them: the floor any Node.js proxy pays on this machine.
  */
 export async function startBenchStack(upstream: {
   deltaGapMs: number;
   deltas: number;
-}): Promise<RunningStack & { stopAll(): Promise<void> }> {
+}): Promise<RunningStack & { bareProxyBaseUrl: string; stopAll(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
   const chain = await startLocalChain(polygon, 0);
   const sideProcesses: GuardedProcess[] = [];
@@ -33,6 +34,8 @@ export async function startBenchStack(upstream: {
       String(upstream.deltas),
     ]);
     sideProcesses.push(provider.process);
+    const bareProxy = await startSideProcess("bench/lib/bare-proxy-process.ts", [provider.firstLine]);
+    sideProcesses.push(bareProxy.process);
     const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [polygon.id, chain.rpcUrl]);
     sideProcesses.push(facilitator.process);
     const stack = await startStack(
@@ -48,6 +51,7 @@ export async function startBenchStack(upstream: {
     );
     return {
       ...stack,
+      bareProxyBaseUrl: bareProxy.firstLine,
       stopAll: async () => {
         await stack.stop();
         await stopPieces();

@@ -6,7 +6,7 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 /** Runs `task` `total` times with at most `concurrency` at once; returns each run's duration in ms and the rate. */
-export async function runConcurrently(total: number, concurrency: number, task: (index: number) => Promise<void>) {
+export async function runConcurrently(total: number, concurrency: number, task: (index: number) => Promise<unknown>) {
   const durations: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -27,24 +27,18 @@ export async function runConcurrently(total: number, concurrency: number, task: 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /**
- * Runs `first` and `second` one after the other `total` times each, swapping their order every round, so that both
- * see the same load of a shared machine; returns each one's durations in ms.
+ * Runs each task once per round, `total` rounds, the order rotating every round, so that all of them see the same
+ * load of a shared machine and none always follows the same other; returns each task's durations in ms.
  */
-export async function alternate(total: number, first: () => Promise<void>, second: () => Promise<void>) {
-  const durations: [number[], number[]] = [[], []];
-  const timed = async (task: () => Promise<void>, into: number[]) => {
-    const begin = performance.now();
-    await task();
-    into.push(performance.now() - begin);
-  };
+export async function rotate(total: number, tasks: readonly (() => Promise<unknown>)[]): Promise<number[][]> {
+  const durations: number[][] = tasks.map(() => []);
   for (let round = 0; round < total; round++) {
-    if (round % 2 === 0) {
-      await timed(first, durations[0]);
-      await timed(second, durations[1]);
-    } else {
-      await timed(second, durations[1]);
-      await timed(first, durations[0]);
+    for (let step = 0; step < tasks.length; step++) {
+      const index = (round + step) % tasks.length;
+      const begin = performance.now();
+      await tasks[index]!();
+      durations[index]!.push(performance.now() - begin);
     }
   }
-  return { first: durations[0], second: durations[1] };
+  return durations;
 }
