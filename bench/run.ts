@@ -254,32 +254,40 @@ try {
     const gaps = arrivals.slice(1).map((time, index) => time - arrivals[index]! - DELTA_GAP_MS);
     return { firstByte, gaps };
   };
-  const gatewayStreams = [];
-  const directStreams = [];
-  // A gateway stream and a direct one run at the same time, so that a burst of load from other processes on the
-  // shared machine falls on both. The direct one starts half a gap later: their deltas then leave the upstream
-  // in turn rather than together, and neither waits for the client to read the other's.
+  // A gateway stream, a direct one and one through the bare proxy run at the same time, so that a burst of load
+  // from other processes on the shared machine falls on all three. Each starts a third of a gap after the one
+  // before: their deltas then leave the upstream in turn rather than together, and none waits for the client to
+  // read another's.
+  const streamPaths: { url: string; headers: Record<string, string> }[] = [
+    { url: `${stack.appUrl}/v1/chat/completions`, headers: { authorization: `Bearer ${key}` } },
+    { url: `${stack.upstreamBaseUrl}/chat/completions`, headers: {} },
+    { url: `${stack.bareProxyBaseUrl}/chat/completions`, headers: {} },
+  ];
+  const pacedRuns = streamPaths.map(() => [] as Awaited<ReturnType<typeof streamOnce>>[]);
   for (let index = 0; index < size(20, 2); index++) {
-    const [gateway, direct] = await Promise.all([
-      streamOnce(`${stack.appUrl}/v1/chat/completions`, { authorization: `Bearer ${key}` }),
-      new Promise((resolve) => setTimeout(resolve, DELTA_GAP_MS / 2)).then(() =>
-        streamOnce(`${stack.upstreamBaseUrl}/chat/completions`, {}),
+    const runs = await Promise.all(
+      streamPaths.map(({ url, headers }, order) =>
+        new Promise((resolve) => setTimeout(resolve, (order * DELTA_GAP_MS) / streamPaths.length)).then(() =>
+          streamOnce(url, headers),
+        ),
       ),
-    ]);
-    gatewayStreams.push(gateway);
-    directStreams.push(direct);
+    );
+    runs.forEach((run, order) => pacedRuns[order]!.push(run));
   }
+  const [gatewayStreams = [], directStreams = [], bareStreams = []] = pacedRuns;
   const ttfb = (runs: { firstByte: number }[]) =>
     percentile(
       runs.map((run) => run.firstByte),
       50,
     );
   const gapsOf = (runs: { gaps: number[] }[]) => runs.flatMap((run) => run.gaps);
+  const pacing = (runs: { gaps: number[] }[]) =>
+    `p50 ${ms(percentile(gapsOf(runs), 50))} p99 ${ms(percentile(gapsOf(runs), 99))}`;
   say(
-    `time to first byte p50: gateway ${ms(ttfb(gatewayStreams))}, direct ${ms(ttfb(directStreams))}, added ${ms(ttfb(gatewayStreams) - ttfb(directStreams))}`,
+    `time to first byte p50: gateway ${ms(ttfb(gatewayStreams))}, direct ${ms(ttfb(directStreams))}, added ${ms(ttfb(gatewayStreams) - ttfb(directStreams))}; the bare proxy adds ${ms(ttfb(bareStreams) - ttfb(directStreams))}`,
   );
   say(
-    `extra delay per delta: gateway p50 ${ms(percentile(gapsOf(gatewayStreams), 50))} p99 ${ms(percentile(gapsOf(gatewayStreams), 99))}; direct p50 ${ms(percentile(gapsOf(directStreams), 50))} p99 ${ms(percentile(gapsOf(directStreams), 99))}`,
+    `extra delay per delta: gateway ${pacing(gatewayStreams)}; direct ${pacing(directStreams)}; bare proxy ${pacing(bareStreams)}`,
   );
 
   // 5. Token counting, in a fresh process so that its peak memory is the quote's own.

@@ -142,6 +142,19 @@ describe("using a prepaid key with the official openai SDK", () => {
     expect(afterStream.reserved).toBe(0);
     used = afterStream.used;
 
+    // Asked for, the usage is passed on, and the key is charged exactly what it reports.
+    const withUsage = await openai.chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "stream prepaid with usage" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const reported = [];
+    for await (const chunk of withUsage) if (chunk.usage) reported.push(chunk.usage);
+    expect(reported).toHaveLength(1);
+    expect((await status(key.code)).body.tokens.used).toBe(used + reported[0]!.total_tokens);
+    used += reported[0]!.total_tokens;
+
     const response = await openai.responses.create({ model: "vendor-a/gpt-6-luna", input: "responses prepaid" });
     expect(response.output_text).toContain("responses prepaid");
     expect((await status(key.code)).body.tokens.used).toBe(used + response.usage!.total_tokens);

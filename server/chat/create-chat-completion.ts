@@ -12,8 +12,18 @@ function completionTokens(value: unknown): number | undefined {
   return typeof tokens === "number" ? tokens : undefined;
 }
 
+// Every delta of a stream passes these two checks, and nearly none is what they look for: an event is parsed only
+// when its text holds the key sought, which any JSON holding it must (`"choices":[]` with any spacing).
+const REPORTS_COMPLETION_TOKENS = /"completion_tokens"/;
+const HAS_EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
+
+function streamedCompletionTokens(data: string): number | undefined {
+  return REPORTS_COMPLETION_TOKENS.test(data) ? completionTokens(parseEventJson(data)) : undefined;
+}
+
 /** A chunk that carries only usage (`choices: []`), as sent when `stream_options.include_usage` is true. */
 function isUsageOnlyChunk(data: string): boolean {
+  if (!HAS_EMPTY_CHOICES.test(data)) return false;
   const chunk = parseEventJson(data) as { choices?: unknown[]; usage?: unknown } | undefined;
   return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined;
 }
@@ -26,7 +36,7 @@ export async function createChatCompletion(context: AppContext, request: ApiRequ
   const clientWantsUsage = parsed.body.stream_options?.include_usage === true;
   const outputTokens: OutputTokenReader = {
     json: completionTokens,
-    streamEvent: (data) => completionTokens(parseEventJson(data)),
+    streamEvent: streamedCompletionTokens,
     hideEvent: clientWantsUsage ? undefined : isUsageOnlyChunk,
   };
 

@@ -92,7 +92,9 @@ export async function devChatCompletion(
     "cache-control": "no-cache",
     connection: "keep-alive",
   });
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+  const includeUsage = body.stream_options?.include_usage === true;
+  // As OpenAI's: with usage asked for, every chunk has a `usage` field, null but in the last one.
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = includeUsage ? { usage: null } : {}) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
   const delay = options.deltaDelayMs ?? 0;
   let closed = false;
@@ -124,6 +126,6 @@ export async function devChatCompletion(
     response.write(chunk([{ index: 0, delta, finish_reason: null }]));
   }
   response.write(chunk([{ index: 0, delta: {}, finish_reason: completion.finishReason }]));
-  if (body.stream_options?.include_usage === true) response.write(chunk([], { usage }));
+  if (includeUsage) response.write(chunk([], { usage }));
   response.end("data: [DONE]\n\n");
 }

@@ -35,6 +35,8 @@ export async function createResponse(context: AppContext, request: ApiRequest): 
     outputTokens: {
       json: outputTokensOf,
       streamEvent: (data) => {
+        // Only the last event reports usage; the deltas before it are not parsed for it.
+        if (!data.includes("response.completed")) return undefined;
         const event = parseEventJson(data) as { type?: string; response?: unknown } | undefined;
         return event?.type === "response.completed" ? outputTokensOf(event.response) : undefined;
       },

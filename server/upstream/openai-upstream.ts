@@ -97,15 +97,15 @@ export class OpenAiUpstream {
   async startStream(path: string, body: unknown): Promise<StartedStream> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let chunks: AsyncIterator<Buffer, undefined> | undefined;
     const received: Uint8Array[] = [];
     try {
       const response = await this.postForStream(path, body, controller.signal);
-      reader = response.stream().getReader();
+      chunks = response.chunks();
       const decoder = new TextDecoder();
       let text = "";
       while (!/\r?\n\r?\n/.test(text)) {
-        const { done, value } = await reader.read();
+        const { done, value } = await chunks.next();
         if (done) throw new UpstreamError("protocol", "upstream stream ended before its first event");
         received.push(value);
         text += decoder.decode(value, { stream: true });
@@ -114,20 +114,25 @@ export class OpenAiUpstream {
         throw new UpstreamError("status", `upstream stream began with an error: ${text.slice(0, 300)}`);
       }
     } catch (error) {
-      await reader?.cancel().catch(() => undefined);
+      await chunks?.return?.().catch(() => undefined);
       throw this.describe(error, controller.signal);
     } finally {
       clearTimeout(timer);
     }
-    const upstream = reader;
+    const upstream = chunks;
+    const abandon = async () => {
+      await upstream.return?.().catch(() => undefined);
+    };
     return {
+      // Read straight from the Node stream's iterator: no Web stream in between (Node 20's Readable.toWeb also
+      // closes its controller again when the Node stream ends after a cancel, an uncaught exception).
       body: new ReadableStream<Uint8Array>({
         start(streamController) {
           for (const chunk of received) streamController.enqueue(chunk);
         },
         async pull(streamController) {
           try {
-            const { done, value } = await upstream.read();
+            const { done, value } = await upstream.next();
             if (done) streamController.close();
             else streamController.enqueue(value);
           } catch (error) {
@@ -135,9 +140,9 @@ export class OpenAiUpstream {
             streamController.close();
           }
         },
-        cancel: (reason) => upstream.cancel(reason),
+        cancel: abandon,
       }),
-      cancel: () => upstream.cancel().catch(() => undefined),
+      cancel: abandon,
     };
   }
 

@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import { UpstreamError } from "./upstream-error";
 
@@ -8,13 +7,13 @@ const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
 
 /**
  * An upstream's answer as undici's `request` gives it, for a body read as it arrives (an event stream), or not
- * at all: no Web Response or Headers is built; `stream()` makes the Web stream an event stream needs.
+ * at all: no Web Response or Headers is built.
  */
 export interface UpstreamAnswer {
   status: number;
   text(): Promise<string>;
-  /** The body as a Web stream read on demand. */
-  stream(): ReadableStream<Uint8Array>;
+  /** The body's chunks as they arrive; `return()` abandons the rest (and the request). */
+  chunks(): AsyncIterator<Buffer, undefined>;
   /** Drops the body unread. */
   discard(): Promise<void>;
 }
@@ -45,7 +44,7 @@ export async function upstreamFetch(url: string, init: UpstreamInit): Promise<Up
   return {
     status: answer.statusCode,
     text: () => answer.body.text(),
-    stream: () => webStream(answer.body),
+    chunks: () => answer.body[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>,
     discard: () => answer.body.dump(),
   };
 }
@@ -101,25 +100,4 @@ export async function upstreamWhole(
       reject(error);
     }
   });
-}
-
-/**
- * A Web stream that reads the Node stream on demand. Node 20's `Readable.toWeb` closes its controller again when
- * the Node stream ends after the Web stream was cancelled, an uncaught exception in the server.
- */
-function webStream(body: Readable): ReadableStream<Uint8Array> {
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const { value, done } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-      },
-      async cancel() {
-        await chunks.return?.();
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
