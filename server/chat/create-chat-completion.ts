@@ -1,32 +1,11 @@
 import type { AppContext } from "../app-context";
 import { readJsonBody } from "../http/read-json-body";
-import { parseEventJson } from "../http/sse-data-parser";
 import type { OutputTokenReader } from "../prepaid/run-prepaid-completion";
 import { parseChatRequest } from "./chat-request";
+import { completionTokens, isUsageOnlyChunk, streamedCompletionTokens } from "./chat-usage";
 import { runPaidCompletion } from "./run-paid-completion";
 import { type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-
-function completionTokens(value: unknown): number | undefined {
-  const tokens = (value as { usage?: { completion_tokens?: unknown } } | null)?.usage?.completion_tokens;
-  return typeof tokens === "number" ? tokens : undefined;
-}
-
-// Every delta of a stream passes these two checks, and nearly none is what they look for: an event is parsed only
-// when its text holds the key sought, which any JSON holding it must (`"choices":[]` with any spacing).
-const REPORTS_COMPLETION_TOKENS = /"completion_tokens"/;
-const HAS_EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
-
-function streamedCompletionTokens(data: string): number | undefined {
-  return REPORTS_COMPLETION_TOKENS.test(data) ? completionTokens(parseEventJson(data)) : undefined;
-}
-
-/** A chunk that carries only usage (`choices: []`), as sent when `stream_options.include_usage` is true. */
-function isUsageOnlyChunk(data: string): boolean {
-  if (!HAS_EMPTY_CHOICES.test(data)) return false;
-  const chunk = parseEventJson(data) as { choices?: unknown[]; usage?: unknown } | undefined;
-  return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined;
-}
 
 /** Endpoints 1 and 2: a chat completion, paid with x402 or billed to a prepaid key, streamed when asked. */
 export async function createChatCompletion(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {

@@ -1,0 +1,24 @@
+import { parseEventJson } from "../http/sse-data-parser";
+
+/** The output tokens a chat completion reports (`usage.completion_tokens`), whole or in a stream chunk. */
+export function completionTokens(value: unknown): number | undefined {
+  const tokens = (value as { usage?: { completion_tokens?: unknown } } | null)?.usage?.completion_tokens;
+  return typeof tokens === "number" ? tokens : undefined;
+}
+
+// Every delta of a stream passes the two checks below, and nearly none is what they look for: an event is parsed
+// only when its text holds what is sought, which any JSON holding it must (`"choices":[]` with any spacing).
+const REPORTS_COMPLETION_TOKENS = /"completion_tokens"/;
+const HAS_EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
+
+/** The output tokens a stream event's data reports, if any. */
+export function streamedCompletionTokens(data: string): number | undefined {
+  return REPORTS_COMPLETION_TOKENS.test(data) ? completionTokens(parseEventJson(data)) : undefined;
+}
+
+/** A chunk that carries only usage (`choices: []`), as sent when `stream_options.include_usage` is true. */
+export function isUsageOnlyChunk(data: string): boolean {
+  if (!HAS_EMPTY_CHOICES.test(data)) return false;
+  const chunk = parseEventJson(data) as { choices?: unknown[]; usage?: unknown } | undefined;
+  return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined;
+}
