@@ -21,13 +21,34 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
   it("writes the log out while the connection is open, and stops once it is closed", async () => {
     const flusher = flushWalInBackground(database.$client)!;
     database.$client.exec("create table rows (value text)");
-    database.$client.prepare("insert into rows values (?)").run("a row");
-    await waitFor(async () => flusher.flushes >= 2, { timeoutMs: 5_000, what: "two flushes" });
+    const insert = database.$client.prepare("insert into rows values (?)");
+    await waitFor(
+      async () => {
+        insert.run("a row");
+        return flusher.flushes >= 2;
+      },
+      { timeoutMs: 5_000, what: "two flushes" },
+    );
     database.$client.close();
     await waitFor(async () => !flusher.running, { timeoutMs: 5_000, what: "the flusher to stop" });
     const flushes = flusher.flushes;
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(flusher.flushes).toBe(flushes);
+  });
+
+  it("flushes only after a write: an idle connection leaves the disk and the thread pool alone", async () => {
+    const flusher = flushWalInBackground(database.$client)!;
+    const client = database.$client;
+    client.exec("create table rows (value text)");
+    const insert = client.prepare("insert into rows values (?)");
+    insert.run("a row");
+    await waitFor(async () => flusher.flushes >= 1, { timeoutMs: 5_000, what: "a flush after the first write" });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const idle = flusher.flushes;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(flusher.flushes).toBe(idle);
+    insert.run("another row");
+    await waitFor(async () => flusher.flushes > idle, { timeoutMs: 5_000, what: "a flush after the next write" });
   });
 
   it("serves every connection to the file with one flusher, until the last of them is closed", async () => {
@@ -36,7 +57,15 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
     expect(flushWalInBackground(second.$client)).toBe(flusher);
     database.$client.close();
     const flushes = flusher.flushes;
-    await waitFor(async () => flusher.flushes >= flushes + 2, { timeoutMs: 5_000, what: "flushes for the second" });
+    second.$client.exec("create table probe (value integer)");
+    const insert = second.$client.prepare("insert into probe values (?)");
+    await waitFor(
+      async () => {
+        insert.run(flushes);
+        return flusher.flushes >= flushes + 2;
+      },
+      { timeoutMs: 5_000, what: "flushes for the second connection's writes" },
+    );
     expect(flusher.running).toBe(true);
     second.$client.close();
     await waitFor(async () => !flusher.running, { timeoutMs: 5_000, what: "the flusher to stop" });
