@@ -4,6 +4,7 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { createWalletClient, http, type Abi } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
+import { waitFor } from "../server/local-stack/wait-for";
 import { localUsdcAbi, chainFor } from "../server/local-stack/local-chain";
 import {
   balances,
@@ -164,6 +165,24 @@ describe("using a prepaid key with the official openai SDK", () => {
     expect((await status(key.code)).body.tokens.used).toBe(
       used + response.usage!.total_tokens + final.usage!.total_tokens,
     );
+  });
+
+  it("releases the reservation of a stream the caller abandons while the model is silent, and charges nothing", async () => {
+    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const stream = await client(key).chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "[paysvc-dev-fault:stall-mid-stream] think at length" }],
+      stream: true,
+    });
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content) break; // leaves the loop, which aborts the request
+    }
+    expect((await status(key.code)).body.tokens).toMatchObject({ used: 0 });
+    await waitFor(async () => (await status(key.code)).body.tokens.reserved === 0, {
+      timeoutMs: 5_000,
+      what: "the reservation to be released",
+    });
+    expect((await status(key.code)).body.tokens).toMatchObject({ used: 0, reserved: 0, remaining: 100_000 });
   });
 
   it("refuses another model (400), an unknown key (401), and sends other bearers to the x402 flow", async () => {

@@ -98,7 +98,7 @@ export async function devChatCompletion(
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...extra })}\n\n`;
   const delay = options.deltaDelayMs ?? 0;
   let closed = false;
-  response.on("close", () => (closed = true));
+  const clientGone = new Promise((resolve) => response.on("close", resolve)).then(() => (closed = true));
 
   response.write(
     chunk([{ index: 0, delta: { role: "assistant", content: toolCall ? null : "" }, finish_reason: null }]),
@@ -121,6 +121,10 @@ export async function devChatCompletion(
     if (closed) return;
     if (fault === "break-mid-stream" && index === Math.floor(deltas.length / 2)) {
       response.destroy();
+      return;
+    }
+    if (fault === "stall-mid-stream" && index === Math.floor(deltas.length / 2)) {
+      await clientGone;
       return;
     }
     response.write(chunk([{ index: 0, delta, finish_reason: null }]));

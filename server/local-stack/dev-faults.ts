@@ -2,11 +2,13 @@
  * How the development provider misbehaves on demand, for tests of the gateway's failure handling: a request
  * whose prompt (last user message, image prompt, or decision state) contains `[paysvc-dev-fault:<fault>]`.
  * - http-error: answers 500; hang: never answers; break-mid-stream: a stream stops halfway;
+ * - stall-mid-stream: a stream goes silent halfway, its connection open, as a model thinking at length does;
  * - bad-url: images come back as a non-http URL; bad-shape: a decision answer of the wrong shape.
  */
-export type UpstreamFault = "none" | "http-error" | "hang" | "break-mid-stream" | "bad-url" | "bad-shape";
+export type UpstreamFault =
+  "none" | "http-error" | "hang" | "break-mid-stream" | "stall-mid-stream" | "bad-url" | "bad-shape";
 
-const FAULT_DIRECTIVE = /\[paysvc-dev-fault:(http-error|hang|break-mid-stream|bad-url|bad-shape)\]/;
+const FAULT_DIRECTIVE = /\[paysvc-dev-fault:(http-error|hang|break-mid-stream|stall-mid-stream|bad-url|bad-shape)\]/;
 
 export function faultIn(text: string): UpstreamFault {
   return (FAULT_DIRECTIVE.exec(text)?.[1] as UpstreamFault | undefined) ?? "none";

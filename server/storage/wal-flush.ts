@@ -43,8 +43,9 @@ const flushers = ((globalThis as Record<symbol, unknown>)[Symbol.for("paysvc.wal
  * checkpoint, which first fsyncs the log. On the prepaid path that is every ~170 requests, and that fsync wrote
  * out the ~4 MB of log appended since the last one: 4-5 ms, in the tail of the latencies. This writes the log out
  * every 50 ms from libuv's thread pool, off the event loop, so that the checkpoint's fsync finds little left to do.
- * It changes nothing SQLite relies on: an fdatasync more is never wrong. A tick in which no connection wrote does
- * nothing, so an idle server is not woken 20 times a second. It stops once its connections are closed.
+ * It changes nothing SQLite relies on: an fdatasync more is never wrong. A tick in which no connection wrote a row
+ * only reads the counts: an idle server neither syncs the disk nor wakes a pool thread. It stops once its
+ * connections are closed.
  */
 export function flushWalInBackground(client: Database.Database): WalFlusher | undefined {
   if (client.memory) return undefined;

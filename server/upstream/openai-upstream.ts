@@ -97,10 +97,11 @@ export class OpenAiUpstream {
   async startStream(path: string, body: unknown): Promise<StartedStream> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
+    let response: UpstreamAnswer | undefined;
     let chunks: AsyncIterator<Buffer, undefined> | undefined;
     const received: Uint8Array[] = [];
     try {
-      const response = await this.postForStream(path, body, controller.signal);
+      response = await this.postForStream(path, body, controller.signal);
       chunks = response.chunks();
       const decoder = new TextDecoder();
       let text = "";
@@ -114,14 +115,16 @@ export class OpenAiUpstream {
         throw new UpstreamError("status", `upstream stream began with an error: ${text.slice(0, 300)}`);
       }
     } catch (error) {
-      await chunks?.return?.().catch(() => undefined);
+      response?.abandon();
       throw this.describe(error, controller.signal);
     } finally {
       clearTimeout(timer);
     }
-    const upstream = chunks;
+    const upstream = { answer: response, chunks };
+    let abandoned = false;
     const abandon = async () => {
-      await upstream.return?.().catch(() => undefined);
+      abandoned = true;
+      upstream.answer.abandon();
     };
     return {
       // Read straight from the Node stream's iterator: no Web stream in between (Node 20's Readable.toWeb also
@@ -132,10 +135,12 @@ export class OpenAiUpstream {
         },
         async pull(streamController) {
           try {
-            const { done, value } = await upstream.next();
+            const { done, value } = await upstream.chunks.next();
             if (done) streamController.close();
             else streamController.enqueue(value);
           } catch (error) {
+            // Abandoned: the read fails because the connection was closed, and nobody is left to tell.
+            if (abandoned) return;
             streamController.enqueue(encoder.encode(streamErrorEvent(error)));
             streamController.close();
           }

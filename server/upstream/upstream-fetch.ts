@@ -16,6 +16,11 @@ export interface UpstreamAnswer {
   chunks(): AsyncIterator<Buffer, undefined>;
   /** Drops the body unread. */
   discard(): Promise<void>;
+  /**
+   * Closes the connection, which ends the upstream's work, even while a read of `chunks()` waits: the iterator's
+   * own `return()` waits for that read, which a silent upstream may not finish for minutes.
+   */
+  abandon(): void;
 }
 
 export interface UpstreamInit {
@@ -46,6 +51,11 @@ export async function upstreamFetch(url: string, init: UpstreamInit): Promise<Up
     text: () => answer.body.text(),
     chunks: () => answer.body[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>,
     discard: () => answer.body.dump(),
+    abandon: () => {
+      // The body then fails with "Request aborted", an 'error' event nobody else may be listening for any more.
+      answer.body.on("error", () => undefined);
+      answer.body.destroy();
+    },
   };
 }
 

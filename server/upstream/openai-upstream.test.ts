@@ -1,0 +1,46 @@
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { JsonHttpServer } from "../local-stack/json-http-server";
+import { startLocalUpstream } from "../local-stack/local-upstream";
+import { waitFor } from "../local-stack/wait-for";
+import { OpenAiUpstream } from "./openai-upstream";
+
+describe("a stream from the development upstream, over HTTP", () => {
+  let provider: JsonHttpServer;
+  let upstream: OpenAiUpstream;
+  beforeEach(async () => {
+    provider = await startLocalUpstream({ port: 0, streamDeltas: 8 });
+    upstream = new OpenAiUpstream({ baseUrl: `${provider.url}/v1`, apiKey: undefined, timeoutMs: 5_000 });
+  });
+  afterEach(() => provider.stop());
+
+  const stream = (content: string) =>
+    upstream.startStream("/chat/completions", {
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content }],
+      stream: true,
+    });
+
+  it("passes every event on, then ends", async () => {
+    const started = await stream("hello stream");
+    const text = await new Response(started.body).text();
+    expect(text).toContain('"content":"');
+    expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+  });
+
+  it("closes the upstream connection when abandoned while the upstream is silent", async () => {
+    const served: Socket[] = [];
+    provider.server.on("request", (request: IncomingMessage) => served.push(request.socket));
+    const started = await stream("[paysvc-dev-fault:stall-mid-stream] think at length");
+    const reader = started.body.getReader();
+    // Read until a read waits on the silent upstream; abandoning must not wait for it.
+    let pending = reader.read();
+    const quiet = () => new Promise<false>((resolve) => setTimeout(() => resolve(false), 200));
+    while (await Promise.race([pending.then(() => true), quiet()])) pending = reader.read();
+    expect(served.map((socket) => socket.destroyed)).toEqual([false]);
+    await reader.cancel();
+    await waitFor(async () => served[0]!.destroyed, { timeoutMs: 2_000, what: "the upstream connection to close" });
+    expect((await pending).done).toBe(true);
+  });
+});
