@@ -6,6 +6,12 @@ import { waitFor } from "../local-stack/wait-for";
 import { openDatabase, type AppDatabase } from "./database";
 import { flushWalInBackground } from "./wal-flush";
 
+/** A table to write rows to, and its insert. */
+function rowsTable(database: AppDatabase) {
+  database.$client.exec("create table rows (value text)");
+  return database.$client.prepare("insert into rows values (?)");
+}
+
 describe("the write-ahead log flushed in the background, on a real SQLite file", () => {
   let directory: string;
   let database: AppDatabase;
@@ -20,8 +26,7 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
 
   it("writes the log out while the connection is open, and stops once it is closed", async () => {
     const flusher = flushWalInBackground(database.$client)!;
-    database.$client.exec("create table rows (value text)");
-    const insert = database.$client.prepare("insert into rows values (?)");
+    const insert = rowsTable(database);
     await waitFor(
       async () => {
         insert.run("a row");
@@ -38,9 +43,7 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
 
   it("flushes only after a write: an idle connection leaves the disk and the thread pool alone", async () => {
     const flusher = flushWalInBackground(database.$client)!;
-    const client = database.$client;
-    client.exec("create table rows (value text)");
-    const insert = client.prepare("insert into rows values (?)");
+    const insert = rowsTable(database);
     insert.run("a row");
     await waitFor(async () => flusher.flushes >= 1, { timeoutMs: 5_000, what: "a flush after the first write" });
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -57,11 +60,10 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
     expect(flushWalInBackground(second.$client)).toBe(flusher);
     database.$client.close();
     const flushes = flusher.flushes;
-    second.$client.exec("create table probe (value integer)");
-    const insert = second.$client.prepare("insert into probe values (?)");
+    const insert = rowsTable(second);
     await waitFor(
       async () => {
-        insert.run(flushes);
+        insert.run("a row");
         return flusher.flushes >= flushes + 2;
       },
       { timeoutMs: 5_000, what: "flushes for the second connection's writes" },
