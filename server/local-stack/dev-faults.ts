@@ -5,10 +5,11 @@
  * - stall-mid-stream: a stream goes silent halfway, its connection open, as a model thinking at length does;
  * - bad-url: images come back as a non-http URL; bad-shape: a decision answer of the wrong shape.
  */
-export type UpstreamFault =
-  "none" | "http-error" | "hang" | "break-mid-stream" | "stall-mid-stream" | "bad-url" | "bad-shape";
+const FAULTS = ["http-error", "hang", "break-mid-stream", "stall-mid-stream", "bad-url", "bad-shape"] as const;
 
-const FAULT_DIRECTIVE = /\[paysvc-dev-fault:(http-error|hang|break-mid-stream|stall-mid-stream|bad-url|bad-shape)\]/;
+export type UpstreamFault = "none" | (typeof FAULTS)[number];
+
+const FAULT_DIRECTIVE = new RegExp(`\\[paysvc-dev-fault:(${FAULTS.join("|")})\\]`);
 
 export function faultIn(text: string): UpstreamFault {
   return (FAULT_DIRECTIVE.exec(text)?.[1] as UpstreamFault | undefined) ?? "none";
