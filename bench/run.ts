@@ -236,6 +236,8 @@ try {
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify({ ...body, stream: true, max_tokens: 400 }),
     });
+    // A refused stream would have no deltas, and its figures would be NaN instead of an error.
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
     const reader = response.body!.getReader();
     const arrivals: number[] = [];
     let firstByte = Number.NaN;
