@@ -1,10 +1,12 @@
 // npm run bench:compare -- <other checkout> [requests]: the before/after of a change to the app server. Two app
 // servers, the other checkout's and this one's, run side by side on one embedded stack (one database, one local
-// upstream) and are started the same way; prepaid chat completions go to each in turn, with a direct call to the
+// upstream), each with a database of its own (so that a change of schema can be compared), and are started the same
+// way; prepaid chat completions go to each in turn, with a direct call to the
 // upstream between them, the order rotating every round, so that the load of a shared machine falls on all three.
 // Prints each one's added p50/p99 over the direct call and its CPU per request. The other checkout needs its
 // node_modules and a production build (`.next`), e.g. symlinks to this checkout's when app/ is unchanged.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { x402Client } from "@x402/core/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -36,13 +38,18 @@ const environment = Object.fromEntries(
     .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
 ) as NodeJS.ProcessEnv;
 const servers: (GuardedProcess & { name: string; url: string; pid: number })[] = [];
+const databases = mkdtempSync(join(tmpdir(), "paysvc-compare-"));
 
 async function startApp(name: string, checkout: string) {
   const port = await freePort();
   const app = startGuardedProcess(
     process.execPath,
     [join(checkout, "app/serve.mjs"), "--port", String(port), "--hostname", "127.0.0.1"],
-    { output: "ignore", cwd: checkout, env: { ...environment, PORT: String(port) } },
+    {
+      output: "ignore",
+      cwd: checkout,
+      env: { ...environment, PORT: String(port), DATABASE_URL: `file:${join(databases, `${name}.sqlite`)}` },
+    },
   );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${url}/v1/models`).catch(() => undefined))?.ok === true, {
@@ -58,12 +65,16 @@ try {
   const client = new x402Client();
   const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
   registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
-  const pack = await wrapFetchWithPayment(fetch, client)(`${stack.appUrl}/prepaid/codes`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
-  });
-  const key = ((await pack.json()) as { code: string }).code;
+  const pay = wrapFetchWithPayment(fetch, client);
+  const keys: string[] = [];
+  for (const server of servers) {
+    const pack = await pay(`${server.url}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
+    });
+    keys.push(((await pack.json()) as { code: string }).code);
+  }
   const body = JSON.stringify({
     model: "vendor-a/gpt-6-luna",
     messages: [{ role: "user", content: "benchmark" }],
@@ -79,7 +90,9 @@ try {
     await response.text();
   };
   const tasks = [
-    ...servers.map((server) => call(`${server.url}/v1/chat/completions`, { authorization: `Bearer ${key}` })),
+    ...servers.map((server, index) =>
+      call(`${server.url}/v1/chat/completions`, { authorization: `Bearer ${keys[index]!}` }),
+    ),
     call(`${stack.upstreamBaseUrl}/chat/completions`, {}),
   ];
   for (let round = 0; round < WARM_UP; round++) for (const task of tasks) await task();
@@ -97,4 +110,5 @@ try {
 } finally {
   for (const server of servers) await server.stop();
   await stack.stopAll();
+  rmSync(databases, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@ import { resourceUrl, type AppContext } from "../app-context";
 import { ApiError } from "../errors";
 import type { JsonBody } from "../http/read-json-body";
 import { runPaidRequest, type PreparedAnswer } from "../payment/paid-request";
-import { prepaidKeyFor } from "../prepaid/prepaid-key-for";
+import { prepaidCodeFor } from "../prepaid/prepaid-code";
 import { runPrepaidCompletion, type OutputTokenReader } from "../prepaid/run-prepaid-completion";
 import { countChatInputTokens, type CountableMessage } from "../pricing/count-tokens";
 import { quoteTokens } from "../pricing/quote-tokens";
@@ -41,9 +41,9 @@ export function runPaidCompletion(
       { param: "messages" },
     );
   }
-  const key = prepaidKeyFor(context, request);
-  if (key) {
-    return runPrepaidCompletion(context, key, {
+  const prepaidCode = prepaidCodeFor(request);
+  if (prepaidCode) {
+    return runPrepaidCompletion(context, prepaidCode, {
       model: options.model,
       inputTokens,
       maxOutputTokens: options.maxOutputTokens,

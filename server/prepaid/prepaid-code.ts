@@ -17,7 +17,7 @@ export function hashPrepaidCode(code: string): string {
   return hash("sha256", code, "hex");
 }
 
-export function looksLikePrepaidCode(token: string): boolean {
+function looksLikePrepaidCode(token: string): boolean {
   return token.startsWith(PREPAID_CODE_PREFIX);
 }
 
@@ -33,4 +33,13 @@ export function bearerToken(request: ApiRequest): string | undefined {
   const header = request.headers.get("authorization");
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];
+}
+
+/**
+ * The prepaid code a request is billed to, or undefined for an x402 request. Any other bearer is not an error:
+ * the official SDK always sends one (x402 payers configure a placeholder such as "x402").
+ */
+export function prepaidCodeFor(request: ApiRequest): string | undefined {
+  const token = bearerToken(request);
+  return token && looksLikePrepaidCode(token) ? token : undefined;
 }

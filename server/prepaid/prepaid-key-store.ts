@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { AppDatabase } from "../storage/database";
 import { prepaidKeys, prepaidReservations, type PrepaidKeyStatus } from "../storage/schema";
@@ -10,6 +11,14 @@ export interface PrepaidKey {
   totalTokens: number;
   usedTokens: number;
   status: PrepaidKeyStatus;
+}
+
+/** Tokens held for one call: `keyId` and `id` name it, for extending and settling it. */
+export interface Reservation {
+  keyId: number;
+  id: number;
+  /** The output tokens the call may produce: what was asked for, or less when less was left. */
+  allowedOutput: number;
 }
 
 export interface KeyBalance {
@@ -30,7 +39,11 @@ export class PrepaidKeyStore {
   private readonly settlement;
   private readonly extendReservation;
 
-  constructor(private readonly database: AppDatabase) {
+  constructor(
+    private readonly database: AppDatabase,
+    /** A new reservation's id; random, see schema.ts. Tests choose their own. */
+    private readonly newReservationId: () => number = () => randomInt(1, 2 ** 48),
+  ) {
     this.byCodeHash = database
       .select()
       .from(prepaidKeys)
@@ -41,7 +54,9 @@ export class PrepaidKeyStore {
     this.extendReservation = database
       .update(prepaidReservations)
       .set({ expiresAt: sql`${sql.placeholder("expiresAtMs")}` })
-      .where(eq(prepaidReservations.id, sql.placeholder("id")))
+      .where(
+        and(eq(prepaidReservations.keyId, sql.placeholder("keyId")), eq(prepaidReservations.id, sql.placeholder("id"))),
+      )
       .prepare();
   }
 
@@ -92,32 +107,50 @@ export class PrepaidKeyStore {
   }
 
   /**
-   * Holds the input plus up to `maxOutputTokens` of an active key's budget, lowering the output to what is left
-   * (at least one token) in one atomic statement: the free balance is read and the reservation written by the
-   * same INSERT, so no other call can take the same tokens in between. Undefined when not even input + 1 is free.
+   * Holds the input plus up to `maxOutputTokens` of the budget of the active key that `code` names, if it is a
+   * key for `model`, lowering the output to what is left (at least one token). One statement finds the key and
+   * writes the reservation: the free balance is read by the INSERT that writes it, so no other call can take the
+   * same tokens in between. Undefined when there is no such key or not even input + 1 is free; `findByCode` then
+   * tells which.
    */
   reserve(
-    keyId: number,
+    code: string,
+    model: string,
     tokens: { inputTokens: number; maxOutputTokens: number },
     ttlMs: number,
-  ): { id: number; allowedOutput: number } | undefined {
+  ): Reservation | undefined {
     const now = Date.now();
     const { inputTokens, maxOutputTokens } = tokens;
-    const row = this.reservation.get({ keyId, inputTokens, maxOutputTokens, now, expiresAtMs: now + ttlMs });
-    return row && { id: row.id, allowedOutput: row.tokens - inputTokens };
+    const values = {
+      codeHash: hashPrepaidCode(code),
+      model,
+      inputTokens,
+      maxOutputTokens,
+      now,
+      expiresAtMs: now + ttlMs,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const row = this.reservation.get({ ...values, id: this.newReservationId() });
+        return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
+      } catch (error) {
+        // Another live reservation of this key drew the same random id (about one chance in 2^48): draw again.
+        if (attempt >= 3 || (error as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw error;
+      }
+    }
   }
 
   /** Keeps a reservation alive while its call runs. */
-  extend(reservationId: number, ttlMs: number): void {
-    this.extendReservation.run({ id: reservationId, expiresAtMs: Date.now() + ttlMs });
+  extend(reservation: Reservation, ttlMs: number): void {
+    this.extendReservation.run({ keyId: reservation.keyId, id: reservation.id, expiresAtMs: Date.now() + ttlMs });
   }
 
   /**
    * Ends a reservation, charging `usedTokens` of it (never more than it held) and disabling the key once its
    * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice.
    */
-  settle(reservationId: number, usedTokens: number): void {
-    this.settlement(reservationId, usedTokens);
+  settle(reservation: Reservation, usedTokens: number): void {
+    this.settlement(reservation, usedTokens);
   }
 
   /** Reservations whose process died long ago; they no longer count, this only tidies the table. */
@@ -127,9 +160,9 @@ export class PrepaidKeyStore {
 }
 
 /**
- * The reservation's INSERT ... SELECT: the free balance of an active key (its total less what is used and what
- * live reservations hold) is read by the statement that writes the reservation, which lowers the output to what
- * is free. Built and compiled once.
+ * The reservation's INSERT ... SELECT: the active key of the code's hash and the model, and its free balance (its
+ * total less what is used and what live reservations hold), are read by the statement that writes the
+ * reservation, which lowers the output to what is free. Built and compiled once.
  */
 function reservationStatement(database: AppDatabase) {
   const now = sql.placeholder("now");
@@ -143,17 +176,23 @@ function reservationStatement(database: AppDatabase) {
         tokens: sql<number>`${prepaidKeys.totalTokens} - ${prepaidKeys.usedTokens} - ${held}`.as("tokens"),
       })
       .from(prepaidKeys)
-      .where(and(eq(prepaidKeys.id, sql.placeholder("keyId")), eq(prepaidKeys.status, "active"))),
+      .where(
+        and(
+          eq(prepaidKeys.codeHash, sql.placeholder("codeHash")),
+          eq(prepaidKeys.model, sql.placeholder("model")),
+          eq(prepaidKeys.status, "active"),
+        ),
+      ),
   );
   return database
     .with(free)
     .insert(prepaidReservations)
     .select(
       database
-        // Every column of the table, in its order, as drizzle's INSERT ... SELECT asks; null lets SQLite number it.
+        // Every column of the table, in its order, as drizzle's INSERT ... SELECT asks.
         .select({
-          id: sql<number>`null`.as("id"),
           keyId: free.keyId,
+          id: sql<number>`${sql.placeholder("id")}`.as("id"),
           tokens:
             sql<number>`${inputTokens} + min(${sql.placeholder("maxOutputTokens")}, ${free.tokens} - ${inputTokens})`.as(
               "tokens",
@@ -165,7 +204,7 @@ function reservationStatement(database: AppDatabase) {
         .from(free)
         .where(sql`${free.tokens} >= ${inputTokens} + 1`),
     )
-    .returning({ id: prepaidReservations.id, tokens: prepaidReservations.tokens })
+    .returning({ keyId: prepaidReservations.keyId, id: prepaidReservations.id, tokens: prepaidReservations.tokens })
     .prepare();
 }
 
@@ -174,11 +213,13 @@ function reservationStatement(database: AppDatabase) {
  * driver's, built once: drizzle's `transaction()` builds its wrappers on every call, which cost more than the two
  * statements. The statements are drizzle's, prepared once; they run on the same connection, so inside it.
  */
-function settlementTransaction(database: AppDatabase): (reservationId: number, usedTokens: number) => void {
+function settlementTransaction(database: AppDatabase): (reservation: Reservation, usedTokens: number) => void {
   const endReservation = database
     .delete(prepaidReservations)
-    .where(eq(prepaidReservations.id, sql.placeholder("id")))
-    .returning({ keyId: prepaidReservations.keyId, tokens: prepaidReservations.tokens })
+    .where(
+      and(eq(prepaidReservations.keyId, sql.placeholder("keyId")), eq(prepaidReservations.id, sql.placeholder("id"))),
+    )
+    .returning({ tokens: prepaidReservations.tokens })
     .prepare();
   const charge = sql.placeholder("charge");
   const chargeKey = database
@@ -190,10 +231,10 @@ function settlementTransaction(database: AppDatabase): (reservationId: number, u
     })
     .where(eq(prepaidKeys.id, sql.placeholder("keyId")))
     .prepare();
-  return database.$client.transaction((reservationId: number, usedTokens: number) => {
-    const [reservation] = endReservation.all({ id: reservationId });
-    if (!reservation) return;
-    const charged = Math.max(0, Math.min(usedTokens, reservation.tokens));
+  return database.$client.transaction((reservation: Reservation, usedTokens: number) => {
+    const [held] = endReservation.all({ keyId: reservation.keyId, id: reservation.id });
+    if (!held) return;
+    const charged = Math.max(0, Math.min(usedTokens, held.tokens));
     chargeKey.run({ keyId: reservation.keyId, charge: charged, updatedAtMs: Date.now() });
   });
 }

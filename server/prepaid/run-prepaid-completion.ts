@@ -6,7 +6,7 @@ import { logEvent } from "../log";
 import type { PreparedAnswer } from "../payment/paid-request";
 import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
-import type { PrepaidKey, PrepaidKeyStore } from "./prepaid-key-store";
+import type { PrepaidKeyStore } from "./prepaid-key-store";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
 
 /** How to read the output tokens the upstream reported, from a whole answer or from one stream event. */
@@ -17,17 +17,25 @@ export interface OutputTokenReader {
   hideEvent?: (data: string) => boolean;
 }
 
-/** Holds input + max output tokens of the key's budget, or less output when less is left (at least 1). */
-function reserve(
-  store: PrepaidKeyStore,
-  key: PrepaidKey,
-  inputTokens: number,
-  maxOutputTokens: number,
-  ttlMs: number,
-): { id: number; allowedOutput: number } {
-  const reservation = store.reserve(key.id, { inputTokens, maxOutputTokens }, ttlMs);
-  if (reservation) return reservation;
-  throw new ApiError(
+/**
+ * Why a code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
+ * tokens left.
+ */
+function refusal(store: PrepaidKeyStore, code: string, model: GptModel, inputTokens: number): ApiError {
+  const key = store.findByCode(code);
+  if (!key) return new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
+  if (key.model !== model.id) {
+    return new ApiError("invalid_request", `This prepaid key is for ${key.model}; it cannot be used with ${model.id}`, {
+      param: "model",
+    });
+  }
+  if (key.status === "disabled") {
+    return new ApiError(
+      "insufficient_quota",
+      "This prepaid key is disabled: its token budget is used up. Buy a new pack.",
+    );
+  }
+  return new ApiError(
     "insufficient_quota",
     `This prepaid key has too few tokens left for this request (${inputTokens} input tokens plus at least 1 output token); buy a new pack`,
   );
@@ -40,7 +48,7 @@ function reserve(
  */
 export async function runPrepaidCompletion(
   context: AppContext,
-  key: PrepaidKey,
+  code: string,
   options: {
     model: GptModel;
     inputTokens: number;
@@ -50,31 +58,19 @@ export async function runPrepaidCompletion(
   },
 ): Promise<ApiAnswer> {
   const store = context.prepaidKeys;
-  if (key.model !== options.model.id) {
-    throw new ApiError(
-      "invalid_request",
-      `This prepaid key is for ${key.model}; it cannot be used with ${options.model.id}`,
-      {
-        param: "model",
-      },
-    );
-  }
-  if (key.status === "disabled") {
-    throw new ApiError(
-      "insufficient_quota",
-      "This prepaid key is disabled: its token budget is used up. Buy a new pack.",
-    );
-  }
+  const { model, inputTokens, maxOutputTokens } = options;
   const ttlMs = context.config.prepaid.reservationTtlMs;
   let started = performance.now();
-  const reservation = reserve(store, key, options.inputTokens, options.maxOutputTokens, ttlMs);
+  // The usual case is one statement; only a refused reservation looks the key up to say why.
+  const reservation = store.reserve(code, model.id, { inputTokens, maxOutputTokens }, ttlMs);
+  if (!reservation) throw refusal(store, code, model, inputTokens);
   const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
   const settle = (outputTokens: number | undefined) => {
     // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
     const output = Math.min(outputTokens ?? reservation.allowedOutput, reservation.allowedOutput);
-    store.settle(reservation.id, options.inputTokens + output);
+    store.settle(reservation, inputTokens + output);
   };
-  const release = () => store.settle(reservation.id, 0);
+  const release = () => store.settle(reservation, 0);
 
   let answer: PreparedAnswer;
   started = performance.now();
@@ -93,8 +89,8 @@ export async function runPrepaidCompletion(
     "Cache-Control": "no-store",
     "X-Prepaid-Max-Tokens": String(reservation.allowedOutput),
   };
-  if (reservation.allowedOutput < options.maxOutputTokens) {
-    headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(options.maxOutputTokens);
+  if (reservation.allowedOutput < maxOutputTokens) {
+    headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(maxOutputTokens);
   }
   if (answer.kind === "json") {
     // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
@@ -110,7 +106,7 @@ export async function runPrepaidCompletion(
     meteredStream(answer.stream.body, options.outputTokens, {
       settle,
       release,
-      extend: () => store.extend(reservation.id, ttlMs),
+      extend: () => store.extend(reservation, ttlMs),
       ttlMs,
     }),
     headers,

@@ -1,4 +1,4 @@
-import { integer, sqliteTable, text, index } from "drizzle-orm/sqlite-core";
+import { integer, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
 
 export const paymentStatuses = ["pending", "verified", "settled", "not_charged", "failed", "settle_unknown"] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
@@ -51,19 +51,25 @@ export const prepaidKeys = sqliteTable("prepaid_keys", {
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 });
 
-/** Tokens held for calls in flight; a reservation of a process that died stops counting at expires_at. */
+/**
+ * Tokens held for calls in flight; a reservation of a process that died stops counting at expires_at. The rows
+ * are kept in key order (the table is WITHOUT ROWID, see migration 0003): what a key holds is one range of the
+ * table, and a reservation written or ended changes one page, where a rowid table with an index on key_id changed
+ * two, plus AUTOINCREMENT's counter. The id is random (48 bits), so that no reservation takes the id of one ended
+ * before it, whose call might still settle it late.
+ */
 export const prepaidReservations = sqliteTable(
   "prepaid_reservations",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
     keyId: integer("key_id")
       .notNull()
       .references(() => prepaidKeys.id),
+    id: integer("id").notNull(),
     tokens: integer("tokens").notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (table) => [index("prepaid_reservations_key_idx").on(table.keyId, table.expiresAt)],
+  (table) => [primaryKey({ columns: [table.keyId, table.id] })],
 );
 
 /**
