@@ -40,7 +40,7 @@ const flushers = ((globalThis as Record<symbol, unknown>)[Symbol.for("paysvc.wal
 /**
  * In WAL mode a commit appends pages to the log without waiting for the disk (synchronous = NORMAL), and every
  * ~1,000 pages SQLite copies the log back into the database file inside the commit that crossed the mark: a
- * checkpoint, which first fsyncs the log. On the prepaid path that is every ~170 requests, and that fsync wrote
+ * checkpoint, which first fsyncs the log. On the prepaid path that is every ~330 requests, and that fsync wrote
  * out the ~4 MB of log appended since the last one: 4-5 ms, in the tail of the latencies. This writes the log out
  * every 50 ms from libuv's thread pool, off the event loop, so that the checkpoint's fsync finds little left to do.
  * It changes nothing SQLite relies on: an fdatasync more is never wrong. A tick in which no connection wrote a row

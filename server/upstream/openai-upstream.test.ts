@@ -44,3 +44,26 @@ describe("a stream from the development upstream, over HTTP", () => {
     expect((await pending).done).toBe(true);
   });
 });
+
+describe("the upstream's base URL", () => {
+  let provider: JsonHttpServer;
+  beforeEach(async () => {
+    provider = await startLocalUpstream({ port: 0, streamDeltas: 8 });
+  });
+  afterEach(() => provider.stop());
+
+  it("puts each path under its path, with its query, for whole answers and streams alike", async () => {
+    const seen: string[] = [];
+    provider.server.on("request", (request: IncomingMessage) => seen.push(request.url ?? ""));
+    const upstream = new OpenAiUpstream({
+      baseUrl: `${provider.url}/v1/?api-version=2026-01`,
+      apiKey: undefined,
+      timeoutMs: 5_000,
+    });
+    const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "hi" }] };
+    expect(await upstream.postJson("/chat/completions", body)).toHaveProperty("choices");
+    const started = await upstream.startStream("/chat/completions", { ...body, stream: true });
+    await new Response(started.body).text();
+    expect(seen).toEqual(["/v1/chat/completions?api-version=2026-01", "/v1/chat/completions?api-version=2026-01"]);
+  });
+});

@@ -65,11 +65,11 @@ export async function upstreamFetch(url: string, init: UpstreamInit): Promise<Up
  * a call cost 0.06-0.08 ms of CPU and 0.14 ms of wall time this way, against 0.11-0.18 and 0.19-0.28 ms.
  */
 export async function upstreamWhole(
-  url: string,
+  target: { origin: string; path: string },
   init: Omit<UpstreamInit, "signal"> & { timeoutMs: number },
 ): Promise<{ status: number; body: Buffer }> {
   const { headers, body } = await encoded(init);
-  const { origin, pathname, search } = new URL(url);
+  const { origin, path } = target;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let status = 0;
@@ -82,7 +82,7 @@ export async function upstreamWhole(
       abort?.(expired);
     }, init.timeoutMs);
     try {
-      agent.dispatch({ origin, path: `${pathname}${search}`, method: init.method, headers, body }, {
+      agent.dispatch({ origin, path, method: init.method, headers, body }, {
         onConnect(abortRequest: (reason: Error) => void) {
           abort = abortRequest;
           if (expired) abortRequest(expired);
