@@ -16,3 +16,10 @@ export const pricingRules = {
  * text that tokenizes densely while refusing bodies that could only be an attack.
  */
 export const MAX_REQUEST_BODY_BYTES = 24 * 1024 * 1024;
+
+/**
+ * Largest whole answer read from a model provider. A completion of 128,000 tokens is well under 1 MB and four
+ * generated images as base64 about 10 MB; a provider that sends more is misbehaving, and is cut off rather than
+ * buffered.
+ */
+export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024 * 1024;

@@ -5,6 +5,7 @@ import type { JsonHttpServer } from "../local-stack/json-http-server";
 import { startLocalUpstream } from "../local-stack/local-upstream";
 import { waitFor } from "../local-stack/wait-for";
 import { OpenAiUpstream } from "./openai-upstream";
+import { UpstreamError } from "./upstream-error";
 
 describe("a stream from the development upstream, over HTTP", () => {
   let provider: JsonHttpServer;
@@ -45,7 +46,7 @@ describe("a stream from the development upstream, over HTTP", () => {
   });
 });
 
-describe("the upstream's base URL", () => {
+describe("whole answers and the base URL, over HTTP", () => {
   let provider: JsonHttpServer;
   beforeEach(async () => {
     provider = await startLocalUpstream({ port: 0, streamDeltas: 8 });
@@ -65,5 +66,23 @@ describe("the upstream's base URL", () => {
     const started = await upstream.startStream("/chat/completions", { ...body, stream: true });
     await new Response(started.body).text();
     expect(seen).toEqual(["/v1/chat/completions?api-version=2026-01", "/v1/chat/completions?api-version=2026-01"]);
+  });
+
+  it("cuts off a whole answer larger than the cap, as a protocol failure, and closes its connection", async () => {
+    const sockets: Socket[] = [];
+    provider.server.on("request", (request: IncomingMessage) => sockets.push(request.socket));
+    const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "[paysvc-dev-long] go on" }] };
+    const capped = new OpenAiUpstream({
+      baseUrl: `${provider.url}/v1`,
+      apiKey: undefined,
+      timeoutMs: 5_000,
+      maxAnswerBytes: 200,
+    });
+    const refused = await capped.postJson("/chat/completions", body).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UpstreamError);
+    expect(refused).toMatchObject({ failure: "protocol", message: "upstream answer is larger than 200 bytes" });
+    await waitFor(async () => sockets[0]!.destroyed, { timeoutMs: 2_000, what: "the upstream connection to close" });
+    const whole = new OpenAiUpstream({ baseUrl: `${provider.url}/v1`, apiKey: undefined, timeoutMs: 5_000 });
+    expect(await whole.postJson("/chat/completions", body)).toHaveProperty("choices");
   });
 });

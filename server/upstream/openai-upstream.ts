@@ -1,3 +1,4 @@
+import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
 import { UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
@@ -5,6 +6,8 @@ export interface UpstreamConfig {
   baseUrl: string;
   apiKey: string | undefined;
   timeoutMs: number;
+  /** Largest whole answer read; MAX_UPSTREAM_ANSWER_BYTES unless told. */
+  maxAnswerBytes?: number;
 }
 
 /** A streamed answer whose first event has arrived: proof the upstream accepted the work. */
@@ -88,6 +91,7 @@ export class OpenAiUpstream {
       answer = await upstreamWhole(this.target(path), {
         ...this.postInit(body),
         timeoutMs: this.config.timeoutMs,
+        maxBytes: this.config.maxAnswerBytes ?? MAX_UPSTREAM_ANSWER_BYTES,
       });
     } catch (error) {
       throw this.describe(error);

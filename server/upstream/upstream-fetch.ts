@@ -66,12 +66,13 @@ export async function upstreamFetch(url: string, init: UpstreamInit): Promise<Up
  */
 export async function upstreamWhole(
   target: { origin: string; path: string },
-  init: Omit<UpstreamInit, "signal"> & { timeoutMs: number },
+  init: Omit<UpstreamInit, "signal"> & { timeoutMs: number; maxBytes: number },
 ): Promise<{ status: number; body: Buffer }> {
   const { headers, body } = await encoded(init);
   const { origin, path } = target;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    let received = 0;
     let status = 0;
     let abort: ((reason: Error) => void) | undefined;
     // Built only when the time runs out: an Error captures a stack, which every call would otherwise pay for.
@@ -92,6 +93,11 @@ export async function upstreamWhole(
           return true;
         },
         onData(chunk: Buffer) {
+          received += chunk.byteLength;
+          if (received > init.maxBytes) {
+            abort?.(new UpstreamError("protocol", `upstream answer is larger than ${init.maxBytes} bytes`));
+            return false;
+          }
           chunks.push(chunk);
           return true;
         },
