@@ -1,10 +1,10 @@
 // npm run bench:compare -- <other checkout> [requests]: the before/after of a change to the app server. Two app
-// servers, the other checkout's and this one's, run side by side on one embedded stack (one database, one local
-// upstream), each with a database of its own (so that a change of schema can be compared), and are started the same
-// way; prepaid chat completions go to each in turn, with a direct call to the
-// upstream between them, the order rotating every round, so that the load of a shared machine falls on all three.
-// Prints each one's added p50/p99 over the direct call and its CPU per request. The other checkout needs its
-// node_modules and a production build (`.next`), e.g. symlinks to this checkout's when app/ is unchanged.
+// servers, the other checkout's and this one's, run side by side on one embedded stack (one chain, facilitator and
+// local upstream), each with a database of its own (so that a change of schema can be compared), and are started
+// the same way; prepaid chat completions go to each in turn, with a direct call to the upstream between them, the
+// order rotating every round, so that the load of a shared machine falls on all three. Prints each one's added
+// p50/p99 over the direct call and its CPU per request. The other checkout needs its node_modules and a production
+// build (`.next`), e.g. symlinks to this checkout's when app/ is unchanged.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
