@@ -1,4 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { ApiError } from "../errors";
 import type { ApiRequest } from "../http/api-request";
 
 /** Every prepaid code starts with this, so it is recognisable in a config file or a leaked log. */
@@ -42,4 +43,9 @@ export function bearerToken(request: ApiRequest): string | undefined {
 export function prepaidCodeFor(request: ApiRequest): string | undefined {
   const token = bearerToken(request);
   return token && looksLikePrepaidCode(token) ? token : undefined;
+}
+
+/** The answer to a code that names no usable key (401), wherever a code is presented. */
+export function unknownPrepaidKey(): ApiError {
+  return new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
 }

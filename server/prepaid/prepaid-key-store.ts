@@ -28,6 +28,12 @@ export interface KeyBalance {
   remaining: number;
 }
 
+/** The reservation the placeholders `keyId` and `id` name: its primary key. */
+const namedReservation = and(
+  eq(prepaidReservations.keyId, sql.placeholder("keyId")),
+  eq(prepaidReservations.id, sql.placeholder("id")),
+);
+
 /**
  * Prepaid keys and their token budgets. The budget invariant (used + live reservations <= total) is kept by the
  * database: a reservation is one conditional INSERT, settling one is one transaction, never read-then-write.
@@ -54,9 +60,7 @@ export class PrepaidKeyStore {
     this.extendReservation = database
       .update(prepaidReservations)
       .set({ expiresAt: sql`${sql.placeholder("expiresAtMs")}` })
-      .where(
-        and(eq(prepaidReservations.keyId, sql.placeholder("keyId")), eq(prepaidReservations.id, sql.placeholder("id"))),
-      )
+      .where(namedReservation)
       .prepare();
   }
 
@@ -216,9 +220,7 @@ function reservationStatement(database: AppDatabase) {
 function settlementTransaction(database: AppDatabase): (reservation: Reservation, usedTokens: number) => void {
   const endReservation = database
     .delete(prepaidReservations)
-    .where(
-      and(eq(prepaidReservations.keyId, sql.placeholder("keyId")), eq(prepaidReservations.id, sql.placeholder("id"))),
-    )
+    .where(namedReservation)
     .returning({ tokens: prepaidReservations.tokens })
     .prepare();
   const charge = sql.placeholder("charge");

@@ -1,6 +1,6 @@
 import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
-import { bearerToken } from "./prepaid-code";
+import { bearerToken, unknownPrepaidKey } from "./prepaid-code";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
@@ -9,7 +9,7 @@ export function prepaidStatus(context: AppContext, request: ApiRequest): ApiAnsw
   const code = bearerToken(request);
   if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
   const key = context.prepaidKeys.findByCode(code);
-  if (!key) throw new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
+  if (!key) throw unknownPrepaidKey();
   const balance = context.prepaidKeys.balance(key.id);
   const valid = key.status === "active";
   return jsonAnswer(

@@ -6,6 +6,7 @@ import { logEvent } from "../log";
 import type { PreparedAnswer } from "../payment/paid-request";
 import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
+import { unknownPrepaidKey } from "./prepaid-code";
 import type { PrepaidKeyStore } from "./prepaid-key-store";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
 
@@ -23,7 +24,7 @@ export interface OutputTokenReader {
  */
 function refusal(store: PrepaidKeyStore, code: string, model: GptModel, inputTokens: number): ApiError {
   const key = store.findByCode(code);
-  if (!key) return new ApiError("invalid_api_key", "Incorrect prepaid key provided: no such key.");
+  if (!key) return unknownPrepaidKey();
   if (key.model !== model.id) {
     return new ApiError("invalid_request", `This prepaid key is for ${key.model}; it cannot be used with ${model.id}`, {
       param: "model",
