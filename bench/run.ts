@@ -82,6 +82,8 @@ try {
   say("\n## 1. Proxy overhead (prepaid-key chat completion vs the same request sent straight to the local upstream)");
   const appPid = pidListeningOn(Number(new URL(stack.appUrl).port));
   if (appPid === undefined) throw new Error("app server process not found");
+  const barePid = pidListeningOn(Number(new URL(stack.bareProxyBaseUrl).port));
+  if (barePid === undefined) throw new Error("bare proxy process not found");
   // Warm-up of every path, so that none is measured while its code is still being optimised: the app server and
   // this process (fetch) each take 1,500-2,000 requests to reach their steady cost per request.
   for (const path of [viaGateway, direct, bareProxy]) {
@@ -92,17 +94,19 @@ try {
     // bare proxy is the floor: a Node.js proxy doing nothing but forward costs this much on this machine.
     const total = size(2000, 10);
     const cpuBefore = cpuMs(appPid);
+    const bareCpuBefore = cpuMs(barePid);
     const began = performance.now();
     const [gateway, upstream, bare] = await rotate(total, [viaGateway, direct, bareProxy]);
     const seconds = (performance.now() - began) / 1000;
     const appCpu = (cpuMs(appPid) - cpuBefore) / total;
+    const bareCpu = (cpuMs(barePid) - bareCpuBefore) / total;
     const rate = (durations: number[]) => (1000 * durations.length) / durations.reduce((sum, value) => sum + value, 0);
     const added = (durations: number[], p: number) => ms(percentile(durations, p) - percentile(upstream!, p));
     say(
       `concurrency 1 (in turn, ${total} each): added p50 ${added(gateway!, 50)}, added p99 ${added(gateway!, 99)}; gateway ${rate(gateway!).toFixed(0)} req/s (p50 ${ms(percentile(gateway!, 50))}), direct ${rate(upstream!).toFixed(0)} req/s (p50 ${ms(percentile(upstream!, 50))}); app server CPU per gateway request ${ms(appCpu)} (${seconds.toFixed(1)} s)`,
     );
     say(
-      `the floor, a bare Node.js proxy to the same upstream (bench/lib/bare-proxy-process.ts): added p50 ${added(bare!, 50)}, added p99 ${added(bare!, 99)}; the gateway beyond it: p50 ${ms(percentile(gateway!, 50) - percentile(bare!, 50))}, p99 ${ms(percentile(gateway!, 99) - percentile(bare!, 99))}`,
+      `the floor, a bare Node.js proxy to the same upstream (bench/lib/bare-proxy-process.ts): added p50 ${added(bare!, 50)}, added p99 ${added(bare!, 99)}, CPU per request ${ms(bareCpu)}; the gateway beyond it: p50 ${ms(percentile(gateway!, 50) - percentile(bare!, 50))}, p99 ${ms(percentile(gateway!, 99) - percentile(bare!, 99))}, CPU per request ${ms(appCpu - bareCpu)}`,
     );
   }
   {
