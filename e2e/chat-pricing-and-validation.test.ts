@@ -84,6 +84,7 @@ describe("chat request validation (400 before any 402)", () => {
     await expectBadRequest(chatBody("x", { max_tokens: 2.5 }), "max_tokens");
     await expectBadRequest(chatBody("x", { temperature: 3 }), "temperature");
     await expectBadRequest(chatBody("x", { stream: "yes" }), "stream");
+    await expectBadRequest(chatBody("x", { n: 2 }), "n");
   });
 
   it("refuses bodies that are not a JSON object", async () => {

@@ -40,6 +40,19 @@ describe("an upstream failure is a 502 and the payer keeps the money", () => {
     expect(response.status).toBe(502);
   });
 
+  it("upstream answers status 200 with an error object instead of a completion", async () => {
+    const { response, json, signature } = await payAndSend(chatBody("[paysvc-dev-fault:error-in-200]"));
+    expect(response.status).toBe(502);
+    expect(json.error.message).toMatch(/answered 200 with an error.*not settled/);
+    expect(ledgerRow(signature)).toMatchObject({ status: "not_charged", failure_reason: "upstream_status" });
+  });
+
+  it("upstream's stream sends a comment, then an error as its first event", async () => {
+    const { response, json } = await payAndSend(chatBody("[paysvc-dev-fault:error-in-200]", { stream: true }));
+    expect(response.status).toBe(502);
+    expect(json.error.message).toMatch(/stream began with an error/);
+  });
+
   describe("upstream unreachable (connection refused)", () => {
     let app: Awaited<ReturnType<typeof startExtraApp>>;
     beforeAll(async () => {

@@ -39,6 +39,8 @@ export const chatRequestSchema = z.looseObject({
     .min(0, "must be at least 0")
     .max(2, "must be at most 2")
     .optional(),
+  // One choice per call: the price and the reservation cover one answer's output, and `n` would multiply it.
+  n: z.literal(1, { error: "must be 1: a call returns one choice" }).optional(),
   stream: z.boolean({ error: "must be a boolean" }).optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
 });
@@ -59,6 +61,20 @@ export function parseChatRequest(value: unknown): ParsedChatRequest {
   const body = parseOrThrow(chatRequestSchema, value);
   const model = findGptModel(body.model) as GptModel;
   return { body, model, maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? chatLimits.defaultMaxTokens };
+}
+
+/**
+ * The body to send upstream, capped at `maxOutputTokens`, which the upstream must never exceed (it was paid or
+ * reserved for): the cap goes in each cap field the caller sent, since an upstream may honour either, else in
+ * `max_tokens`.
+ */
+export function withOutputCap(body: ChatRequest, maxOutputTokens: number): Record<string, unknown> {
+  const capped: Record<string, unknown> = { ...body, max_tokens: maxOutputTokens };
+  if (body.max_completion_tokens !== undefined) {
+    capped.max_completion_tokens = maxOutputTokens;
+    if (body.max_tokens === undefined) delete capped.max_tokens;
+  }
+  return capped;
 }
 
 /** Missing or unknown model: the first check, so that a caller with a typo learns the list of models. */

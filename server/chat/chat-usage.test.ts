@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completionTokens, isUsageOnlyChunk, streamedCompletionTokens } from "./chat-usage";
+import { completionTokens, isUsageOnlyChunk, streamedCompletionTokens, streamedOutputText } from "./chat-usage";
 
 const delta = (extra: object = {}) =>
   JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" } }], ...extra });
@@ -29,5 +29,24 @@ describe("chat usage in stream events", () => {
     expect(isUsageOnlyChunk(delta({ usage }))).toBe(false);
     expect(isUsageOnlyChunk(JSON.stringify({ choices: [{ delta: { content: '"choices":[]' } }], usage }))).toBe(false);
     expect(isUsageOnlyChunk("[DONE]")).toBe(false);
+  });
+
+  it("reads the output text of a chunk: content, reasoning, refusal, tool calls' names and arguments", () => {
+    expect(streamedOutputText(delta())).toBe("hi");
+    expect(streamedOutputText(JSON.stringify({ choices: [{ delta: { content: "a" } }] }, null, 2))).toBe("a");
+    expect(
+      streamedOutputText(
+        JSON.stringify({
+          choices: [
+            { delta: { reasoning: "r", refusal: "n" } },
+            { delta: { reasoning_content: "c", tool_calls: [{ function: { name: "f", arguments: '{"x"' } }] } },
+          ],
+        }),
+      ),
+    ).toBe('rncf{"x"');
+    expect(streamedOutputText(JSON.stringify({ choices: [], usage }))).toBe("");
+    expect(streamedOutputText(JSON.stringify({ choices: [{ delta: { content: null, tool_calls: "x" } }] }))).toBe("");
+    expect(streamedOutputText(JSON.stringify({ error: { message: "delta" } }))).toBe("");
+    expect(streamedOutputText("[DONE]")).toBe("");
   });
 });

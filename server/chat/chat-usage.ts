@@ -22,3 +22,35 @@ export function isUsageOnlyChunk(data: string): boolean {
   const chunk = parseEventJson(data) as { choices?: unknown[]; usage?: unknown } | undefined;
   return Array.isArray(chunk?.choices) && chunk.choices.length === 0 && chunk.usage !== undefined;
 }
+
+interface ChatDelta {
+  content?: unknown;
+  reasoning?: unknown;
+  reasoning_content?: unknown;
+  refusal?: unknown;
+  tool_calls?: unknown;
+}
+
+/**
+ * The output text a stream chunk carries (content, reasoning, refusal, tool calls' names and arguments): what is
+ * counted when a stream ends without reporting its usage.
+ */
+export function streamedOutputText(data: string): string {
+  if (!data.includes('"delta"')) return "";
+  const chunk = parseEventJson(data) as { choices?: unknown } | undefined;
+  if (!Array.isArray(chunk?.choices)) return "";
+  let text = "";
+  for (const choice of chunk.choices as { delta?: ChatDelta }[]) {
+    const delta = choice?.delta;
+    if (!delta || typeof delta !== "object") continue;
+    for (const part of [delta.content, delta.reasoning, delta.reasoning_content, delta.refusal]) {
+      if (typeof part === "string") text += part;
+    }
+    if (!Array.isArray(delta.tool_calls)) continue;
+    for (const call of delta.tool_calls as { function?: { name?: unknown; arguments?: unknown } }[]) {
+      if (typeof call?.function?.name === "string") text += call.function.name;
+      if (typeof call?.function?.arguments === "string") text += call.function.arguments;
+    }
+  }
+  return text;
+}

@@ -1,8 +1,9 @@
 import type { AppContext } from "../app-context";
 import { readJsonBody } from "../http/read-json-body";
 import type { OutputTokenReader } from "../prepaid/run-prepaid-completion";
-import { parseChatRequest } from "./chat-request";
-import { completionTokens, isUsageOnlyChunk, streamedCompletionTokens } from "./chat-usage";
+import { chatCompletionAnswer } from "./chat-answer";
+import { parseChatRequest, withOutputCap } from "./chat-request";
+import { completionTokens, isUsageOnlyChunk, streamedCompletionTokens, streamedOutputText } from "./chat-usage";
 import { runPaidCompletion } from "./run-paid-completion";
 import { type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
@@ -16,6 +17,7 @@ export async function createChatCompletion(context: AppContext, request: ApiRequ
   const outputTokens: OutputTokenReader = {
     json: completionTokens,
     streamEvent: streamedCompletionTokens,
+    streamText: streamedOutputText,
     hideEvent: clientWantsUsage ? undefined : isUsageOnlyChunk,
   };
 
@@ -29,11 +31,12 @@ export async function createChatCompletion(context: AppContext, request: ApiRequ
     description: `Chat completion with ${parsed.model.id}`,
     outputTokens,
     work: async (maxOutputTokens, billing) => {
-      // The upstream never produces more than was paid or reserved for: the cap is always sent.
-      const capField = parsed.body.max_completion_tokens !== undefined ? "max_completion_tokens" : "max_tokens";
-      const upstreamBody: Record<string, unknown> = { ...parsed.body, [capField]: maxOutputTokens };
+      const upstreamBody = withOutputCap(parsed.body, maxOutputTokens);
       if (parsed.body.stream !== true) {
-        return { kind: "json", body: await context.upstream.postJson("/chat/completions", upstreamBody) };
+        return {
+          kind: "json",
+          body: chatCompletionAnswer(await context.upstream.postJson("/chat/completions", upstreamBody)),
+        };
       }
       // A prepaid call is billed on the usage the upstream reports, so it is always asked for.
       if (billing === "prepaid") upstreamBody.stream_options = { ...parsed.body.stream_options, include_usage: true };

@@ -44,6 +44,7 @@ export async function devChatCompletion(
     });
   }
   if (fault === "hang") return; // never answers; the caller's timeout must fire
+  if (fault === "error-in-200") return errorIn200(response, body.stream === true);
   const requestedMax = body.max_completion_tokens ?? body.max_tokens;
   const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
   const toolCall = devToolCall(messages, body.tools, body.tool_choice);
@@ -132,4 +133,16 @@ export async function devChatCompletion(
   response.write(chunk([{ index: 0, delta: {}, finish_reason: completion.finishReason }]));
   if (includeUsage) response.write(chunk([], { usage }));
   response.end("data: [DONE]\n\n");
+}
+
+/**
+ * A failure sent with status 200, as some providers do once the status line is out: a whole answer that is an
+ * error object, or a stream whose first event, after a keep-alive comment, is one.
+ */
+function errorIn200(response: ServerResponse, stream: boolean): void {
+  const error = { message: "development provider fault: error-in-200", type: "server_error", code: 502 };
+  if (!stream) return sendJson(response, 200, { error });
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  response.write(": PROCESSING\n\n");
+  response.end(`data: ${JSON.stringify({ error })}\n\n`);
 }

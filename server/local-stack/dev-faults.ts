@@ -3,9 +3,18 @@
  * whose prompt (last user message, image prompt, or decision state) contains `[paysvc-dev-fault:<fault>]`.
  * - http-error: answers 500; hang: never answers; break-mid-stream: a stream stops halfway;
  * - stall-mid-stream: a stream goes silent halfway, its connection open, as a model thinking at length does;
- * - bad-url: images come back as a non-http URL; bad-shape: a decision answer of the wrong shape.
+ * - bad-url: images come back as a non-http URL; bad-shape: a decision answer of the wrong shape;
+ * - error-in-200: a chat answer is an error sent with status 200 (a stream's first event, after a comment).
  */
-const FAULTS = ["http-error", "hang", "break-mid-stream", "stall-mid-stream", "bad-url", "bad-shape"] as const;
+const FAULTS = [
+  "http-error",
+  "hang",
+  "break-mid-stream",
+  "stall-mid-stream",
+  "bad-url",
+  "bad-shape",
+  "error-in-200",
+] as const;
 
 export type UpstreamFault = "none" | (typeof FAULTS)[number];
 

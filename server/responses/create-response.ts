@@ -1,4 +1,5 @@
 import type { AppContext } from "../app-context";
+import { chatCompletionAnswer } from "../chat/chat-answer";
 import { runPaidCompletion } from "../chat/run-paid-completion";
 import { readJsonBody } from "../http/read-json-body";
 import { parseEventJson } from "../http/sse-data-parser";
@@ -12,6 +13,15 @@ import type { ApiRequest } from "../http/api-request";
 function outputTokensOf(response: unknown): number | undefined {
   const tokens = (response as { usage?: { output_tokens?: unknown } } | null)?.usage?.output_tokens;
   return typeof tokens === "number" ? tokens : undefined;
+}
+
+/** The output text of a stream event: the `delta` of output text and function call arguments. */
+function outputTextOf(data: string): string {
+  if (!data.includes('.delta"')) return "";
+  const event = parseEventJson(data) as { type?: unknown; delta?: unknown } | undefined;
+  const counted =
+    event?.type === "response.output_text.delta" || event?.type === "response.function_call_arguments.delta";
+  return counted && typeof event.delta === "string" ? event.delta : "";
 }
 
 /**
@@ -40,6 +50,7 @@ export async function createResponse(context: AppContext, request: ApiRequest): 
         const event = parseEventJson(data) as { type?: string; response?: unknown } | undefined;
         return event?.type === "response.completed" ? outputTokensOf(event.response) : undefined;
       },
+      streamText: outputTextOf,
     },
     work: async (maxOutputTokens) => {
       const chatRequest = { ...chatRequestBase, max_tokens: maxOutputTokens };
@@ -50,7 +61,7 @@ export async function createResponse(context: AppContext, request: ApiRequest): 
           stream: { body: upstream.body.pipeThrough(translateToResponsesStream(parsed)), cancel: upstream.cancel },
         };
       }
-      const completion = await context.upstream.postJson("/chat/completions", chatRequest);
+      const completion = chatCompletionAnswer(await context.upstream.postJson("/chat/completions", chatRequest));
       return { kind: "json", body: fromChatCompletion(parsed, completion) };
     },
   });

@@ -1,4 +1,5 @@
 import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
+import { SseDataParser } from "../http/sse-data-parser";
 import { UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
@@ -123,16 +124,19 @@ export class OpenAiUpstream {
     try {
       response = await this.postForStream(path, body, controller.signal);
       chunks = response.chunks();
+      // The first event with data, not a comment (`: PROCESSING`, which some providers send while they wait):
+      // only data shows that the model started.
       const decoder = new TextDecoder();
-      let text = "";
-      while (!/\r?\n\r?\n/.test(text)) {
+      const parser = new SseDataParser();
+      let first: string | undefined;
+      while (first === undefined) {
         const { done, value } = await chunks.next();
         if (done) throw new UpstreamError("protocol", "upstream stream ended before its first event");
         received.push(value);
-        text += decoder.decode(value, { stream: true });
+        first = parser.push(decoder.decode(value, { stream: true }))[0];
       }
-      if (/^data:\s*\{"error"/.test(text.trimStart())) {
-        throw new UpstreamError("status", `upstream stream began with an error: ${text.slice(0, 300)}`);
+      if (/^\{\s*"error"/.test(first)) {
+        throw new UpstreamError("status", `upstream stream began with an error: ${first.slice(0, 300)}`);
       }
     } catch (error) {
       response?.abandon();
