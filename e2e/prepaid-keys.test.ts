@@ -17,6 +17,7 @@ import {
   usdcBalance,
 } from "./support/payments";
 import { wrapFetchWithPayment } from "@x402/fetch";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
 const payer = () => stack().payers[6]!;
 
@@ -167,22 +168,80 @@ describe("using a prepaid key with the official openai SDK", () => {
     );
   });
 
-  it("releases the reservation of a stream the caller abandons while the model is silent, and charges nothing", async () => {
-    const key = await buy({ model: "vendor-a/gpt-6-luna", tokens: 100_000 });
-    const stream = await client(key).chat.completions.create({
-      model: "vendor-a/gpt-6-luna",
-      messages: [{ role: "user", content: "[paysvc-dev-fault:stall-mid-stream] think at length" }],
-      stream: true,
-    });
-    for await (const chunk of stream) {
-      if (chunk.choices[0]?.delta.content) break; // leaves the loop, which aborts the request
+  // The output tokens of text the caller received, counted with gpt-tokenizer's o200k_base as the input is.
+  const outputTokensOf = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+  const luna = "vendor-a/gpt-6-luna";
+
+  it("charges a stream the caller abandons for the input and the output it was sent, and releases the rest", async () => {
+    const key = await buy({ model: luna, tokens: 100_000 });
+    const messages = [{ role: "user" as const, content: "[paysvc-dev-fault:stall-mid-stream] think at length" }];
+    const stream = await client(key).chat.completions.create({ model: luna, messages, stream: true });
+    // Read until the model goes silent halfway, then leave: everything sent so far has arrived.
+    const iterator = stream[Symbol.asyncIterator]();
+    let received = "";
+    for (;;) {
+      const next = await Promise.race([
+        iterator.next(),
+        new Promise<"silent">((r) => setTimeout(() => r("silent"), 500)),
+      ]);
+      if (next === "silent" || next.done) break;
+      received += next.value.choices[0]?.delta.content ?? "";
     }
-    expect((await status(key.code)).body.tokens).toMatchObject({ used: 0 });
+    stream.controller.abort();
+    expect(received.length).toBeGreaterThan(0);
     await waitFor(async () => (await status(key.code)).body.tokens.reserved === 0, {
       timeoutMs: 5_000,
-      what: "the reservation to be released",
+      what: "the reservation to be settled",
     });
-    expect((await status(key.code)).body.tokens).toMatchObject({ used: 0, reserved: 0, remaining: 100_000 });
+    // The same messages, answered whole, tell the input tokens.
+    const whole = await client(key).chat.completions.create({ model: luna, messages, max_tokens: 1 });
+    const input = whole.usage!.prompt_tokens;
+    expect((await status(key.code)).body.tokens).toMatchObject({
+      used: input + outputTokensOf(received) + whole.usage!.total_tokens,
+      reserved: 0,
+    });
+  });
+
+  it("charges a stream the upstream breaks halfway for the output passed on, and nothing for one that fails first", async () => {
+    const key = await buy({ model: luna, tokens: 100_000 });
+    const messages = [{ role: "user" as const, content: "[paysvc-dev-fault:break-mid-stream] go" }];
+    const response = await postJson(
+      "/v1/chat/completions",
+      { model: luna, messages, stream: true },
+      { authorization: `Bearer ${key.code}` },
+    );
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('"code":"upstream_error"');
+    const received = text
+      .split("\n\n")
+      .filter((event) => event.startsWith("data: {") && event.includes('"choices"'))
+      .map((event) => JSON.parse(event.slice(6)).choices[0]?.delta?.content ?? "")
+      .join("");
+    expect(received.length).toBeGreaterThan(0);
+    const whole = await client(key).chat.completions.create({ model: luna, messages, max_tokens: 1 });
+    expect((await status(key.code)).body.tokens).toMatchObject({
+      used: whole.usage!.prompt_tokens + outputTokensOf(received) + whole.usage!.total_tokens,
+      reserved: 0,
+    });
+
+    const used = (await status(key.code)).body.tokens.used;
+    for (const stream of [false, true]) {
+      const failed = await postJson(
+        "/v1/chat/completions",
+        { model: luna, messages: [{ role: "user", content: "[paysvc-dev-fault:error-in-200]" }], stream },
+        { authorization: `Bearer ${key.code}` },
+      );
+      expect(failed.status).toBe(502);
+      expect((await failed.json()).error.message).toMatch(/no tokens were charged/);
+    }
+    const failedResponse = await postJson(
+      "/v1/responses",
+      { model: luna, input: "[paysvc-dev-fault:error-in-200]" },
+      { authorization: `Bearer ${key.code}` },
+    );
+    expect(failedResponse.status).toBe(502);
+    expect((await status(key.code)).body.tokens).toMatchObject({ used, reserved: 0 });
   });
 
   it("refuses another model (400), an unknown key (401), and sends other bearers to the x402 flow", async () => {

@@ -3,6 +3,7 @@ import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
 import { SseDataParser } from "../http/sse-data-parser";
 import { logEvent } from "../log";
+import { countTextTokens } from "../pricing/count-tokens";
 import type { PreparedAnswer } from "../payment/paid-request";
 import { serverTiming } from "../http/server-timing";
 import { UpstreamError } from "../upstream/upstream-error";
@@ -14,6 +15,8 @@ import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answe
 export interface OutputTokenReader {
   json: (body: unknown) => number | undefined;
   streamEvent: (data: string) => number | undefined;
+  /** The output text one stream event carries, counted when the stream ends without reporting usage. */
+  streamText: (data: string) => string;
   /** Events the caller did not ask for (usage requested only for billing): read, then not passed on. */
   hideEvent?: (data: string) => boolean;
 }
@@ -45,7 +48,8 @@ function refusal(store: PrepaidKeyStore, code: string, model: GptModel, inputTok
 /**
  * A chat completion or response billed to a prepaid key instead of paid with x402: reserve, call the upstream
  * with the output cap the reservation covers, then charge the input as counted plus the output as reported
- * (never more than reserved) and release the rest. A failed or abandoned call releases everything.
+ * (never more than reserved) and release the rest. A call that fails before any output releases everything; a
+ * stream that ends early (the client left, the upstream broke) is charged for the output it passed on.
  */
 export async function runPrepaidCompletion(
   context: AppContext,
@@ -66,11 +70,8 @@ export async function runPrepaidCompletion(
   const reservation = store.reserve(code, model.id, { inputTokens, maxOutputTokens }, ttlMs);
   if (!reservation) throw refusal(store, code, model, inputTokens);
   const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
-  const settle = (outputTokens: number | undefined) => {
-    // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
-    const output = Math.min(outputTokens ?? reservation.allowedOutput, reservation.allowedOutput);
-    store.settle(reservation, inputTokens + output);
-  };
+  const charge = (outputTokens: number) =>
+    store.settle(reservation, inputTokens + Math.min(outputTokens, reservation.allowedOutput));
   const release = () => store.settle(reservation, 0);
 
   let answer: PreparedAnswer;
@@ -97,7 +98,8 @@ export async function runPrepaidCompletion(
     // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
     // asks for its balance right after, from any process over this database, must see the charge.
     started = performance.now();
-    settle(options.outputTokens.json(answer.body));
+    // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
+    charge(options.outputTokens.json(answer.body) ?? reservation.allowedOutput);
     timings.settle = performance.now() - started;
     headers["Server-Timing"] = serverTiming(timings);
     return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
@@ -105,7 +107,7 @@ export async function runPrepaidCompletion(
   headers["Server-Timing"] = serverTiming(timings);
   return eventStreamAnswer(
     meteredStream(answer.stream.body, options.outputTokens, {
-      settle,
+      charge,
       release,
       extend: () => store.extend(reservation, ttlMs),
       ttlMs,
@@ -127,14 +129,16 @@ function settleOrLog(end: () => void): void {
 }
 
 /**
- * Passes a stream through unchanged while reading the output tokens its events report; settles when it ends,
- * releases when the client abandons it, and keeps the reservation alive meanwhile.
+ * Passes a stream through unchanged while reading the output tokens its events report, and keeps the reservation
+ * alive meanwhile. When it ends, however it ends, the key is charged the output the upstream reported; without a
+ * report (the client left before it, the upstream broke or never sent one), the output text passed on, counted as
+ * the input is. A stream that passed on no output is charged nothing.
  */
 function meteredStream(
   source: ReadableStream<Uint8Array>,
   reader: OutputTokenReader,
   budget: {
-    settle: (outputTokens: number | undefined) => void;
+    charge: (outputTokens: number) => void;
     release: () => void;
     extend: () => void;
     ttlMs: number;
@@ -145,19 +149,19 @@ function meteredStream(
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let outputTokens: number | undefined;
-  let failed = false;
+  let outputText = "";
   let finished = false;
   const read = (data: string) => {
     outputTokens = reader.streamEvent(data) ?? outputTokens;
-    // An error event (chat `{"error": ...}`, Responses `{"type": "error"}`) means the call failed: charge nothing.
-    if (/^\{\s*"(error"|type"\s*:\s*"error")/.test(data)) failed = true;
+    outputText += reader.streamText(data);
   };
   const heartbeat = setInterval(budget.extend, Math.max(1000, Math.floor(budget.ttlMs / 3)));
-  const finish = (how: "settle" | "release") => {
+  const finish = () => {
     if (finished) return;
     finished = true;
     clearInterval(heartbeat);
-    settleOrLog(() => (how === "settle" ? budget.settle(outputTokens) : budget.release()));
+    const output = outputTokens ?? (outputText === "" ? undefined : countTextTokens(outputText));
+    settleOrLog(() => (output === undefined ? budget.release() : budget.charge(output)));
   };
   // With events to hide, the stream is re-serialized event by event; otherwise the bytes pass unchanged. True when
   // something was passed on.
@@ -181,19 +185,19 @@ function meteredStream(
           events.forEach(read);
           const passed = passOn(controller, events, value);
           if (done) {
-            finish(failed ? "release" : "settle");
+            finish();
             controller.close();
             return;
           }
           if (passed) return;
         }
       } catch (error) {
-        finish("release");
+        finish();
         controller.error(error);
       }
     },
     async cancel(reason) {
-      finish("release");
+      finish();
       await upstream.cancel(reason);
     },
   });
