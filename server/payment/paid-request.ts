@@ -18,13 +18,12 @@ import { eventStreamAnswer, jsonAnswer, textAnswer, type ApiAnswer } from "../ht
 import type { ApiRequest } from "../http/api-request";
 
 /**
- * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onSettled` and
- * `onUnsettled` let work that must not become usable before payment (a prepaid key) follow the settlement.
+ * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onUnsettled`
+ * undoes what the work wrote (a prepaid key) when the payment is not taken.
  */
 export type PreparedAnswer = (
   { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
 ) & {
-  onSettled?: () => void;
   onUnsettled?: () => void;
 };
 
@@ -216,7 +215,6 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
       settleMs: timings.settle,
     });
     logPaid(paid, payment, "settle_unknown", timings, (error as Error).message);
-    answer.onSettled?.();
     timings.total = sinceEntry();
     return deliver(answer, undefined, timings);
   }
@@ -253,7 +251,6 @@ export async function runPaidRequest(services: PaymentServices, paid: PaidReques
     }
     logPaid(paid, payment, "settled", timings, undefined, transaction);
   };
-  answer.onSettled?.();
   timings.total = sinceEntry();
   // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
   // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.

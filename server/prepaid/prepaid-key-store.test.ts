@@ -24,8 +24,7 @@ describe("PrepaidKeyStore on a real SQLite file", () => {
 
   function activeKey(total: number, on = store) {
     const code = newPrepaidCode();
-    const id = on.createPending(code, MODEL, total, undefined);
-    on.finishPending(id, "active");
+    const id = on.issue(code, MODEL, total, undefined);
     return { id, code };
   }
 
@@ -33,14 +32,12 @@ describe("PrepaidKeyStore on a real SQLite file", () => {
     return on.reserve(code, MODEL, { inputTokens, maxOutputTokens }, ttlMs);
   }
 
-  it("keeps a pending or void key unusable, and finds an active key by its code only", () => {
+  it("keeps a void key unusable, and finds an active key by its code only", () => {
     const code = newPrepaidCode();
-    const id = store.createPending(code, MODEL, 100, undefined);
+    const id = store.issue(code, MODEL, 100, undefined);
+    store.voidUnpaid(id);
     expect(store.findByCode(code)).toBeUndefined();
     expect(reserve(code, 1, 1)).toBeUndefined();
-    store.finishPending(id, "void");
-    store.finishPending(id, "active"); // a void key never becomes active
-    expect(store.findByCode(code)).toBeUndefined();
     const key = activeKey(100);
     expect(store.findByCode(key.code)?.id).toBe(key.id);
     expect(store.findByCode(`${key.code}x`)).toBeUndefined();

@@ -64,8 +64,11 @@ export class PrepaidKeyStore {
       .prepare();
   }
 
-  /** A key that cannot be used until `activate`: created before its payment settles. */
-  createPending(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): number {
+  /**
+   * A new key, usable at once by whoever holds its code. Written before its payment settles: the code is only
+   * revealed after, so nothing is left to write once the payment is taken, and a failed settlement voids it.
+   */
+  issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): number {
     const now = new Date();
     const [row] = this.database
       .insert(prepaidKeys)
@@ -73,7 +76,7 @@ export class PrepaidKeyStore {
         codeHash: hashPrepaidCode(code),
         model,
         totalTokens,
-        status: "pending",
+        status: "active",
         paymentNonce,
         createdAt: now,
         updatedAt: now,
@@ -84,12 +87,12 @@ export class PrepaidKeyStore {
     return row.id;
   }
 
-  /** pending -> active (payment settled) or void (it never will). */
-  finishPending(id: number, status: "active" | "void"): void {
+  /** A key whose payment never settled: void for good (its code was never given out, so it was never used). */
+  voidUnpaid(id: number): void {
     this.database
       .update(prepaidKeys)
-      .set({ status, updatedAt: new Date() })
-      .where(and(eq(prepaidKeys.id, id), eq(prepaidKeys.status, "pending")))
+      .set({ status: "void", updatedAt: new Date() })
+      .where(and(eq(prepaidKeys.id, id), eq(prepaidKeys.status, "active"), eq(prepaidKeys.usedTokens, 0)))
       .run();
   }
 

@@ -11,8 +11,9 @@ import { type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 /**
- * Endpoints 8 and 9: a prepaid key, paid with x402. The order keeps every outcome safe: verify, create the key
- * (pending, unusable), settle, then activate; a settlement that fails leaves the key void.
+ * Endpoints 8 and 9: a prepaid key, paid with x402. The order keeps every outcome safe: verify, write the key,
+ * settle, then reveal its code in the answer. Nobody can use a key before its code is revealed, and nothing is
+ * left to write once the payment is taken; a settlement that fails voids the key.
  */
 export async function purchasePrepaidCode(
   context: AppContext,
@@ -46,7 +47,7 @@ export async function purchasePrepaidCode(
       const code = newPrepaidCode();
       let keyId: number;
       try {
-        keyId = context.prepaidKeys.createPending(code, model.id, purchase.tokens, payment.nonce);
+        keyId = context.prepaidKeys.issue(code, model.id, purchase.tokens, payment.nonce);
       } catch (error) {
         logEvent("error", "prepaid_key_store_failed", { error: (error as Error).message });
         throw new ApiError("service_unavailable", "prepaid key issuer unavailable; nothing was charged");
@@ -62,8 +63,14 @@ export async function purchasePrepaidCode(
           api_base: apiBase,
           status_url: `${apiBase}/prepaid/status`,
         },
-        onSettled: () => context.prepaidKeys.finishPending(keyId, "active"),
-        onUnsettled: () => context.prepaidKeys.finishPending(keyId, "void"),
+        onUnsettled: () => {
+          try {
+            context.prepaidKeys.voidUnpaid(keyId);
+          } catch (error) {
+            // Its code is never given out, so the key cannot be used either way.
+            logEvent("error", "prepaid_key_void_failed", { keyId, error: (error as Error).message });
+          }
+        },
       };
     },
   });

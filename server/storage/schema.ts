@@ -35,8 +35,9 @@ export const prepaidKeyStatuses = ["pending", "active", "disabled", "void"] as c
 export type PrepaidKeyStatus = (typeof prepaidKeyStatuses)[number];
 
 /**
- * Prepaid bearer keys. Only the SHA-256 of a code is stored. A key is `pending` from its creation until its
- * payment settles, `active` while budget remains, `disabled` once used up, `void` if its payment never settled.
+ * Prepaid bearer keys. Only the SHA-256 of a code is stored. A key is `active` while budget remains (from its
+ * creation, though its code is revealed only once its payment settles), `disabled` once used up, `void` if its
+ * payment never settled. `pending` (unusable) is what older releases wrote before the settlement.
  * used_tokens + live reservations never exceed total_tokens: reservations are inserted conditionally.
  */
 export const prepaidKeys = sqliteTable("prepaid_keys", {
