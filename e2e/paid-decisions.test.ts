@@ -90,5 +90,10 @@ describe("invalid decision requests get a 400 and no 402", () => {
       Array.from({ length: 33 }, (_, index) => [`q${index}`, { type: "noul", instructions: "x" }]),
     );
     expect(await expectBadRequest({ ...good, questions: many }, "questions")).toMatch(/at most 32/);
+    // JSON.parse makes `__proto__` an own key, sent as such; it must not vanish from the questions.
+    const named = JSON.parse(
+      '{"__proto__": {"type": "noul", "instructions": "x"}, "a": {"type": "noul", "instructions": "y"}}',
+    );
+    await expectBadRequest({ ...good, questions: named }, "questions.__proto__");
   });
 });

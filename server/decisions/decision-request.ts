@@ -48,5 +48,12 @@ export function parseDecisionRequest(value: unknown): DecisionRequest {
       param: "model",
     });
   }
+  // zod skips a `__proto__` key (JSON.parse makes it an own property): the question would vanish unpriced.
+  const questions = (value as { questions?: unknown }).questions;
+  if (typeof questions === "object" && questions !== null && Object.hasOwn(questions, "__proto__")) {
+    throw new ApiError("invalid_request", "Invalid 'questions.__proto__': a question cannot be named __proto__", {
+      param: "questions.__proto__",
+    });
+  }
   return parseOrThrow(decisionRequestSchema, value);
 }
