@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { userPath } from "../lib/caller-directory";
 import { validateDeploymentConfig, writeDeploymentConfig } from "../lib/deployment-config";
 import { action, print } from "../lib/output";
 
@@ -24,7 +25,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--facilitator <url>", "x402 facilitator URL")
     .option("--asset <address>", "USDC address, for networks that leave it to configuration")
     .option("--prepaid-api-base <url>", "where prepaid keys are used (default: origin + /v1)")
-    .option("--out <dir>", "directory to write to", "deployments")
+    .option("--out <dir>", "directory to write to, relative to the current directory", "deployments")
     .option("--json", "print JSON")
     .addHelpText(
       "after",
@@ -40,7 +41,7 @@ export function registerConfigCommand(program: Command): void {
           asset: options.asset,
           prepaidApiBase: options.prepaidApiBase,
         });
-        const files = writeDeploymentConfig(validated, options.out);
+        const files = writeDeploymentConfig(validated, userPath(options.out));
         print(options.json === true, { config: validated, files }, () => `wrote ${files.join(", ")}`);
       }),
     );

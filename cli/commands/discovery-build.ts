@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { discoveryDocuments } from "../../server/discovery/discovery-documents";
+import { userPath } from "../lib/caller-directory";
 import { factsOf, fileNameFor, readDeploymentConfigs } from "../lib/deployment-config";
 import { action, print } from "../lib/output";
 
@@ -22,7 +23,11 @@ export function registerDiscoveryCommand(program: Command): void {
     .description("Write each configured deployment's discovery documents, byte-identical to what it serves")
     .option("--network <caip2>", "one configured deployment")
     .option("--all", "every configured deployment")
-    .option("--config-dir <dir>", "where `paysvc config generate` wrote the deployments", "deployments")
+    .option(
+      "--config-dir <dir>",
+      "where `paysvc config generate` wrote the deployments, relative to the current directory",
+      "deployments",
+    )
     .requiredOption("--out <dir>", "directory to write <network>/<document> into")
     .option("--json", "print JSON")
     .addHelpText(
@@ -32,19 +37,21 @@ export function registerDiscoveryCommand(program: Command): void {
     .action(
       action((options: Options) => {
         if (!options.all && !options.network) throw new Error("choose --network <caip2> or --all");
-        const configs = readDeploymentConfigs(options.configDir).filter(
+        const configDir = userPath(options.configDir);
+        const out = userPath(options.out);
+        const configs = readDeploymentConfigs(configDir).filter(
           (config) => options.all || config.network === options.network,
         );
         if (configs.length === 0) {
           throw new Error(
-            `no deployment configured for ${options.network ?? "any network"} in ${options.configDir}; run paysvc config generate`,
+            `no deployment configured for ${options.network ?? "any network"} in ${configDir}; run paysvc config generate`,
           );
         }
         const written: string[] = [];
         for (const config of configs) {
           const facts = factsOf(config);
           for (const [name, document] of Object.entries(discoveryDocuments)) {
-            const path = join(options.out, fileNameFor(config.network), name);
+            const path = join(out, fileNameFor(config.network), name);
             mkdirSync(dirname(path), { recursive: true });
             writeFileSync(path, document.render(facts));
             written.push(path);

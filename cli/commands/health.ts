@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { userPath } from "../lib/caller-directory";
 import { checkOrigin } from "../lib/check-origin";
 import { readDeploymentConfigs } from "../lib/deployment-config";
 import { action, print, table } from "../lib/output";
@@ -19,7 +20,11 @@ export function registerHealthCommand(program: Command): void {
     )
     .option("--origin <url...>", "origins to check", [])
     .option("--all", "check every configured deployment")
-    .option("--config-dir <dir>", "where `paysvc config generate` wrote the deployments", "deployments")
+    .option(
+      "--config-dir <dir>",
+      "where `paysvc config generate` wrote the deployments, relative to the current directory",
+      "deployments",
+    )
     .option("--timeout <ms>", "per-request timeout", "5000")
     .option("--json", "print JSON")
     .addHelpText(
@@ -28,7 +33,7 @@ export function registerHealthCommand(program: Command): void {
     )
     .action(
       action(async (options: Options) => {
-        const configs = readDeploymentConfigs(options.configDir);
+        const configs = readDeploymentConfigs(userPath(options.configDir));
         const origins = [
           ...new Set([
             ...options.origin.map((origin) => origin.replace(/\/+$/, "")),

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../../server/errors";
 import { quotablePaths, quoteRequest } from "../../server/pricing/quote-request";
+import { userPath } from "../lib/caller-directory";
 import { action, print } from "../lib/output";
 
 export function registerQuoteCommand(program: Command): void {
@@ -19,7 +20,7 @@ export function registerQuoteCommand(program: Command): void {
     )
     .action(
       action((endpoint: string, options: { body?: string; network: string; json?: boolean }) => {
-        const body: unknown = options.body ? JSON.parse(readFileSync(options.body, "utf8")) : undefined;
+        const body: unknown = options.body ? JSON.parse(readFileSync(userPath(options.body), "utf8")) : undefined;
         const network = getNetwork(options.network);
         let quote;
         try {

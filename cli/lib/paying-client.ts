@@ -4,7 +4,7 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from "@x402/core/http";
-import type { PaymentRequired } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -13,6 +13,14 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { McpConfig } from "../../config/mcp-env";
 import { getNetwork, networkIds, sameAddress } from "../../networks";
 import { atomicToDecimal, decimalToAtomic } from "../../server/money";
+
+/** The fields that decide who is paid, where, in what and how much. */
+const sameTerms = (a: PaymentRequirements, b: PaymentRequirements) =>
+  a.scheme === b.scheme &&
+  a.network === b.network &&
+  a.payTo === b.payTo &&
+  a.asset === b.asset &&
+  a.amount === b.amount;
 
 export interface PaidAnswer {
   body: unknown;
@@ -54,6 +62,8 @@ export class PayingClient {
 
   /** Checks a 402's terms against the owner's limits; returns why it must not be paid, if so. */
   private refusal(required: PaymentRequired): string | undefined {
+    if (required.x402Version !== 2)
+      return `the service speaks x402 version ${required.x402Version}; this helper pays version 2 only`;
     const terms = required.accepts[0];
     if (!terms) return "the service offered no payment terms";
     if (!(networkIds as string[]).includes(terms.network))
@@ -107,20 +117,33 @@ export class PayingClient {
     } catch (error) {
       throw new PaymentRefused(`the wallet key cannot be used: ${(error as Error).message}; nothing was paid`);
     }
-    const payload = await this.client.createPaymentPayload(required);
+    // Only the checked entry is offered for signing: given the whole 402, the official client picks an entry of its
+    // own (it skips those it cannot use), which may name another recipient, network or amount than the one checked.
+    let payload;
+    try {
+      payload = await this.client.createPaymentPayload({ ...required, accepts: [terms] });
+    } catch (error) {
+      throw new PaymentRefused(
+        `no payment could be signed for these terms: ${(error as Error).message}; nothing was paid`,
+      );
+    }
+    const signed = payload.accepted;
+    if (!signed || !sameTerms(signed, terms)) {
+      throw new PaymentRefused("the x402 client signed other terms than the ones checked; nothing was paid");
+    }
     const paid = await send({ "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });
     const answer = await this.answerOf(paid);
     const settlementHeader = paid.headers.get("payment-response");
     const settlement = settlementHeader ? decodePaymentResponseHeader(settlementHeader) : undefined;
-    const decimals = getNetwork(terms.network).usdc.decimals;
+    const decimals = getNetwork(signed.network).usdc.decimals;
     return {
       body: answer,
       paid: settlement?.success
         ? {
-            amountUsd: atomicToDecimal(BigInt(terms.amount), decimals),
-            amount: terms.amount,
-            network: terms.network,
-            payTo: terms.payTo,
+            amountUsd: atomicToDecimal(BigInt(signed.amount), decimals),
+            amount: signed.amount,
+            network: signed.network,
+            payTo: signed.payTo,
             transaction: settlement.transaction,
           }
         : undefined,

@@ -1,0 +1,18 @@
+import { resolve } from "node:path";
+
+/**
+ * The directory the user ran `paysvc` in. cli/bin.mjs moves the process into the package folder before loading
+ * the CLI (the embedded stack finds its Next.js build, migrations and default data folder from the working
+ * directory, some of it when its modules load), so it records the user's directory first and hands it over here.
+ * Run any other way (`npm start`, `node --import tsx cli/index.ts`), the working directory is the user's own.
+ */
+let callerDirectory = process.cwd();
+
+export function setCallerDirectory(directory: string): void {
+  callerDirectory = directory;
+}
+
+/** A path as the user meant it: a relative one is relative to the directory the command was run in. */
+export function userPath(path: string): string {
+  return resolve(callerDirectory, path);
+}
