@@ -69,3 +69,23 @@ describe("addresses are checked against the deployment's network", () => {
     ]);
   });
 });
+
+describe("the header trusted proxies write the client's address into", () => {
+  const trusted = (overrides: Record<string, string>) =>
+    loadServiceConfig(service({ PAY_TO: EVM_PAY_TO, TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.2", ...overrides }))
+      .trustedProxies;
+
+  it("is X-Forwarded-For unless Forwarded is chosen", () => {
+    expect(trusted({})).toEqual({ addresses: ["10.0.0.0/8", "127.0.0.2"], header: "x-forwarded-for" });
+    expect(trusted({ TRUSTED_PROXY_HEADER: " Forwarded " }).header).toBe("forwarded");
+    expect(trusted({ TRUSTED_PROXY_HEADER: "X-Forwarded-For" }).header).toBe("x-forwarded-for");
+  });
+
+  it("is one header, never both or another", () => {
+    for (const value of ["x-forwarded-for,forwarded", "x-real-ip"]) {
+      expect(problemsOf(() => trusted({ TRUSTED_PROXY_HEADER: value }))).toEqual([
+        expect.stringMatching(/^TRUSTED_PROXY_HEADER: must be x-forwarded-for or forwarded/),
+      ]);
+    }
+  });
+});

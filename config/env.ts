@@ -39,6 +39,17 @@ function withoutEmpty(env: Environment): Environment {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
 }
 
+/** The request header a trusted proxy writes the client's address into. */
+export const forwardedHeaders = ["x-forwarded-for", "forwarded"] as const;
+export type ForwardedHeader = (typeof forwardedHeaders)[number];
+
+export interface TrustedProxies {
+  /** IPs and CIDR ranges of the proxies in front of the service. */
+  addresses: string[];
+  /** The one header of theirs that is read; the other is ignored, whoever wrote it. */
+  header: ForwardedHeader;
+}
+
 const sharedSchema = z.object({
   NETWORK: z
     .string()
@@ -74,6 +85,13 @@ const sharedSchema = z.object({
       (entries) => entries.every((entry) => parseAddressRange(entry) !== undefined),
       "must be a comma-separated list of IP addresses or CIDR ranges, such as 10.0.0.0/8,127.0.0.1",
     ),
+  // One header only: a proxy that appends to one passes the other through as the client wrote it.
+  TRUSTED_PROXY_HEADER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default("x-forwarded-for")
+    .pipe(z.enum(forwardedHeaders, { error: `must be ${forwardedHeaders.join(" or ")}` })),
   PREPAID_API_BASE: optionalUrl,
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(600),
   DATABASE_URL: z.string().default("file:./data/paysvc.sqlite"),
@@ -144,8 +162,8 @@ export interface ServiceConfig {
   imageUpstream: UpstreamSettings;
   /** OpenAI-compatible embeddings API; the chat provider unless configured apart. */
   embeddingsUpstream: UpstreamSettings;
-  /** Proxies whose X-Forwarded-For is believed; everyone else is identified by the socket's address. */
-  trustedProxies: string[];
+  /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
+  trustedProxies: TrustedProxies;
   /** Provider of structured decisions (POST /decisions); the chat provider unless configured apart. */
   decisionUpstream: UpstreamSettings;
   decisionModelVersion: string;
@@ -194,7 +212,7 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     imageUpstream: apart(values.IMAGE_UPSTREAM_BASE_URL, values.IMAGE_UPSTREAM_API_KEY),
     embeddingsUpstream: apart(values.EMBEDDINGS_UPSTREAM_BASE_URL, values.EMBEDDINGS_UPSTREAM_API_KEY),
     decisionUpstream: apart(values.DECISION_UPSTREAM_BASE_URL, values.DECISION_UPSTREAM_API_KEY),
-    trustedProxies: values.TRUSTED_PROXIES,
+    trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {
       apiBase: values.PREPAID_API_BASE,

@@ -94,6 +94,26 @@ describe("embeddings (free)", () => {
     expect((await notJson.json()).error.type).toBe("invalid_request");
   });
 
+  it("gives bodies that are not JSON objects, or not sent as JSON, the spec's error body with a string param", async () => {
+    const specBody = (param: string) => ({
+      error: {
+        message: expect.any(String),
+        type: "invalid_request",
+        param,
+        code: expect.any(String),
+        details: { expected: expect.any(String), schema: expect.any(Object) },
+      },
+    });
+    for (const body of ["{oops", "[1, 2]", "null"]) {
+      const response = await postJson("/v1/embeddings", body);
+      expect(response.status, body).toBe(400);
+      expect(await response.json(), body).toEqual(specBody("body"));
+    }
+    const plain = await postJson("/v1/embeddings", '{"input":"x"}', { "content-type": "text/plain" });
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toEqual(specBody("content-type"));
+  });
+
   it("answers a body with model and no input with an empty list and a hint", async () => {
     const response = await postJson("/v1/embeddings", { model: "vendor-b/nemotron-3-embed-1b" });
     expect(response.status).toBe(200);
@@ -146,6 +166,33 @@ describe("free chat", () => {
     expect(response.status).toBe(200);
     expect(response.headers["x-max-tokens-lowered-from"]).toBe("5000");
     expect((response.json() as { usage: { completion_tokens: number } }).usage.completion_tokens).toBe(2048);
+  });
+
+  it("holds max_completion_tokens to 2048 too, the cap the provider honours first", async () => {
+    const response = await forwardedFor(
+      "198.51.100.14",
+      "POST",
+      CHAT,
+      chat("[paysvc-dev-long] go on", { max_completion_tokens: 100000 }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers["x-max-tokens-lowered-from"]).toBe("100000");
+    expect((response.json() as { usage: { completion_tokens: number } }).usage.completion_tokens).toBe(2048);
+  });
+
+  it("refuses n other than 1, mistyped OpenAI fields and input over 8192 tokens with 400, counting none", async () => {
+    const client = "198.51.100.15";
+    for (const [body, param] of [
+      [chat("x", { n: 3 }), "n"],
+      [chat("x", { temperature: "hot" }), "temperature"],
+      [chat("x", { top_p: 7 }), "top_p"],
+      [chat("harbor ".repeat(9000)), "messages"],
+    ] as const) {
+      const response = await forwardedFor(client, "POST", CHAT, body);
+      expect(response.status, param).toBe(400);
+      expect((response.json() as { error: { param: string } }).error.param).toBe(param);
+    }
+    expect((await forwardedFor(client, "GET", QUOTA)).json()).toMatchObject({ per10Min: { used: 0 } });
   });
 
   it("refuses a wrong model or missing messages with 400, and counts neither, nor an upstream failure", async () => {
@@ -203,6 +250,17 @@ describe("free chat", () => {
       headers: { forwarded: "for=192.0.2.124" },
     });
     expect(spoofedForwarded.status).toBe(429);
+
+    // Nor is a client's own Forwarded header that the proxy (appending to X-Forwarded-For only) passes through.
+    const client = "198.51.100.16";
+    for (const spoofed of ["192.0.2.125", "192.0.2.126"]) {
+      const response = await requestFrom(PROXY, "POST", CHAT, {
+        body: chat("spoof through the proxy"),
+        headers: { "x-forwarded-for": client, forwarded: `for=${spoofed}` },
+      });
+      expect(response.status).toBe(200);
+    }
+    expect((await forwardedFor(client, "GET", QUOTA)).json()).toMatchObject({ per10Min: { used: 2 } });
 
     // Another client behind the trusted proxy has its own allowance.
     const other = await forwardedFor("198.51.100.13", "POST", CHAT, chat("another client"));

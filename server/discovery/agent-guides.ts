@@ -165,7 +165,7 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "## Free endpoints",
     "",
     `- POST ${facts.origin}/v1/embeddings: ${embeddings.model}, input a string or 1 to ${embeddings.maxInputs} strings, encoding_format float or base64.`,
-    `- POST ${facts.origin}/v1/free/chat/completions: ${freeChat.model}, ${freeChat.windows.map((window) => `${window.limit} requests per ${window.name === "perDay" ? "day" : "10 minutes"}`).join(" and ")} per caller, max_tokens at most ${freeChat.maxTokens}. Quota: GET ${facts.origin}/v1/free/chat/completions/quota.`,
+    `- POST ${facts.origin}/v1/free/chat/completions: ${freeChat.model}, ${freeChat.windows.map((window) => `${window.limit} requests per ${window.name === "perDay" ? "day" : "10 minutes"}`).join(" and ")} per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens. Quota: GET ${facts.origin}/v1/free/chat/completions/quota.`,
     `- GET ${facts.origin}/v1/models, GET ${facts.origin}/health, GET ${facts.origin}/.well-known/x402, GET ${facts.origin}/openapi.json.`,
     "",
     "## Errors",

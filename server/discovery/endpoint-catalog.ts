@@ -195,7 +195,7 @@ export function endpointCatalog(): CatalogEndpoint[] {
       method: "POST",
       path: "/v1/free/chat/completions",
       operationId: "createFreeChatCompletion",
-      summary: `Free chat with ${freeChat.model}: 10 requests per 10 minutes and 100 per day per caller, max_tokens at most ${freeChat.maxTokens}`,
+      summary: `Free chat with ${freeChat.model}: 10 requests per 10 minutes and 100 per day per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens`,
       access: "free",
       requestSchema: jsonSchema(freeChatSchema),
       successStatus: 200,

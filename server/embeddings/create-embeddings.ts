@@ -4,7 +4,7 @@ import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { countTextTokens } from "../pricing/count-tokens";
 import { UpstreamError } from "../upstream/upstream-error";
-import { invalidEmbeddingsRequest, parseEmbeddingsRequest, EMBEDDINGS_EXPECTED } from "./embeddings-request";
+import { parseEmbeddingsRequest, refusedEmbeddingsBody, EMBEDDINGS_EXPECTED } from "./embeddings-request";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
@@ -41,8 +41,7 @@ export async function createEmbeddings(context: AppContext, request: ApiRequest)
   try {
     value = (await readJsonBody(request)).value;
   } catch (error) {
-    // Bodies that are not JSON get the endpoint's own 400 shape too; 413 and 415 keep theirs.
-    if (isApiError(error) && error.status === 400) throw invalidEmbeddingsRequest(error.message, null);
+    if (isApiError(error)) throw refusedEmbeddingsBody(error);
     throw error;
   }
   const parsed = parseEmbeddingsRequest(value);

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { embeddings } from "../../config/free-tier";
-import { ApiError } from "../errors";
+import { ApiError, errorObject } from "../errors";
+import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import { describeProblem } from "../validation";
 
-/** What the endpoint accepts, as sent in every 400's `details` so a caller can fix the request. */
+/** What the endpoint accepts, as sent in every refusal's `details` so a caller can fix the request. */
 export const EMBEDDINGS_EXPECTED = `a JSON object with input: a non-empty string or an array of ${embeddings.minInputs} to ${embeddings.maxInputs} non-empty strings; optional input_type (query or passage), encoding_format (float or base64, default float) and model (accepted and ignored)`;
 
 export const EMBEDDINGS_SCHEMA = {
@@ -46,11 +47,38 @@ export const embeddingsSchema = z.looseObject({
 
 export type EmbeddingsRequest = z.output<typeof embeddingsSchema>;
 
-export function invalidEmbeddingsRequest(message: string, param: string | null): ApiError {
-  return new ApiError("invalid_embeddings_request", message, {
-    param,
-    details: { details: { expected: EMBEDDINGS_EXPECTED, schema: EMBEDDINGS_SCHEMA } },
-  });
+/** What a refusal names when no single field is wrong: the body as a whole. */
+const WHOLE_BODY = "body";
+
+/** A body this endpoint refuses keeps the status that says why: too large (413), not JSON-typed (415), or else 400. */
+type EmbeddingsRefusal = "invalid_embeddings_request" | "request_too_large" | "unsupported_media_type";
+
+/**
+ * Every refusal of bad input on endpoint 10 has the spec's body: type `invalid_request`, `param` a string, and
+ * `details` describing the accepted request, so a caller can fix it from the answer alone, whatever was wrong.
+ */
+export class InvalidEmbeddingsRequest extends ApiError {
+  constructor(code: EmbeddingsRefusal, message: string, param: string) {
+    super(code, message, { param, details: { details: { expected: EMBEDDINGS_EXPECTED, schema: EMBEDDINGS_SCHEMA } } });
+  }
+
+  override toAnswer(): ApiAnswer {
+    // The table's type for 413 and 415 is OpenAI's; this endpoint's is a constant of the spec.
+    const error = { ...errorObject(this.code, this.message, this.options), type: "invalid_request" };
+    return jsonAnswer({ error }, { status: this.status, headers: this.options.headers });
+  }
+}
+
+export function invalidEmbeddingsRequest(message: string, param: string): InvalidEmbeddingsRequest {
+  return new InvalidEmbeddingsRequest("invalid_embeddings_request", message, param);
+}
+
+/** A refusal of the body as read (size, content type, not JSON), in this endpoint's shape. */
+export function refusedEmbeddingsBody(error: ApiError): InvalidEmbeddingsRequest {
+  const { code, message } = error;
+  if (code === "request_too_large") return new InvalidEmbeddingsRequest(code, message, WHOLE_BODY);
+  if (code === "unsupported_media_type") return new InvalidEmbeddingsRequest(code, message, "content-type");
+  return invalidEmbeddingsRequest(message, WHOLE_BODY);
 }
 
 /** `probe` when the body names a model and sends no input: the caller is asking what to send. */
@@ -58,12 +86,12 @@ export function parseEmbeddingsRequest(
   value: unknown,
 ): { kind: "probe" } | { kind: "request"; body: EmbeddingsRequest } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalidEmbeddingsRequest("Request body must be a JSON object", null);
+    throw invalidEmbeddingsRequest("Request body must be a JSON object", WHOLE_BODY);
   }
   if ("model" in value && !("input" in value)) return { kind: "probe" };
   if (!("input" in value)) throw invalidEmbeddingsRequest("Missing required parameter: 'input'", "input");
   const result = embeddingsSchema.safeParse(value);
   if (result.success) return { kind: "request", body: result.data };
   const problem = describeProblem(result.error);
-  throw invalidEmbeddingsRequest(problem.message, problem.param);
+  throw invalidEmbeddingsRequest(problem.message, problem.param ?? WHOLE_BODY);
 }

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { parseAddressRange } from "../../config/address-range";
+import type { ForwardedHeader, TrustedProxies } from "../../config/env";
 import type { ApiRequest } from "../http/api-request";
 
 /** Set by app/serve.mjs from the socket, overwriting anything a client sent under this name. */
@@ -16,13 +17,17 @@ export function normalizeAddress(value: string | undefined | null): string | und
   return isIP(address) ? address.toLowerCase() : undefined;
 }
 
-/** The hops a request passed, nearest last: from `Forwarded: for=...` or else `X-Forwarded-For`. */
-function forwardedHops(request: ApiRequest): string[] {
-  const forwarded = request.headers.get("forwarded");
-  if (forwarded) {
-    return forwarded.split(",").map((element) => /(?:^|;)\s*for=("[^"]*"|[^;,\s]+)/i.exec(element)?.[1] ?? "");
+/**
+ * The hops a request passed, nearest last, from the one header the proxies are known to write. Never the other:
+ * a proxy that appends to X-Forwarded-For passes a client's own `Forwarded` through untouched (and the reverse),
+ * so preferring whichever is present would let a client name any address it likes.
+ */
+function forwardedHops(request: ApiRequest, header: ForwardedHeader): string[] {
+  const value = request.headers.get(header) ?? "";
+  if (header === "forwarded") {
+    return value.split(",").map((element) => /(?:^|;)\s*for=("[^"]*"|[^;,\s]+)/i.exec(element)?.[1] ?? "");
   }
-  return (request.headers.get("x-forwarded-for") ?? "").split(",").filter((hop) => hop.trim() !== "");
+  return value.split(",").filter((hop) => hop.trim() !== "");
 }
 
 /**
@@ -32,9 +37,11 @@ function forwardedHops(request: ApiRequest): string[] {
  */
 export class ClientAddressResolver {
   private readonly trusted = new BlockList();
+  private readonly header: ForwardedHeader;
 
-  constructor(trustedProxies: readonly string[]) {
-    for (const entry of trustedProxies) {
+  constructor(trustedProxies: TrustedProxies) {
+    this.header = trustedProxies.header;
+    for (const entry of trustedProxies.addresses) {
       const range = parseAddressRange(entry);
       if (range) this.trusted.addSubnet(range.address, range.prefix, range.family);
     }
@@ -49,7 +56,7 @@ export class ClientAddressResolver {
     const peer = normalizeAddress(request.headers.get(PEER_ADDRESS_HEADER));
     if (!peer) return "unknown";
     if (!this.isTrusted(peer)) return peer;
-    const hops = forwardedHops(request);
+    const hops = forwardedHops(request, this.header);
     for (let index = hops.length - 1; index >= 0; index--) {
       const hop = normalizeAddress(hops[index]);
       // A malformed hop ends what can be believed; the proxy before it is the best we know.

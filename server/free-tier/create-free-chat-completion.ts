@@ -1,34 +1,15 @@
-import { z } from "zod";
 import { freeChat } from "../../config/free-tier";
 import type { AppContext } from "../app-context";
 import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
-import { parseOrThrow } from "../validation";
 import type { WindowUsage } from "./free-chat-windows";
+import { parseFreeChatRequest } from "./free-chat-request";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
-export const freeChatSchema = z.looseObject({
-  model: z.literal(freeChat.model, { error: `only ${freeChat.model} is served free` }).optional(),
-  messages: z
-    .array(
-      z.looseObject({
-        role: z.string({ error: "must be a string" }),
-        content: z.string({ error: "must be a string" }),
-      }),
-      {
-        error: "must be an array of messages",
-      },
-    )
-    .min(1, "must contain at least one message"),
-  max_tokens: z
-    .number({ error: "must be an integer" })
-    .int("must be an integer")
-    .min(1, "must be at least 1")
-    .optional(),
-  stream: z.boolean({ error: "must be a boolean" }).optional(),
-});
+// The discovery catalog documents the free chat body from its schema.
+export { freeChatSchema } from "./free-chat-request";
 
 /** IETF RateLimit headers for the window closest to its limit. */
 function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
@@ -45,14 +26,14 @@ function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
 
 /**
  * Endpoint 11: a free chat completion with `vendor-b/gpt-oss-20b`, at most 2048 output tokens (a larger
- * max_tokens is lowered, and the answer says so), limited per caller address. Refused requests and requests that
- * fail upstream are not counted.
+ * max_tokens or max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller
+ * address. Refused requests and requests that fail upstream are not counted.
  */
 export async function createFreeChatCompletion(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
   const windows = context.freeChatWindows;
   try {
-    const body = parseOrThrow(freeChatSchema, (await readJsonBody(request)).value);
+    const parsed = parseFreeChatRequest((await readJsonBody(request, freeChat.maxBodyBytes)).value);
     const slot = windows.take(address);
     if (slot === undefined) {
       const exhausted = windows.usage(address).filter((window) => window.used >= window.limit);
@@ -63,21 +44,17 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
         { headers: { "Retry-After": String(retryAfter) }, extra: { retry_after: retryAfter } },
       );
     }
-    const maxTokens = Math.min(body.max_tokens ?? freeChat.maxTokens, freeChat.maxTokens);
-    const upstreamBody = { ...body, model: freeChat.model, max_tokens: maxTokens };
     const headers: Record<string, string> = {
       ...rateLimitHeaders(windows.usage(address)),
       "Cache-Control": "no-store",
     };
-    if (body.max_tokens !== undefined && body.max_tokens > freeChat.maxTokens) {
-      headers["X-Max-Tokens-Lowered-From"] = String(body.max_tokens);
-    }
+    if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
     try {
-      if (body.stream === true) {
-        const stream = await context.upstream.startStream("/chat/completions", upstreamBody);
+      if (parsed.stream) {
+        const stream = await context.upstream.startStream("/chat/completions", parsed.upstreamBody);
         return eventStreamAnswer(stream.body, headers);
       }
-      const completion = await context.upstream.postJson("/chat/completions", upstreamBody);
+      const completion = await context.upstream.postJson("/chat/completions", parsed.upstreamBody);
       return jsonAnswer({ ...completion, model: freeChat.model }, { headers });
     } catch (error) {
       windows.give(slot);

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { freeChat } from "../../config/free-tier";
+import { ApiError } from "../errors";
+import { countChatInputTokens, countTextTokens } from "../pricing/count-tokens";
+import { parseOrThrow, requireJsonObject } from "../validation";
+import { chatFields, messageRole, toolCall } from "./chat-fields";
+
+/** An output cap as a caller may ask it; above the free cap it is lowered, not refused. */
+const outputCap = z.number({ error: "must be an integer" }).int("must be an integer").min(1, "must be at least 1");
+
+/**
+ * The free chat request. A plain (not loose) object: fields it does not name are dropped, never forwarded, since the
+ * operator pays for whatever reaches the provider (`service_tier`, `reasoning_effort`, `store` and the like).
+ */
+export const freeChatSchema = z.object({
+  model: z.literal(freeChat.model, { error: `only ${freeChat.model} is served free` }).optional(),
+  messages: z
+    .array(
+      z.object({
+        role: messageRole,
+        content: z.string({ error: "must be a string" }),
+        name: z.string({ error: "must be a string" }).optional(),
+        tool_call_id: z.string({ error: "must be a string" }).optional(),
+        tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).optional(),
+      }),
+      { error: "must be an array of messages" },
+    )
+    .min(1, "must contain at least one message"),
+  max_tokens: outputCap.optional(),
+  max_completion_tokens: outputCap.optional(),
+  // More choices would multiply the output past the cap.
+  n: z.literal(1, { error: "must be 1: the free tier answers with one choice" }).optional(),
+  ...chatFields,
+});
+
+export type FreeChatBody = z.output<typeof freeChatSchema>;
+
+export interface FreeChatRequest {
+  /** What the provider is sent: the checked fields, with the free cap as its only output cap. */
+  upstreamBody: Record<string, unknown>;
+  stream: boolean;
+  /** The output cap the caller asked for, when above the free cap (to say it was lowered). */
+  loweredFrom: number | undefined;
+  inputTokens: number;
+}
+
+/** Input the model reads: messages and tools as a paid quote counts them, and a structured-output schema. */
+export function countFreeChatInputTokens(body: FreeChatBody): number {
+  const format = body.response_format ? countTextTokens(JSON.stringify(body.response_format)) : 0;
+  return countChatInputTokens(body.messages, body.tools) + format;
+}
+
+/** Checks a free chat body; every refusal is a 400 naming the field, before the caller's quota is touched. */
+export function parseFreeChatRequest(value: unknown): FreeChatRequest {
+  requireJsonObject(value);
+  const body = parseOrThrow(freeChatSchema, value);
+  const inputTokens = countFreeChatInputTokens(body);
+  if (inputTokens > freeChat.maxInputTokens) {
+    throw new ApiError(
+      "context_length_exceeded",
+      `The input counts ${inputTokens} tokens; the free tier reads at most ${freeChat.maxInputTokens}. Shorten the messages, or use the paid endpoint /v1/chat/completions`,
+      { param: "messages" },
+    );
+  }
+  // max_completion_tokens wins over max_tokens, as with the paid chat and OpenAI; only one cap is sent on.
+  const { max_tokens, max_completion_tokens, n: _one, ...rest } = body;
+  const requested = max_completion_tokens ?? max_tokens;
+  return {
+    upstreamBody: {
+      ...rest,
+      model: freeChat.model,
+      max_tokens: Math.min(requested ?? freeChat.maxTokens, freeChat.maxTokens),
+    },
+    stream: body.stream === true,
+    loweredFrom: requested !== undefined && requested > freeChat.maxTokens ? requested : undefined,
+    inputTokens,
+  };
+}
