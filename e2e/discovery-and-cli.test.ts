@@ -87,6 +87,15 @@ describe("discovery documents", () => {
     expect(manifest.items[0].input.bodySchema).toBeDefined();
   });
 
+  it("lets shared caches keep them per Host, which names the origin when PUBLIC_BASE_URL is not set", async () => {
+    for (const path of ["/openapi.json", "/.well-known/x402", "/llms.txt", "/AI-AGENTS.md"]) {
+      const response = await fetch(`${stack().appUrl}${path}`);
+      expect(response.headers.get("cache-control"), path).toBe("public, max-age=300");
+      expect(response.headers.get("vary"), path).toBe("Host");
+      expect(await response.text(), path).toContain(new URL(stack().appUrl).host);
+    }
+  });
+
   it("serves llms.txt as text/plain in the llmstxt.org structure and AI-AGENTS.md as markdown", async () => {
     const llms = await served("/llms.txt");
     expect(llms.type).toMatch(/^text\/plain/);

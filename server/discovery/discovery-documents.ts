@@ -38,7 +38,9 @@ export function serveDiscoveryDocument(
   name: DiscoveryDocumentName,
 ): ApiAnswer {
   const document = discoveryDocuments[name];
-  return textAnswer(document.render(deploymentFacts(context, request)), document.contentType, {
-    headers: { "Cache-Control": "public, max-age=300" },
-  });
+  // Without PUBLIC_BASE_URL the documents name the origin the request's Host header gave: a shared cache must key
+  // them by it, or one caller's Host would be served to everyone.
+  const headers: Record<string, string> = { "Cache-Control": "public, max-age=300" };
+  if (!context.config.publicBaseUrl) headers.Vary = "Host";
+  return textAnswer(document.render(deploymentFacts(context, request)), document.contentType, { headers });
 }

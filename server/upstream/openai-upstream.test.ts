@@ -1,5 +1,5 @@
-import type { IncomingMessage } from "node:http";
-import type { Socket } from "node:net";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonHttpServer } from "../local-stack/json-http-server";
 import { startLocalUpstream } from "../local-stack/local-upstream";
@@ -84,5 +84,31 @@ describe("whole answers and the base URL, over HTTP", () => {
     await waitFor(async () => sockets[0]!.destroyed, { timeoutMs: 2_000, what: "the upstream connection to close" });
     const whole = new OpenAiUpstream({ baseUrl: `${provider.url}/v1`, apiKey: undefined, timeoutMs: 5_000 });
     expect(await whole.postJson("/chat/completions", body)).toHaveProperty("choices");
+  });
+});
+
+describe("the /health probe", () => {
+  it("is down when the provider refuses the key or fails, and up when it answers, even without /models", async () => {
+    let status = 200;
+    const provider = createServer((_request, response) => response.writeHead(status).end());
+    await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+    const { port } = provider.address() as AddressInfo;
+    const upstream = new OpenAiUpstream({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: "wrong", timeoutMs: 5_000 });
+    try {
+      const outcome = async (answer: number) => {
+        status = answer;
+        return upstream.probe(2_000).then(
+          () => "up",
+          (error: Error) => error.message,
+        );
+      };
+      expect(await outcome(200)).toBe("up");
+      expect(await outcome(404)).toBe("up");
+      expect(await outcome(401)).toBe("upstream answered 401");
+      expect(await outcome(403)).toBe("upstream answered 403");
+      expect(await outcome(503)).toBe("upstream answered 503");
+    } finally {
+      provider.close();
+    }
   });
 });

@@ -183,7 +183,10 @@ export class OpenAiUpstream {
       signal: AbortSignal.timeout(timeoutMs),
     });
     await response.discard();
-    if (response.status >= 500) throw new Error(`upstream answered ${response.status}`);
+    // A refused key fails every call as surely as an outage; other 4xx (a provider without /models) answer.
+    if (response.status >= 500 || response.status === 401 || response.status === 403) {
+      throw new Error(`upstream answered ${response.status}`);
+    }
   }
 }
 
