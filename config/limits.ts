@@ -23,3 +23,10 @@ export const MAX_REQUEST_BODY_BYTES = 24 * 1024 * 1024;
  * buffered.
  */
 export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How long a prepaid stream whose client left reads on for the upstream's usage report, when output had begun: the
+ * last chunks of an answer that was complete arrive within it, so leaving just before the report does not skip it
+ * (and the output a stream never shows, such as hidden reasoning); a longer generation is cut off after it.
+ */
+export const PREPAID_USAGE_GRACE_MS = 2000;

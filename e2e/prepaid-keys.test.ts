@@ -202,6 +202,40 @@ describe("using a prepaid key with the official openai SDK", () => {
     });
   });
 
+  it("reads on for the usage of a stream the caller leaves once its text is complete, hidden reasoning and all", async () => {
+    const key = await buy({ model: luna, tokens: 100_000 });
+    const messages = [{ role: "user" as const, content: "[paysvc-dev-fault:hidden-reasoning] think, then answer" }];
+    const stream = await client(key).chat.completions.create({ model: luna, messages, stream: true });
+    let text = "";
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      if (chunk.choices[0]?.finish_reason) break; // leaves before the usage, which comes 300 ms later
+    }
+    expect(text.length).toBeGreaterThan(0);
+    await waitFor(async () => (await status(key.code)).body.tokens.reserved === 0, {
+      timeoutMs: 5_000,
+      what: "the reservation to be settled",
+    });
+    // The same call answered whole reports the same usage: the text plus 100 reasoning tokens never shown.
+    const whole = await client(key).chat.completions.create({ model: luna, messages });
+    expect(whole.usage!.completion_tokens).toBe(outputTokensOf(text) + 100);
+    expect((await status(key.code)).body.tokens).toMatchObject({ used: 2 * whole.usage!.total_tokens, reserved: 0 });
+  });
+
+  it("charges the whole reservation for a stream that ends without reporting its usage", async () => {
+    const key = await buy({ model: luna, tokens: 100_000 });
+    const messages = [{ role: "user" as const, content: "[paysvc-dev-fault:no-usage] say little" }];
+    const stream = await client(key).chat.completions.create({ model: luna, messages, max_tokens: 500, stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(outputTokensOf(text)).toBeLessThan(100);
+    const whole = await client(key).chat.completions.create({ model: luna, messages, max_tokens: 1 });
+    expect((await status(key.code)).body.tokens).toMatchObject({
+      used: whole.usage!.prompt_tokens + 500 + whole.usage!.total_tokens,
+      reserved: 0,
+    });
+  });
+
   it("charges a stream the upstream breaks halfway for the output passed on, and nothing for one that fails first", async () => {
     const key = await buy({ model: luna, tokens: 100_000 });
     const messages = [{ role: "user" as const, content: "[paysvc-dev-fault:break-mid-stream] go" }];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SseDataParser } from "./sse-data-parser";
+import { isErrorEvent, SseDataParser } from "./sse-data-parser";
 
 describe("SseDataParser", () => {
   it("yields the data of complete events only, whatever the chunking", () => {
@@ -14,5 +14,21 @@ describe("SseDataParser", () => {
     const parser = new SseDataParser();
     expect(parser.push("data: line one\ndata: line two\n\ndata:tail")).toEqual(["line one\nline two"]);
     expect(parser.flush()).toEqual(["tail"]);
+  });
+});
+
+describe("isErrorEvent", () => {
+  it("finds an error object at the top level, first or not, and Responses' error type", () => {
+    expect(isErrorEvent('{"error":{"message":"x"}}')).toBe(true);
+    expect(isErrorEvent('{ "id": "c1", "object": "chat.completion.chunk", "error": {"code": 502} }')).toBe(true);
+    expect(isErrorEvent('{"type":"error","code":"server_error"}')).toBe(true);
+  });
+
+  it("finds none in content that says error, a null error, or data that is not JSON", () => {
+    expect(isErrorEvent('{"choices":[{"delta":{"content":"error"}}]}')).toBe(false);
+    expect(isErrorEvent('{"choices":[{"delta":{"content":"an \\"error\\""}}]}')).toBe(false);
+    expect(isErrorEvent('{"id":"c1","error":null,"choices":[]}')).toBe(false);
+    expect(isErrorEvent('data "error"')).toBe(false);
+    expect(isErrorEvent("[DONE]")).toBe(false);
   });
 });

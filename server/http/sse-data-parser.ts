@@ -43,3 +43,13 @@ export function parseEventJson(data: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * Whether an event's data is an error object: `{"error": ...}` anywhere at its top level (chat completions; some
+ * providers put it beside an id), or `{"type": "error"}` (Responses). Content that merely says "error" is not.
+ */
+export function isErrorEvent(data: string): boolean {
+  if (!data.includes('"error"')) return false;
+  const event = parseEventJson(data) as { error?: unknown; type?: unknown } | undefined;
+  return typeof event === "object" && event !== null && ((event.error ?? null) !== null || event.type === "error");
+}

@@ -7,6 +7,10 @@ import { devToolCall } from "./dev-tool-call";
 import { readJson, sendJson } from "./json-http-server";
 import type { LocalUpstreamOptions } from "./local-upstream";
 
+const HIDDEN_REASONING_TOKENS = 100;
+/** How late the hidden-reasoning fault reports its usage, after the last text. */
+const LATE_USAGE_MS = 300;
+
 interface ChatBody {
   model?: unknown;
   messages?: unknown;
@@ -56,10 +60,17 @@ export async function devChatCompletion(
       }
     : devCompletion(body.model, messages, maxTokens);
   const promptTokens = countChatInputTokens(messages, body.tools);
+  // A reasoning model's hidden reasoning: reported in the usage, never streamed.
+  const reasoningTokens =
+    fault === "hidden-reasoning"
+      ? Math.max(0, Math.min(HIDDEN_REASONING_TOKENS, maxTokens - completion.completionTokens))
+      : 0;
+  const completionTokens = completion.completionTokens + reasoningTokens;
   const usage = {
     prompt_tokens: promptTokens,
-    completion_tokens: completion.completionTokens,
-    total_tokens: promptTokens + completion.completionTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    ...(reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
   };
   const id = `chatcmpl-${randomUUID().replace(/-/g, "")}`;
   const created = Math.floor(Date.now() / 1000);
@@ -131,7 +142,9 @@ export async function devChatCompletion(
     response.write(chunk([{ index: 0, delta, finish_reason: null }]));
   }
   response.write(chunk([{ index: 0, delta: {}, finish_reason: completion.finishReason }]));
-  if (includeUsage) response.write(chunk([], { usage }));
+  if (fault === "hidden-reasoning") await new Promise((resolve) => setTimeout(resolve, LATE_USAGE_MS));
+  if (closed) return;
+  if (includeUsage && fault !== "no-usage") response.write(chunk([], { usage }));
   response.end("data: [DONE]\n\n");
 }
 

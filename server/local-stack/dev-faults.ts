@@ -4,7 +4,9 @@
  * - http-error: answers 500; hang: never answers; break-mid-stream: a stream stops halfway;
  * - stall-mid-stream: a stream goes silent halfway, its connection open, as a model thinking at length does;
  * - bad-url: images come back as a non-http URL; bad-shape: a decision answer of the wrong shape;
- * - error-in-200: a chat answer is an error sent with status 200 (a stream's first event, after a comment).
+ * - error-in-200: a chat answer is an error sent with status 200 (a stream's first event, after a comment);
+ * - hidden-reasoning: the usage reports 100 reasoning tokens more than the text, and a stream sends it 300 ms late;
+ * - no-usage: a stream never reports its usage, even when asked.
  */
 const FAULTS = [
   "http-error",
@@ -14,6 +16,8 @@ const FAULTS = [
   "bad-url",
   "bad-shape",
   "error-in-200",
+  "hidden-reasoning",
+  "no-usage",
 ] as const;
 
 export type UpstreamFault = "none" | (typeof FAULTS)[number];

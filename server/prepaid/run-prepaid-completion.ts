@@ -1,7 +1,8 @@
+import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
 import type { GptModel } from "../../config/models";
 import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
-import { SseDataParser } from "../http/sse-data-parser";
+import { isErrorEvent, SseDataParser } from "../http/sse-data-parser";
 import { logEvent } from "../log";
 import { countTextTokens } from "../pricing/count-tokens";
 import type { PreparedAnswer } from "../payment/paid-request";
@@ -49,7 +50,7 @@ function refusal(store: PrepaidKeyStore, code: string, model: GptModel, inputTok
  * A chat completion or response billed to a prepaid key instead of paid with x402: reserve, call the upstream
  * with the output cap the reservation covers, then charge the input as counted plus the output as reported
  * (never more than reserved) and release the rest. A call that fails before any output releases everything; a
- * stream that ends early (the client left, the upstream broke) is charged for the output it passed on.
+ * stream cut short before it reported its usage is charged for the output it passed on (see meteredStream).
  */
 export async function runPrepaidCompletion(
   context: AppContext,
@@ -111,6 +112,7 @@ export async function runPrepaidCompletion(
       release,
       extend: () => store.extend(reservation, ttlMs),
       ttlMs,
+      allowedOutput: reservation.allowedOutput,
     }),
     headers,
   );
@@ -130,9 +132,11 @@ function settleOrLog(end: () => void): void {
 
 /**
  * Passes a stream through unchanged while reading the output tokens its events report, and keeps the reservation
- * alive meanwhile. When it ends, however it ends, the key is charged the output the upstream reported; without a
- * report (the client left before it, the upstream broke or never sent one), the output text passed on, counted as
- * the input is. A stream that passed on no output is charged nothing.
+ * alive meanwhile. When it ends the key is charged the output the upstream reported. Without a report: a stream
+ * the upstream completed is charged the whole reservation (it may have produced all of it); one cut short (the
+ * upstream broke, or the client left) the output text it passed on, counted as the input is, or nothing when it
+ * passed none. A client that leaves once output has begun is answered no more, but the upstream is read for up to
+ * PREPAID_USAGE_GRACE_MS more for its report.
  */
 function meteredStream(
   source: ReadableStream<Uint8Array>,
@@ -142,6 +146,7 @@ function meteredStream(
     release: () => void;
     extend: () => void;
     ttlMs: number;
+    allowedOutput: number;
   },
 ): ReadableStream<Uint8Array> {
   const upstream = source.getReader();
@@ -150,18 +155,48 @@ function meteredStream(
   const encoder = new TextEncoder();
   let outputTokens: number | undefined;
   let outputText = "";
+  let upstreamDone = false;
+  let brokeOff = false;
+  let clientLeft = false;
   let finished = false;
   const read = (data: string) => {
     outputTokens = reader.streamEvent(data) ?? outputTokens;
     outputText += reader.streamText(data);
+    if (isErrorEvent(data)) brokeOff = true;
+  };
+  const consume = (done: boolean, value: Uint8Array | undefined) => {
+    upstreamDone ||= done;
+    const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
+    events.forEach(read);
+    return events;
   };
   const heartbeat = setInterval(budget.extend, Math.max(1000, Math.floor(budget.ttlMs / 3)));
   const finish = () => {
     if (finished) return;
     finished = true;
     clearInterval(heartbeat);
-    const output = outputTokens ?? (outputText === "" ? undefined : countTextTokens(outputText));
+    const cutShort = !upstreamDone || brokeOff;
+    const output =
+      outputTokens ?? (!cutShort ? budget.allowedOutput : outputText === "" ? undefined : countTextTokens(outputText));
     settleOrLog(() => (output === undefined ? budget.release() : budget.charge(output)));
+  };
+  /** Reads on after the client left, until the usage is reported, the stream ends, or the grace runs out. */
+  const readForUsage = async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), PREPAID_USAGE_GRACE_MS);
+    });
+    try {
+      while (outputTokens === undefined && !upstreamDone && !brokeOff) {
+        const next = await Promise.race([upstream.read(), expired]);
+        if (!next) return;
+        consume(next.done, next.value);
+      }
+    } catch {
+      // The upstream failed meanwhile: what was read stands.
+    } finally {
+      clearTimeout(timer);
+    }
   };
   // With events to hide, the stream is re-serialized event by event; otherwise the bytes pass unchanged. True when
   // something was passed on.
@@ -181,8 +216,9 @@ function meteredStream(
         // again only after an enqueue or a new read, and a reader that waits for this one would wait forever.
         for (;;) {
           const { done, value } = await upstream.read();
-          const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
-          events.forEach(read);
+          const events = consume(done, value);
+          // The client left while this read waited: the cancel reads on and settles.
+          if (clientLeft) return;
           const passed = passOn(controller, events, value);
           if (done) {
             finish();
@@ -192,11 +228,14 @@ function meteredStream(
           if (passed) return;
         }
       } catch (error) {
+        if (clientLeft) return;
         finish();
         controller.error(error);
       }
     },
     async cancel(reason) {
+      clientLeft = true;
+      if (outputText !== "") await readForUsage();
       finish();
       await upstream.cancel(reason);
     },

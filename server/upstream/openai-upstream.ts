@@ -1,5 +1,5 @@
 import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
-import { SseDataParser } from "../http/sse-data-parser";
+import { isErrorEvent, SseDataParser } from "../http/sse-data-parser";
 import { UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
@@ -135,7 +135,7 @@ export class OpenAiUpstream {
         received.push(value);
         first = parser.push(decoder.decode(value, { stream: true }))[0];
       }
-      if (/^\{\s*"error"/.test(first)) {
+      if (isErrorEvent(first)) {
         throw new UpstreamError("status", `upstream stream began with an error: ${first.slice(0, 300)}`);
       }
     } catch (error) {
