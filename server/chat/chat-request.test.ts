@@ -27,8 +27,9 @@ describe("the upstream body's output cap", () => {
 });
 
 describe("n", () => {
-  it("accepts 1 or nothing, and refuses more choices naming the field", () => {
+  it("accepts 1, null or nothing, and refuses more choices naming the field", () => {
     expect(parseChatRequest(body({ n: 1 })).body.n).toBe(1);
+    expect(parseChatRequest(body({ n: null })).body.n).toBeNull();
     for (const n of [2, 0, 1.5, "1"]) {
       expect(() => parseChatRequest(body({ n }))).toThrow(ApiError);
       try {

@@ -40,7 +40,7 @@ export const chatRequestSchema = z.looseObject({
     .max(2, "must be at most 2")
     .optional(),
   // One choice per call: the price and the reservation cover one answer's output, and `n` would multiply it.
-  n: z.literal(1, { error: "must be 1: a call returns one choice" }).optional(),
+  n: z.literal(1, { error: "must be 1: a call returns one choice" }).nullable().optional(),
   stream: z.boolean({ error: "must be a boolean" }).optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
 });

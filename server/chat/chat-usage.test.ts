@@ -40,10 +40,11 @@ describe("chat usage in stream events", () => {
           choices: [
             { delta: { reasoning: "r", refusal: "n" } },
             { delta: { reasoning_content: "c", tool_calls: [{ function: { name: "f", arguments: '{"x"' } }] } },
+            { delta: { reasoning: "same", reasoning_content: "same" } },
           ],
         }),
       ),
-    ).toBe('rncf{"x"');
+    ).toBe('rncf{"x"same');
     expect(streamedOutputText(JSON.stringify({ choices: [], usage }))).toBe("");
     expect(streamedOutputText(JSON.stringify({ choices: [{ delta: { content: null, tool_calls: "x" } }] }))).toBe("");
     expect(streamedOutputText(JSON.stringify({ error: { message: "delta" } }))).toBe("");

@@ -7,7 +7,8 @@ export function completionTokens(value: unknown): number | undefined {
 }
 
 // Every delta of a stream passes the two checks below, and nearly none is what they look for: an event is parsed
-// only when its text holds what is sought, which any JSON holding it must (`"choices":[]` with any spacing).
+// for them only when its text holds what is sought, which any JSON holding it must (`"choices":[]` with any
+// spacing). (A prepaid stream's deltas are parsed once more, for their text: streamedOutputText.)
 const REPORTS_COMPLETION_TOKENS = /"completion_tokens"/;
 const HAS_EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
 
@@ -43,7 +44,8 @@ export function streamedOutputText(data: string): string {
   for (const choice of chunk.choices as { delta?: ChatDelta }[]) {
     const delta = choice?.delta;
     if (!delta || typeof delta !== "object") continue;
-    for (const part of [delta.content, delta.reasoning, delta.reasoning_content, delta.refusal]) {
+    // Providers name reasoning one way or the other; one that sends both sends the same text twice.
+    for (const part of [delta.content, delta.reasoning ?? delta.reasoning_content, delta.refusal]) {
       if (typeof part === "string") text += part;
     }
     if (!Array.isArray(delta.tool_calls)) continue;

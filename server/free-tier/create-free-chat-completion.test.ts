@@ -70,6 +70,14 @@ describe("free chat against the development provider", () => {
     expect(small.headers["x-max-tokens-lowered-from"]).toBeUndefined();
   });
 
+  it("answers 502 for a provider's 200 that carries an error, and does not count it", async () => {
+    const before = used("198.51.100.9");
+    const answer = await post("198.51.100.9", ask("[paysvc-dev-fault:error-in-200]"));
+    expect(answer.status).toBe(502);
+    expect(answer.json().error.message).toMatch(/answered 200 with an error/);
+    expect(used("198.51.100.9")).toBe(before);
+  });
+
   it("refuses n other than 1, and fields of the wrong type, with a 400 naming the field; none is counted or sent", async () => {
     const caller = "198.51.100.2";
     const callsBefore = upstreamCalls;

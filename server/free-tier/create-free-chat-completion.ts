@@ -1,5 +1,6 @@
 import { freeChat } from "../../config/free-tier";
 import type { AppContext } from "../app-context";
+import { chatCompletionAnswer } from "../chat/chat-answer";
 import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
@@ -54,7 +55,9 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
         const stream = await context.upstream.startStream("/chat/completions", parsed.upstreamBody);
         return eventStreamAnswer(stream.body, headers);
       }
-      const completion = await context.upstream.postJson("/chat/completions", parsed.upstreamBody);
+      const completion = chatCompletionAnswer(
+        await context.upstream.postJson("/chat/completions", parsed.upstreamBody),
+      );
       return jsonAnswer({ ...completion, model: freeChat.model }, { headers });
     } catch (error) {
       windows.give(slot);
