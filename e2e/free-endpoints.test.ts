@@ -104,14 +104,19 @@ describe("embeddings (free)", () => {
         details: { expected: expect.any(String), schema: expect.any(Object) },
       },
     });
-    for (const body of ["{oops", "[1, 2]", "null"]) {
+    for (const body of ["{oops", "", "[1, 2]", "null", '"text"', "42"]) {
       const response = await postJson("/v1/embeddings", body);
       expect(response.status, body).toBe(400);
       expect(await response.json(), body).toEqual(specBody("body"));
     }
     const plain = await postJson("/v1/embeddings", '{"input":"x"}', { "content-type": "text/plain" });
     expect(plain.status).toBe(415);
-    expect(await plain.json()).toEqual(specBody("content-type"));
+    expect(await plain.json()).toEqual({
+      error: { ...specBody("content-type").error, code: "unsupported_media_type" },
+    });
+    const huge = await postJson("/v1/embeddings", JSON.stringify({ input: "x", pad: "x".repeat(25 * 1024 * 1024) }));
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({ error: { ...specBody("body").error, code: "request_too_large" } });
   });
 
   it("answers a body with model and no input with an empty list and a hint", async () => {
