@@ -1,12 +1,9 @@
 import { headers } from "next/headers";
-import { getAppContext } from "../server/app-context";
-import { deploymentFacts } from "../server/discovery/discovery-documents";
+import { serverModule } from "./server-module";
 
 /** The deployment as the visitor reaches it, for server-rendered pages. */
 export async function currentDeployment() {
-  const incoming = await headers();
-  const host = incoming.get("host") ?? "localhost";
-  const request = new Request(`http://${host}/`, { headers: { host } });
-  const context = getAppContext();
-  return { context, facts: deploymentFacts(context, request) };
+  const host = (await headers()).get("host") ?? "localhost";
+  const server = await serverModule();
+  return { server, ...server.deploymentFor(host) };
 }

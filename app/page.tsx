@@ -1,5 +1,3 @@
-import { clientExampleCode, curlExampleCode } from "../server/discovery/agent-guides";
-import { priceSheet } from "../server/console/price-sheet";
 import { CopyButton } from "./copy-button";
 import { currentDeployment } from "./deployment";
 
@@ -8,10 +6,10 @@ export const dynamic = "force-dynamic";
 const count = (value: number) => value.toLocaleString("en-US");
 
 export default async function PricesPage() {
-  const { context, facts } = await currentDeployment();
-  const sheet = priceSheet(context.config.network, context.config.payTo);
-  const curl = curlExampleCode(facts);
-  const typescript = clientExampleCode(facts);
+  const { server, config, facts } = await currentDeployment();
+  const sheet = server.priceSheet(config.network, config.payTo);
+  const curl = server.curlExampleCode(facts);
+  const typescript = server.clientExampleCode(facts);
   return (
     <>
       <h1>Prices</h1>

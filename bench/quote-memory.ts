@@ -3,13 +3,15 @@
 // figures as JSON.
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { getNetwork } from "../networks";
-import { quoteRequest } from "../server/pricing/quote-request";
+import { chatCompletions } from "../server/endpoints/chat-completions";
 
 const tokens = Number(process.argv[2] ?? 1_000_000);
 const words = ["alpha", "beta", "gamma", "delta", "x402", "ledger"];
 const text = Array.from({ length: tokens }, (_, index) => words[index % words.length]).join(" ");
 const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: text }], max_tokens: 1 };
 const network = getNetwork("eip155:137");
+// What the service does with the parsed body before its 402: validate, count and price.
+const quoteRequest = () => chatCompletions.quote(chatCompletions.parse(body), network);
 countTokens("warm up the encoder", { disallowedSpecial: new Set() });
 
 const maxRssBefore = process.resourceUsage().maxRSS;
@@ -18,7 +20,7 @@ const timed = <T>(run: () => T): [T, number] => {
   return [run(), performance.now() - started];
 };
 // The first quote alone sets the peak memory figure (maxRSS only grows).
-const [quote, firstQuoteMs] = timed(() => quoteRequest("/v1/chat/completions", body, network));
+const [quote, firstQuoteMs] = timed(quoteRequest);
 const peakGrowthMb = (process.resourceUsage().maxRSS - maxRssBefore) / 1024;
 // Then both are timed in alternating order, so that neither always runs on the other's warm-up.
 const quoteTimes = [firstQuoteMs];
@@ -30,7 +32,7 @@ for (let round = 0; round < 4; round++) {
     bare = count;
     bareTimes.push(elapsed);
   };
-  const countQuote = () => quoteTimes.push(timed(() => quoteRequest("/v1/chat/completions", body, network))[1]);
+  const countQuote = () => quoteTimes.push(timed(quoteRequest)[1]);
   if (round % 2 === 0) {
     countBare();
     countQuote();

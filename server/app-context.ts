@@ -1,7 +1,9 @@
-import { loadServiceConfig, type ServiceConfig } from "../config/env";
+import type { ServiceConfig } from "../config/env";
+import { X402Payment } from "./billing/x402-payment";
+import type { LiveGas, PricedRequest } from "./billing/x402-price";
+import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import { PaymentGateway } from "./payment/payment-gateway";
 import { PaymentLedger } from "./payment/payment-ledger";
-import type { PricedRequest } from "./payment/paid-request";
 import { QuoteHold } from "./payment/quote-hold";
 import { SettlementGasEstimator } from "./payment/settlement-gas";
 import { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
@@ -18,8 +20,10 @@ export interface AppContext {
   ledger: PaymentLedger;
   prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
-  gasEstimator?: SettlementGasEstimator;
-  quoteHold?: QuoteHold<PricedRequest>;
+  /** Payment per request; the prepaid key, the other way to pay, is per call (billing/prepaid-payment.ts). */
+  x402: X402Payment;
+  /** The endpoints as the discovery documents describe them. */
+  catalog: readonly CatalogEndpoint[];
   upstream: OpenAiUpstream;
   imageUpstream: OpenAiUpstream;
   embeddingsUpstream: OpenAiUpstream;
@@ -28,24 +32,27 @@ export interface AppContext {
   decisionUpstream: OpenAiUpstream;
 }
 
-export function createAppContext(config: ServiceConfig): AppContext {
+export function createAppContext(config: ServiceConfig, catalog: readonly CatalogEndpoint[]): AppContext {
   const database = openDatabase(config.databaseUrl, { walFlush: true });
   const prepaidKeys = new PrepaidKeyStore(database);
   // Reservations left by a process that died have expired or will; they no longer count, so tidy them away.
   prepaidKeys.deleteExpired();
+  const ledger = new PaymentLedger(database);
+  const gateway = new PaymentGateway({
+    network: config.network,
+    payTo: config.payTo,
+    facilitatorUrl: config.facilitatorUrl,
+    facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+    paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+  });
   return {
     config,
     database,
-    ledger: new PaymentLedger(database),
+    ledger,
     prepaidKeys,
-    gateway: new PaymentGateway({
-      network: config.network,
-      payTo: config.payTo,
-      facilitatorUrl: config.facilitatorUrl,
-      facilitatorTimeoutMs: config.facilitatorTimeoutMs,
-      paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-    }),
-    ...gasPricing(config),
+    gateway,
+    x402: new X402Payment(gateway, ledger, liveGas(config)),
+    catalog,
     upstream: new OpenAiUpstream(config.upstream),
     imageUpstream: new OpenAiUpstream(config.imageUpstream),
     embeddingsUpstream: new OpenAiUpstream(config.embeddingsUpstream),
@@ -56,25 +63,17 @@ export function createAppContext(config: ServiceConfig): AppContext {
 }
 
 /** Networks that price settlement gas live get an estimator and a hold that keeps quotes payable. */
-function gasPricing(config: ServiceConfig): Pick<AppContext, "gasEstimator" | "quoteHold"> {
+function liveGas(config: ServiceConfig): LiveGas | undefined {
   const { network } = config;
-  if (network.kind !== "evm" || !network.settlementGas || !config.chainRpcUrl) return {};
+  if (network.kind !== "evm" || !network.settlementGas || !config.chainRpcUrl) return undefined;
   return {
-    gasEstimator: new SettlementGasEstimator(
+    estimator: new SettlementGasEstimator(
       { ...network, settlementGas: network.settlementGas },
       config.chainRpcUrl,
       config.payTo,
     ),
-    quoteHold: new QuoteHold<PricedRequest>(),
+    hold: new QuoteHold<PricedRequest>(),
   };
-}
-
-// Route modules may be evaluated more than once by the framework; the context must still be one per process.
-const holder = globalThis as typeof globalThis & { paysvcAppContext?: AppContext };
-
-export function getAppContext(): AppContext {
-  holder.paysvcAppContext ??= createAppContext(loadServiceConfig());
-  return holder.paysvcAppContext;
 }
 
 /** The origin callers use: PUBLIC_BASE_URL, else the Host the caller sent (request.url names the bind address). */

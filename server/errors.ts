@@ -14,6 +14,7 @@ const errorTable = {
   request_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   not_found: { status: 404, type: "invalid_request_error" },
+  method_not_allowed: { status: 405, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "invalid_request_error" },
   insufficient_quota: { status: 429, type: "insufficient_quota" },
   free_tier_exhausted: { status: 429, type: "rate_limit_error" },

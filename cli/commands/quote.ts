@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../../server/errors";
-import { quotablePaths, quoteRequest } from "../../server/pricing/quote-request";
+import { quotablePaths, quoteRequest } from "../../server/endpoints/quote-request";
 import { userPath } from "../lib/caller-directory";
 import { action, print } from "../lib/output";
 
@@ -19,12 +19,12 @@ export function registerQuoteCommand(program: Command): void {
       "\nExamples:\n  $ paysvc quote /v1/chat/completions --body request.json\n  $ paysvc quote /prepaid/codes/auto --json",
     )
     .action(
-      action((endpoint: string, options: { body?: string; network: string; json?: boolean }) => {
-        const body: unknown = options.body ? JSON.parse(readFileSync(userPath(options.body), "utf8")) : undefined;
+      action(async (endpoint: string, options: { body?: string; network: string; json?: boolean }) => {
+        const body = options.body ? readFileSync(userPath(options.body), "utf8") : undefined;
         const network = getNetwork(options.network);
         let quote;
         try {
-          quote = quoteRequest(endpoint, body, network);
+          quote = await quoteRequest(endpoint, body, network);
         } catch (error) {
           if (isApiError(error)) throw new Error(`the service would answer ${error.status}: ${error.message}`);
           throw error;

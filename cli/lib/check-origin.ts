@@ -1,6 +1,6 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { getNetwork, sameAddress } from "../../networks";
-import { quoteRequest } from "../../server/pricing/quote-request";
+import { quoteRequest } from "../../server/endpoints/quote-request";
 import type { DeploymentConfig } from "./deployment-config";
 
 export interface OriginCheck {
@@ -98,7 +98,7 @@ export async function checkOrigin(
             differences.push(`${field} is ${accepts[field]}, expected ${expected[field]}`);
         }
         const network = getNetwork(accepts.network);
-        const local = quoteRequest(SAMPLE_PATH, SAMPLE_BODY, network).amount;
+        const local = (await quoteRequest(SAMPLE_PATH, JSON.stringify(SAMPLE_BODY), network)).amount;
         const quoted = BigInt(accepts.amount);
         // Live gas makes the quote larger than the tables alone, never smaller.
         if (network.settlementGas ? quoted < local : quoted !== local)

@@ -3,6 +3,10 @@ import { join } from "node:path";
 import { z } from "zod";
 import { addressProblem, getNetwork, networkIds } from "../../networks";
 import type { DeploymentFacts } from "../../server/discovery/deployment-facts";
+import { catalogOf } from "../../server/discovery/endpoint-catalog";
+import { endpoints } from "../../server/endpoints";
+
+const endpointCatalog = catalogOf(endpoints);
 
 const httpUrl = z
   .string()
@@ -96,5 +100,6 @@ export function factsOf(config: DeploymentConfig): DeploymentFacts {
     payTo: config.payTo,
     prepaidApiBase: config.prepaidApiBase ?? `${config.origin}/v1`,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+    catalog: endpointCatalog,
   };
 }

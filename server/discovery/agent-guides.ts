@@ -5,7 +5,6 @@ import { chatLimits, pricingRules } from "../../config/limits";
 import { gptModels } from "../../config/models";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import type { DeploymentFacts } from "./deployment-facts";
-import { endpointCatalog } from "./endpoint-catalog";
 
 /** A working TypeScript client: the official openai SDK paying through the official x402 fetch wrapper. */
 export function clientExampleCode(facts: DeploymentFacts): string {
@@ -103,7 +102,7 @@ const errorLines = [
 
 /** GET /llms.txt, in the llmstxt.org format: a title, a summary, then sections of links and notes. */
 export function llmsTxt(facts: DeploymentFacts): string {
-  const endpoints = endpointCatalog().map(
+  const endpoints = facts.catalog.map(
     (endpoint) =>
       `- [${endpoint.method} ${endpoint.path}](${facts.origin}${endpoint.path}): ${endpoint.summary}${endpoint.access === "x402" ? " (paid with x402)" : ""}`,
   );

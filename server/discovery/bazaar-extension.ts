@@ -4,13 +4,14 @@ import {
   type DiscoveryExtension,
 } from "@x402/extensions/bazaar";
 import { logEvent } from "../log";
-import { endpointCatalog } from "./endpoint-catalog";
+import type { CatalogEndpoint } from "./catalog-endpoint";
 
-const byPath = new Map<string, Record<string, DiscoveryExtension> | undefined>();
-
-function build(pathname: string): Record<string, DiscoveryExtension> | undefined {
-  const endpoint = endpointCatalog().find((candidate) => candidate.path === pathname && candidate.access === "x402");
-  if (!endpoint?.requestSchema) return undefined;
+/**
+ * The official `bazaar` discovery extension (input and output schema) of a paid endpoint, for its 402 challenges;
+ * undefined for one without a request schema, or when the extension would not validate.
+ */
+export function bazaarExtension(endpoint: CatalogEndpoint): Record<string, DiscoveryExtension> | undefined {
+  if (endpoint.access !== "x402" || !endpoint.requestSchema) return undefined;
   const declared = declareDiscoveryExtension({
     bodyType: "json",
     input: endpoint.example,
@@ -23,14 +24,8 @@ function build(pathname: string): Record<string, DiscoveryExtension> | undefined
   (bazaar.info.input as { method?: string }).method = endpoint.method;
   const validation = validateDiscoveryExtension(bazaar);
   if (!validation.valid) {
-    logEvent("warn", "bazaar_extension_invalid", { path: pathname, errors: validation.errors });
+    logEvent("warn", "bazaar_extension_invalid", { path: endpoint.path, errors: validation.errors });
     return undefined;
   }
   return { bazaar };
-}
-
-/** The official `bazaar` discovery extension (input and output schema) of a paid path, for its 402 challenges. */
-export function bazaarExtension(pathname: string): Record<string, DiscoveryExtension> | undefined {
-  if (!byPath.has(pathname)) byPath.set(pathname, build(pathname));
-  return byPath.get(pathname);
 }

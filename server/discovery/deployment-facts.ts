@@ -1,4 +1,5 @@
 import type { NetworkDefinition } from "../../networks";
+import type { CatalogEndpoint } from "./catalog-endpoint";
 
 /** What the discovery documents of one deployment depend on, beside the price tables. */
 export interface DeploymentFacts {
@@ -8,6 +9,8 @@ export interface DeploymentFacts {
   payTo: string;
   prepaidApiBase: string;
   paymentTimeoutSeconds: number;
+  /** The endpoints the documents describe. */
+  catalog: readonly CatalogEndpoint[];
 }
 
 export function paymentInfo(facts: DeploymentFacts) {

@@ -28,6 +28,7 @@ export function deploymentFacts(context: AppContext, request: ApiRequest): Deplo
     payTo: context.config.payTo,
     prepaidApiBase: prepaidApiBase(context, request),
     paymentTimeoutSeconds: context.config.paymentTimeoutSeconds,
+    catalog: context.catalog,
   };
 }
 

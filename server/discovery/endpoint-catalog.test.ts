@@ -1,23 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
-import { quoteRequest } from "../pricing/quote-request";
+import { endpoints } from "../endpoints";
+import { quoteRequest } from "../endpoints/quote-request";
 import { bazaarExtension } from "./bazaar-extension";
-import { endpointCatalog } from "./endpoint-catalog";
+import { catalogOf } from "./endpoint-catalog";
 
 describe("endpoint catalog", () => {
-  const paid = endpointCatalog().filter((endpoint) => endpoint.access === "x402");
+  const catalog = catalogOf(endpoints);
+  const paid = catalog.filter((endpoint) => endpoint.access === "x402");
 
-  it("gives every paid endpoint an example the service's own validation accepts and prices", () => {
+  it("gives every paid endpoint an example the service's own validation accepts and prices", async () => {
+    expect(paid.length).toBe(9);
     for (const endpoint of paid) {
       expect(endpoint.example, endpoint.path).toBeDefined();
-      expect(
-        quoteRequest(endpoint.path, endpoint.example, getNetwork("eip155:137")).amount,
-        endpoint.path,
-      ).toBeGreaterThan(0n);
+      const quote = await quoteRequest(endpoint.path, JSON.stringify(endpoint.example), getNetwork("eip155:137"));
+      expect(quote.amount, endpoint.path).toBeGreaterThan(0n);
     }
   });
 
   it("gives every paid endpoint a valid bazaar discovery extension", () => {
-    for (const endpoint of paid) expect(bazaarExtension(endpoint.path), endpoint.path).toBeDefined();
+    for (const endpoint of paid) expect(bazaarExtension(endpoint), endpoint.path).toBeDefined();
+  });
+
+  it("describes an alias as one, after the path it stands for", () => {
+    const paths = catalog.map((endpoint) => `${endpoint.method} ${endpoint.path}`);
+    expect(paths.slice(0, 4)).toEqual([
+      "POST /v1/chat/completions",
+      "POST /api/v1/chat/completions",
+      "POST /v1/responses",
+      "POST /api/v1/responses",
+    ]);
+    expect(catalog[1]).toMatchObject({ operationId: "createChatCompletionAlias", summary: "Alias of /v1/chat/completions" });
   });
 });

@@ -1,6 +1,5 @@
 import { API_DESCRIPTION_VERSION } from "../../config/version";
 import { paymentInfo, type DeploymentFacts } from "./deployment-facts";
-import { endpointCatalog } from "./endpoint-catalog";
 
 const errorSchema = {
   type: "object",
@@ -63,7 +62,7 @@ const errorResponse = (description: string) => ({
 export function openApiDocument(facts: DeploymentFacts): Record<string, unknown> {
   const payment = paymentInfo(facts);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const endpoint of endpointCatalog()) {
+  for (const endpoint of facts.catalog) {
     const responses: Record<string, unknown> = {
       [endpoint.successStatus]: {
         description: endpoint.responseDescription,
@@ -86,8 +85,7 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
       responses[503] = errorResponse("The facilitator is unavailable; nothing was charged");
     }
     if (endpoint.access === "prepaid-bearer") responses[401] = errorResponse("Unknown or missing prepaid key");
-    if (endpoint.operationId === "createFreeChatCompletion")
-      responses[429] = errorResponse("free_tier_exhausted, with Retry-After");
+    for (const [status, description] of Object.entries(endpoint.errors)) responses[status] = errorResponse(description);
     const operation: Record<string, unknown> = {
       operationId: endpoint.operationId,
       summary: endpoint.summary,
@@ -95,7 +93,7 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
     };
     if (endpoint.requestSchema) {
       operation.requestBody = {
-        required: endpoint.operationId !== "buyPrepaidCodeWithDefaults",
+        required: !endpoint.bodyOptional,
         content: {
           "application/json": {
             schema: endpoint.requestSchema,

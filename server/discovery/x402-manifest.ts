@@ -1,7 +1,6 @@
 import { pricingRules } from "../../config/limits";
 import { decimalToAtomic } from "../money";
 import { paymentInfo, type DeploymentFacts } from "./deployment-facts";
-import { endpointCatalog } from "./endpoint-catalog";
 
 /**
  * GET /.well-known/x402. No standard exists yet: `version`, `resources` and `instructions` are what today's
@@ -9,7 +8,7 @@ import { endpointCatalog } from "./endpoint-catalog";
  * on the request, so `accepts[].amount` is the minimum charge and `pricing` says how the exact quote is made.
  */
 export function x402Manifest(facts: DeploymentFacts): Record<string, unknown> {
-  const paid = endpointCatalog().filter((endpoint) => endpoint.access === "x402");
+  const paid = facts.catalog.filter((endpoint) => endpoint.access === "x402");
   const payment = paymentInfo(facts);
   const minimum = decimalToAtomic(pricingRules.minimumChargeUsd, facts.network.usdc.decimals).toString();
   return {

@@ -25,6 +25,7 @@ describe("free chat against the development provider", () => {
         UPSTREAM_BASE_URL: `${provider.url}/v1`,
         DATABASE_URL: "file::memory:",
       }),
+      [],
     );
   });
   afterAll(async () => {

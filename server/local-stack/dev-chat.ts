@@ -5,7 +5,14 @@ import { devCompletion, splitIntoDeltas } from "./dev-completion";
 import { faultIn } from "./dev-faults";
 import { devToolCall } from "./dev-tool-call";
 import { readJson, sendJson } from "./json-http-server";
-import type { LocalUpstreamOptions } from "./local-upstream";
+
+/** How the development provider streams. */
+export interface DevStreamOptions {
+  /** Pause between streamed deltas, in ms. */
+  deltaDelayMs?: number;
+  /** Number of content deltas a streamed answer is split into. */
+  streamDeltas?: number;
+}
 
 const HIDDEN_REASONING_TOKENS = 100;
 /** How late the hidden-reasoning fault reports its usage, after the last text. */
@@ -26,7 +33,7 @@ interface ChatBody {
 export async function devChatCompletion(
   request: IncomingMessage,
   response: ServerResponse,
-  options: LocalUpstreamOptions,
+  options: DevStreamOptions,
 ) {
   let body: ChatBody;
   try {

@@ -1,16 +1,12 @@
 import { gptModelIds } from "../../config/models";
-import { devChatCompletion } from "./dev-chat";
+import { devChatCompletion, type DevStreamOptions } from "./dev-chat";
 import { devDecisions } from "./dev-decisions";
 import { devEmbeddings } from "./dev-embeddings";
 import { devImageFile, devImageEdit, devImageGeneration } from "./dev-images";
 import { listen, sendJson, type JsonHttpServer } from "./json-http-server";
 
-export interface LocalUpstreamOptions {
+export interface LocalUpstreamOptions extends DevStreamOptions {
   port: number;
-  /** Pause between streamed deltas, in ms. */
-  deltaDelayMs?: number;
-  /** Number of content deltas a streamed answer is split into. */
-  streamDeltas?: number;
 }
 
 const PROVIDER_NAME = "paysvc local development provider";

@@ -9,7 +9,7 @@ import { waitFor } from "./wait-for";
 const projectRoot = process.cwd();
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const SOURCE_ROOTS = ["app", "server", "config", "networks"];
-const SOURCE_FILES = ["next.config.ts", "package.json", "tsconfig.json"];
+const SOURCE_FILES = ["next.config.ts", "instrumentation.ts", "package.json", "tsconfig.json"];
 
 function newestSourceTime(path: string): number {
   const stats = statSync(path);
@@ -22,22 +22,23 @@ function newestSourceTime(path: string): number {
 
 /** True when there is no production build, or a source file changed after it was made. */
 export function buildIsStale(): boolean {
-  const buildId = join(projectRoot, ".next", "BUILD_ID");
-  if (!existsSync(buildId)) return true;
-  const built = statSync(buildId).mtimeMs;
+  const outputs = [join(projectRoot, ".next", "BUILD_ID"), join(projectRoot, "dist", "server.mjs")];
+  if (!outputs.every((path) => existsSync(path))) return true;
+  const built = Math.min(...outputs.map((path) => statSync(path).mtimeMs));
   const sources = [...SOURCE_ROOTS, ...SOURCE_FILES]
     .map((entry) => join(projectRoot, entry))
     .filter((path) => existsSync(path));
   return sources.some((path) => newestSourceTime(path) > built);
 }
 
+/** `npm run build`: the server module (dist/server.mjs), then the framework's production build. */
 export async function buildNextApp(): Promise<void> {
-  const build = startGuardedProcess(process.execPath, [nextBin, "build"], { output: "pipe", cwd: projectRoot });
+  const build = startGuardedProcess("npm", ["run", "--silent", "build"], { output: "pipe", cwd: projectRoot });
   const output: string[] = [];
   for (const stream of [build.child.stdout, build.child.stderr])
     stream?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
   const code = await build.exited;
-  if (code !== 0) throw new Error(`next build failed (exit ${code}):\n${output.join("").slice(-4000)}`);
+  if (code !== 0) throw new Error(`the build failed (exit ${code}):\n${output.join("").slice(-4000)}`);
 }
 
 /** A port that was free a moment ago, for pieces that must know their port before they start. */
@@ -56,16 +57,21 @@ export async function freePort(): Promise<number> {
 
 const appServer = join(projectRoot, "app", "serve.mjs");
 
-/** Runs the production app server (app/serve.mjs) under a guard and waits until it answers HTTP. */
+/**
+ * Runs the production app server under a guard and waits until it answers HTTP: app/serve.mjs, or with
+ * `framework` the framework's own `next start`, which serves the API through the route file.
+ */
 export async function startNextApp(options: {
   host: string;
   port: number;
   env: Record<string, string>;
   onLogLine?: (line: string) => void;
+  framework?: boolean;
 }): Promise<GuardedProcess & { url: string }> {
+  const where = ["--port", String(options.port), "--hostname", options.host];
   const app = startGuardedProcess(
     process.execPath,
-    [appServer, "--port", String(options.port), "--hostname", options.host],
+    options.framework ? [nextBin, "start", ...where] : [appServer, ...where],
     {
       output: "pipe",
       cwd: projectRoot,

@@ -1,6 +1,8 @@
 import type { PaymentRequired } from "@x402/core/types";
 import { describe, expect, it } from "vitest";
 import { bazaarExtension } from "../discovery/bazaar-extension";
+import { catalogOf } from "../discovery/endpoint-catalog";
+import { endpoints } from "../endpoints";
 import { paymentRequiredJson } from "./payment-required-json";
 
 const document = (extensions?: PaymentRequired["extensions"]): PaymentRequired => ({
@@ -20,8 +22,11 @@ const document = (extensions?: PaymentRequired["extensions"]): PaymentRequired =
   ...(extensions && { extensions }),
 });
 
+const catalog = catalogOf(endpoints);
+const bazaarOf = (path: string) => bazaarExtension(catalog.find((endpoint) => endpoint.path === path)!)!;
+
 describe("the JSON of a 402 document", () => {
-  const bazaar = bazaarExtension("/v1/chat/completions")!;
+  const bazaar = bazaarOf("/v1/chat/completions");
 
   const quote = { model: "vendor-a/gpt-6-luna", total_usd: "0.001007", amount: "1007" };
 
@@ -40,7 +45,7 @@ describe("the JSON of a 402 document", () => {
   it("writes the same bazaar extension the same way every time, and another one as it is", () => {
     const first = paymentRequiredJson(document({ ...bazaar }));
     expect(paymentRequiredJson(document({ ...bazaar }))).toBe(first);
-    const other = bazaarExtension("/api/v1/images/generations")!;
+    const other = bazaarOf("/api/v1/images/generations");
     expect(other.bazaar).not.toBe(bazaar.bazaar);
     expect(JSON.parse(paymentRequiredJson(document({ ...other })))).toEqual(document({ ...other }));
   });

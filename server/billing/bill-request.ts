@@ -1,0 +1,54 @@
+import { resourceUrl, type AppContext } from "../app-context";
+import type { PaidEndpoint } from "../endpoints/endpoint";
+import type { ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
+import { readJsonBody } from "../http/read-json-body";
+import { prepaidCodeFor } from "../prepaid/prepaid-code";
+import type { BillableCall, PaymentMethod } from "./payment-method";
+import { PrepaidPayment } from "./prepaid-payment";
+
+/**
+ * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
+ * -> work -> finish (settle, or charge the usage) -> answer. Nothing is charged for work that failed.
+ */
+export async function billRequest(
+  context: AppContext,
+  endpoint: PaidEndpoint,
+  request: ApiRequest,
+  extensions: Record<string, unknown> | undefined,
+): Promise<ApiAnswer> {
+  const started = performance.now();
+  const body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
+  const parsed = endpoint.parse(body.value);
+  const quote = endpoint.quote(parsed, context.config.network);
+  const { usage } = endpoint;
+  const call: BillableCall = {
+    request,
+    body,
+    resourceUrl: resourceUrl(context, request),
+    quote,
+    quoteMs: performance.now() - started,
+    extensions,
+    usage: usage && {
+      fromJson: usage.fromJson,
+      streamMeter: (allowedOutput) => usage.streamMeter(parsed, allowedOutput),
+    },
+  };
+  const authorization = await paymentMethod(context, endpoint, request).authorize(call);
+  if (authorization.kind === "answer") return authorization.answer;
+  const { session } = authorization;
+  let prepared;
+  try {
+    prepared = await endpoint.work(context, parsed, session.grant, request);
+  } catch (error) {
+    throw session.failed(error);
+  }
+  return session.finish(prepared);
+}
+
+/** A prepaid key where the endpoint takes one and the bearer is one; x402 otherwise. */
+function paymentMethod(context: AppContext, endpoint: PaidEndpoint, request: ApiRequest): PaymentMethod {
+  const code = endpoint.access.includes("prepaid") ? prepaidCodeFor(request) : undefined;
+  if (code === undefined) return context.x402;
+  return new PrepaidPayment(context.prepaidKeys, code, context.config.prepaid.reservationTtlMs);
+}

@@ -1,0 +1,69 @@
+import type { GptModel } from "../../config/models";
+import type { ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
+import type { JsonBody } from "../http/read-json-body";
+import type { StartedStream } from "../upstream/openai-upstream";
+import type { StreamMeter } from "./stream-meter";
+
+/** The price of one request, computed before any work: the same body on the same network gives the same quote. */
+export interface Quote {
+  amount: bigint;
+  /** Display breakdown, sent as the 402's `extensions.quote`. */
+  display: Record<string, unknown>;
+  /** The payment's description in the 402. */
+  description: string;
+  /** For calls that may be billed in tokens to a prepaid key: the model, the counted input and the output cap. */
+  tokens?: { model: GptModel; input: number; maxOutput: number };
+}
+
+/** What the payment bought, handed to the work. */
+export interface Grant {
+  /** The output tokens the work may produce (a prepaid key's budget may lower the quoted cap). */
+  outputCap: number;
+  /** The caller is billed on the usage the upstream reports, so the work must ask for it (streams). */
+  usageRequired: boolean;
+  /** The verified x402 payment, for records (a prepaid key bought with it). */
+  payment?: { nonce: string; payer: string };
+}
+
+/**
+ * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onUnsettled`
+ * undoes what the work wrote (a prepaid key) when the payment is not taken.
+ */
+export type PreparedAnswer = (
+  { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
+) & { onUnsettled?: () => void };
+
+/** One request to bill: what was asked, and its price. */
+export interface BillableCall {
+  request: ApiRequest;
+  body: JsonBody;
+  /** Absolute URL of the resource, as the caller sees it; x402 payments are bound to it. */
+  resourceUrl: string;
+  quote: Quote;
+  /** Time spent reading, parsing and quoting the request. */
+  quoteMs: number;
+  /** Extensions the 402 names beside the quote (the bazaar discovery extension). */
+  extensions?: Record<string, unknown>;
+  /** How the call's output tokens are read, where a prepaid key may pay. */
+  usage?: { fromJson(body: unknown): number | undefined; streamMeter(allowedOutput: number): StreamMeter };
+}
+
+/**
+ * A paid call that may go ahead: the work gets `grant`; if the work throws, `failed` undoes what authorizing took
+ * and returns what to throw instead; otherwise `finish` takes the payment (settle, or charge the usage) and builds
+ * the answer.
+ */
+export interface PaymentSession {
+  grant: Grant;
+  failed(error: unknown): unknown;
+  finish(prepared: PreparedAnswer): Promise<ApiAnswer>;
+}
+
+/** The answer instead of the work (402 challenge, refused payment), or the session to run the work in. */
+export type Authorization = { kind: "answer"; answer: ApiAnswer } | { kind: "granted"; session: PaymentSession };
+
+/** x402 and prepaid keys: the two ways a call is paid for. */
+export interface PaymentMethod {
+  authorize(call: BillableCall): Promise<Authorization>;
+}

@@ -1,0 +1,114 @@
+import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
+import type { GptModel } from "../../config/models";
+import type { PreparedAnswer } from "./payment-method";
+import { ApiError } from "../errors";
+import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import { serverTiming } from "../http/server-timing";
+import { unknownPrepaidKey } from "../prepaid/prepaid-code";
+import type { PrepaidKeyStore, Reservation } from "../prepaid/prepaid-key-store";
+import { UpstreamError } from "../upstream/upstream-error";
+import { meteredStream } from "./metered-stream";
+import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
+
+/**
+ * A call billed to a prepaid key instead of paid with x402: reserve, let the work use the output cap the
+ * reservation covers, then charge the input as counted plus the output as reported (never more than reserved) and
+ * release the rest. A call that fails before any output releases everything; a stream is metered as it passes
+ * (see metered-stream.ts).
+ */
+export class PrepaidPayment implements PaymentMethod {
+  constructor(
+    private readonly store: PrepaidKeyStore,
+    private readonly code: string,
+    private readonly reservationTtlMs: number,
+  ) {}
+
+  async authorize(call: BillableCall): Promise<Authorization> {
+    const { tokens } = call.quote;
+    const { usage } = call;
+    if (!tokens || !usage) throw new Error("a prepaid key can pay only for calls billed in tokens");
+    const { store, code } = this;
+    const started = performance.now();
+    // The usual case is one statement; only a refused reservation looks the key up to say why.
+    const reservation = store.reserve(
+      code,
+      tokens.model.id,
+      { inputTokens: tokens.input, maxOutputTokens: tokens.maxOutput },
+      this.reservationTtlMs,
+    );
+    if (!reservation) throw this.refusal(tokens.model, tokens.input);
+    const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
+    const charge = (outputTokens: number) =>
+      store.settle(reservation, tokens.input + Math.min(outputTokens, reservation.allowedOutput));
+    const release = () => store.settle(reservation, 0);
+    const workStarted = performance.now();
+
+    const finish = async (answer: PreparedAnswer): Promise<ApiAnswer> => {
+      timings.upstream = performance.now() - workStarted;
+      const headers = this.headers(reservation, tokens.maxOutput);
+      if (answer.kind === "json") {
+        // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
+        // asks for its balance right after, from any process over this database, must see the charge.
+        const settleStarted = performance.now();
+        // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
+        charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
+        timings.settle = performance.now() - settleStarted;
+        headers["Server-Timing"] = serverTiming(timings);
+        return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
+      }
+      headers["Server-Timing"] = serverTiming(timings);
+      const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
+        charge,
+        release,
+        extend: () => store.extend(reservation, this.reservationTtlMs),
+        ttlMs: this.reservationTtlMs,
+        graceMs: PREPAID_USAGE_GRACE_MS,
+      });
+      return eventStreamAnswer(metered, headers);
+    };
+    const failed = (error: unknown): unknown => {
+      release();
+      if (!(error instanceof UpstreamError)) return error;
+      return new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
+    };
+    const grant = { outputCap: reservation.allowedOutput, usageRequired: true };
+    return { kind: "granted", session: { grant, failed, finish } };
+  }
+
+  private headers(reservation: Reservation, maxOutputTokens: number): Record<string, string> {
+    const headers: Record<string, string> = {
+      "Cache-Control": "no-store",
+      "X-Prepaid-Max-Tokens": String(reservation.allowedOutput),
+    };
+    if (reservation.allowedOutput < maxOutputTokens) {
+      headers["X-Prepaid-Max-Tokens-Lowered-From"] = String(maxOutputTokens);
+    }
+    return headers;
+  }
+
+  /**
+   * Why the code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
+   * tokens left.
+   */
+  private refusal(model: GptModel, inputTokens: number): ApiError {
+    const key = this.store.findByCode(this.code);
+    if (!key) return unknownPrepaidKey();
+    if (key.model !== model.id) {
+      return new ApiError(
+        "invalid_request",
+        `This prepaid key is for ${key.model}; it cannot be used with ${model.id}`,
+        { param: "model" },
+      );
+    }
+    if (key.status === "disabled") {
+      return new ApiError(
+        "insufficient_quota",
+        "This prepaid key is disabled: its token budget is used up. Buy a new pack.",
+      );
+    }
+    return new ApiError(
+      "insufficient_quota",
+      `This prepaid key has too few tokens left for this request (${inputTokens} input tokens plus at least 1 output token); buy a new pack`,
+    );
+  }
+}

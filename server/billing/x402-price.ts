@@ -1,0 +1,68 @@
+import type { PaymentRequirements } from "@x402/core/types";
+import { ApiError } from "../errors";
+import { logEvent } from "../log";
+import { atomicToDecimal } from "../money";
+import { FacilitatorUnavailableError, type PaymentGateway } from "../payment/payment-gateway";
+import type { QuoteHold } from "../payment/quote-hold";
+import type { SettlementGasEstimator } from "../payment/settlement-gas";
+import type { BillableCall } from "./payment-method";
+
+export interface PricedRequest {
+  amount: bigint;
+  quote: Record<string, unknown>;
+  requirements: PaymentRequirements;
+}
+
+/** Where quotes include live settlement gas: the estimator, and the hold that keeps a quote payable. */
+export interface LiveGas {
+  estimator: SettlementGasEstimator;
+  hold: QuoteHold<PricedRequest>;
+}
+
+/**
+ * The amount, quote and requirements of a call. With live gas, the gas estimate is added and the result held for
+ * the requirements' lifetime per resource and body, so the signed retry matches what was quoted.
+ */
+export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas?: LiveGas): Promise<PricedRequest> {
+  const { amount, display } = call.quote;
+  if (!gas) return { amount, quote: display, requirements: await requirementsOrUnavailable(gateway, amount) };
+  const lifetimeMs = gateway.paymentTimeoutSeconds * 1000;
+  return gas.hold.get(`${call.resourceUrl}\n${call.body.sha256}`, lifetimeMs, async () => {
+    let estimate;
+    try {
+      estimate = await gas.estimator.estimate();
+    } catch (error) {
+      logEvent("error", "gas_estimate_failed", { error: (error as Error).message });
+      throw new ApiError(
+        "service_unavailable",
+        "The settlement gas price cannot be read right now; nothing was charged. Retry later.",
+      );
+    }
+    const total = amount + estimate.amount;
+    const decimals = gateway.network.usdc.decimals;
+    return {
+      amount: total,
+      quote: { ...display, ...estimate.display, total_usd: atomicToDecimal(total, decimals), amount: total.toString() },
+      requirements: await requirementsOrUnavailable(gateway, total),
+    };
+  });
+}
+
+async function requirementsOrUnavailable(gateway: PaymentGateway, amount: bigint): Promise<PaymentRequirements> {
+  try {
+    return await gateway.requirementsFor(amount);
+  } catch (error) {
+    throw facilitatorUnavailable(error);
+  }
+}
+
+/** A facilitator that cannot be asked becomes the caller's 503; anything else is left as it is. */
+export function facilitatorUnavailable(error: unknown): unknown {
+  if (error instanceof FacilitatorUnavailableError) {
+    return new ApiError(
+      "facilitator_unavailable",
+      "The payment facilitator is unavailable; nothing was charged. Retry later.",
+    );
+  }
+  return error;
+}

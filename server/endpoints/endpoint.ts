@@ -1,0 +1,80 @@
+import type { z } from "zod";
+import type { NetworkDefinition } from "../../networks";
+import type { AppContext } from "../app-context";
+import type { Grant, PreparedAnswer, Quote } from "../billing/payment-method";
+import type { StreamMeter } from "../billing/stream-meter";
+import type { ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
+
+/** How an endpoint is paid for: not at all, per request with x402, or with a prepaid key as bearer. */
+export type Access = "free" | "x402" | "prepaid";
+
+/** What the discovery documents, the guides and the README say of an endpoint. */
+export interface EndpointDocs {
+  operationId: string;
+  summary: string;
+  responseDescription: string;
+  successStatus?: 200 | 201;
+  /** A valid request body. */
+  example?: Record<string, unknown>;
+  /** How the price is computed, in words (paid endpoints). */
+  pricing?: string;
+  streaming?: boolean;
+  /** A request body is optional (defaults apply). */
+  bodyOptional?: boolean;
+  /** False for the documents that describe the others: the catalog (OpenAPI, manifest, llms.txt) leaves them out. */
+  listed?: boolean;
+  /** Extra error answers worth naming in OpenAPI, by status. */
+  errors?: Record<number, string>;
+}
+
+interface EndpointBase {
+  method: "GET" | "POST";
+  /** The first path is the endpoint's own; the others are aliases. */
+  paths: readonly [string, ...string[]];
+  /** The request body's validation schema, documented as JSON Schema. */
+  schema?: z.ZodType;
+  docs: EndpointDocs;
+}
+
+/** An endpoint answered by its handler alone: free ones, and the prepaid key's status (its bearer is the key). */
+export interface FreeEndpoint extends EndpointBase {
+  kind: "free";
+  /** Free, or paid for by a prepaid key that the handler itself checks (its status). */
+  access: readonly ("free" | "prepaid")[];
+  handle(context: AppContext, request: ApiRequest): Promise<ApiAnswer> | ApiAnswer;
+}
+
+/** How the output tokens of a call billed in tokens are read from its answer. */
+export interface UsageReader<Parsed> {
+  fromJson(body: unknown): number | undefined;
+  streamMeter(parsed: Parsed, allowedOutput: number): StreamMeter;
+}
+
+/** A paid endpoint: parse, quote, then the work the billing wrapper runs once the payment is authorized. */
+export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
+  kind: "paid";
+  method: "POST";
+  access: readonly ("x402" | "prepaid")[];
+  body?: { maxBytes?: number; optional?: boolean };
+  /** The request as validated; throws the endpoint's 400. */
+  parse(value: unknown): Parsed;
+  /** The price; throws what the endpoint refuses once priced (an input over the context limit). */
+  quote(parsed: Parsed, network: NetworkDefinition): Quote;
+  /** The work, run once the payment is authorized; `request` for what depends on it (the origin the caller used). */
+  work(context: AppContext, parsed: Parsed, grant: Grant, request: ApiRequest): Promise<PreparedAnswer>;
+  /** Present when a prepaid key may pay: how its usage is read. */
+  usage?: UsageReader<Parsed>;
+}
+
+// Methods, not function-typed fields: an endpoint of any parsed type is a PaidEndpoint<unknown> in the list.
+export type Endpoint = FreeEndpoint | PaidEndpoint;
+
+/** Declares a paid endpoint, keeping its parsed type between parse, quote and work. */
+export function paidEndpoint<Parsed>(definition: Omit<PaidEndpoint<Parsed>, "kind">): PaidEndpoint<Parsed> {
+  return { kind: "paid", ...definition };
+}
+
+export function freeEndpoint(definition: Omit<FreeEndpoint, "kind">): FreeEndpoint {
+  return { kind: "free", ...definition };
+}

@@ -1,0 +1,92 @@
+import { embeddings, freeChat } from "../../config/free-tier";
+import { createEmbeddings } from "../embeddings/create-embeddings";
+import { embeddingsSchema } from "../embeddings/embeddings-request";
+import { createFreeChatCompletion, freeChatQuota } from "../free-tier/create-free-chat-completion";
+import { freeChatSchema } from "../free-tier/free-chat-request";
+import { healthResponse } from "../health/check-health";
+import { jsonAnswer } from "../http/api-answer";
+import { listModels } from "../models/list-models";
+import { prepaidStatus } from "../prepaid/prepaid-status";
+import { freeEndpoint } from "./endpoint";
+
+/** Endpoint 10. */
+export const embeddingsEndpoint = freeEndpoint({
+  method: "POST",
+  paths: ["/v1/embeddings"],
+  access: ["free"],
+  schema: embeddingsSchema,
+  handle: createEmbeddings,
+  docs: {
+    operationId: "createEmbeddings",
+    summary: `Embeddings with ${embeddings.model} (free)`,
+    responseDescription: "{object: list, data: [{object: embedding, index, embedding}], model, usage}",
+  },
+});
+
+/** Endpoint 11. */
+export const freeChatCompletions = freeEndpoint({
+  method: "POST",
+  paths: ["/v1/free/chat/completions"],
+  access: ["free"],
+  schema: freeChatSchema,
+  handle: createFreeChatCompletion,
+  docs: {
+    operationId: "createFreeChatCompletion",
+    summary: `Free chat with ${freeChat.model}: 10 requests per 10 minutes and 100 per day per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens`,
+    responseDescription: "chat.completion, or an event stream",
+    streaming: true,
+    errors: { 429: "free_tier_exhausted, with Retry-After" },
+  },
+});
+
+/** Endpoint 12. */
+export const freeChatQuotaEndpoint = freeEndpoint({
+  method: "GET",
+  paths: ["/v1/free/chat/completions/quota"],
+  access: ["free"],
+  handle: freeChatQuota,
+  docs: {
+    operationId: "getFreeQuota",
+    summary: "The caller's free chat usage",
+    responseDescription: "{object: free_quota, model, per10Min: {limit, used}, perDay: {limit, used}}",
+  },
+});
+
+/** Endpoint 16, at the prepaid API base. */
+export const prepaidStatusEndpoint = freeEndpoint({
+  method: "GET",
+  paths: ["/v1/prepaid/status"],
+  access: ["prepaid"],
+  handle: prepaidStatus,
+  docs: {
+    operationId: "getPrepaidStatus",
+    summary: "A prepaid key's state and budget (Authorization: Bearer <key>)",
+    responseDescription: "{valid, reason, model, tokens: {total, used, reserved, remaining}}",
+  },
+});
+
+/** Endpoint 13. */
+export const modelsEndpoint = freeEndpoint({
+  method: "GET",
+  paths: ["/v1/models"],
+  access: ["free"],
+  handle: (context) => jsonAnswer(listModels(context.config.network)),
+  docs: {
+    operationId: "listModels",
+    summary: "Models and live prices",
+    responseDescription: "{object: list, data: [...]}",
+  },
+});
+
+/** Endpoint 15. */
+export const healthEndpoint = freeEndpoint({
+  method: "GET",
+  paths: ["/health"],
+  access: ["free"],
+  handle: healthResponse,
+  docs: {
+    operationId: "getHealth",
+    summary: "Service status",
+    responseDescription: "{status, network, version, checks}",
+  },
+});

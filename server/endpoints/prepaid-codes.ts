@@ -1,0 +1,67 @@
+import { findGptModel, type GptModel } from "../../config/models";
+import { prepaidPacks } from "../../config/prepaid-packs";
+import { prepaidApiBase } from "../app-context";
+import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
+import { parsePrepaidPurchase, purchaseSchema } from "../prepaid/prepaid-purchase-request";
+import { quotePrepaidPack } from "../pricing/quote-tokens";
+import { paidEndpoint } from "./endpoint";
+
+const pricing = `tokens (${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens}, steps of ${prepaidPacks.stepTokens}) x the model's input rate + settlement fee`;
+const example = { model: prepaidPacks.defaultModel, tokens: prepaidPacks.defaultTokens };
+
+/** Endpoints 8 and 9 (`withDefaults`: the body and its fields are optional): a prepaid key, paid with x402. */
+function prepaidCodesEndpoint(withDefaults: boolean, path: string, docs: { operationId: string; summary: string }) {
+  return paidEndpoint({
+    method: "POST",
+    paths: [path],
+    access: ["x402"],
+    body: { optional: withDefaults },
+    schema: purchaseSchema,
+    parse(value) {
+      const purchase = parsePrepaidPurchase(value, withDefaults);
+      return { model: findGptModel(purchase.model) as GptModel, tokens: purchase.tokens };
+    },
+    quote({ model, tokens }, network) {
+      const { amount, display } = quotePrepaidPack(model, tokens, network);
+      return {
+        amount,
+        display: {
+          model: model.id,
+          tokens,
+          input_usd_per_1m: model.inputUsdPerMillion,
+          tokens_usd: display.input_usd,
+          settlement_fee_usd: display.settlement_overhead_usd,
+          total_usd: display.total_usd,
+          amount: display.amount,
+          asset_decimals: display.asset_decimals,
+        },
+        description: `Prepaid key for ${model.id}, ${tokens} tokens`,
+      };
+    },
+    async work(context, purchase, grant, request) {
+      // x402 is this endpoint's only payment, so the grant names the verified payment the key is bought with.
+      if (!grant.payment) throw new Error("a prepaid key is bought with an x402 payment");
+      return issuePrepaidCode(context, purchase, grant.payment.nonce, prepaidApiBase(context, request));
+    },
+    docs: {
+      ...docs,
+      example,
+      responseDescription: withDefaults
+        ? "as /prepaid/codes"
+        : "{object: prepaid_code, code, model, tokens: {total, remaining}, api_base, status_url}",
+      successStatus: 201,
+      pricing,
+      bodyOptional: withDefaults,
+    },
+  });
+}
+
+export const prepaidCodes = prepaidCodesEndpoint(false, "/prepaid/codes", {
+  operationId: "buyPrepaidCode",
+  summary: "Buy a prepaid key for one GPT model and a token budget",
+});
+
+export const prepaidCodesWithDefaults = prepaidCodesEndpoint(true, "/prepaid/codes/auto", {
+  operationId: "buyPrepaidCodeWithDefaults",
+  summary: `Buy a prepaid key; body optional (defaults ${prepaidPacks.defaultModel}, ${prepaidPacks.defaultTokens} tokens)`,
+});

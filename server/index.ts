@@ -1,0 +1,45 @@
+/**
+ * The server as one module: app/serve.mjs and the framework's route files and pages load this file's compiled
+ * form (dist/server.mjs, `npm run build:server`), one instance per process, so that they share one AppContext.
+ */
+import { loadServiceConfig } from "../config/env";
+import { createAppContext, type AppContext } from "./app-context";
+import { deploymentFacts } from "./discovery/discovery-documents";
+import { catalogOf } from "./discovery/endpoint-catalog";
+import { endpoints } from "./endpoints";
+import { toWebResponse } from "./http/api-answer";
+import { nodeHandler } from "./http/node-handler";
+import { Router } from "./http/router";
+
+export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
+export { priceSheet } from "./console/price-sheet";
+export { stampPeerAddresses } from "./http/peer-address";
+
+const catalog = catalogOf(endpoints);
+let context: AppContext | undefined;
+
+/** The process's one context, built from validated configuration on first use. */
+export function appContext(): AppContext {
+  context ??= createAppContext(loadServiceConfig(), catalog);
+  return context;
+}
+
+const router = new Router(endpoints, catalog, appContext);
+
+/** The handler app/serve.mjs runs for every request: true when it answers it, false to leave it to the framework. */
+export function createNodeHandler(origin: string) {
+  return nodeHandler(router, origin);
+}
+
+/** The route files' handler: every API request that reaches the framework, a Web Request in, a Response out. */
+export async function handleWebRequest(request: Request): Promise<Response> {
+  const handle = router.answer(request.method, new URL(request.url).pathname);
+  return toWebResponse(await handle(request));
+}
+
+/** The deployment as a visitor reaches it at `host`, for the console's pages. */
+export function deploymentFor(host: string) {
+  const current = appContext();
+  const request = new Request(`http://${host}/`, { headers: { host } });
+  return { config: current.config, facts: deploymentFacts(current, request) };
+}

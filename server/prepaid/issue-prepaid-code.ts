@@ -1,0 +1,48 @@
+import type { GptModel } from "../../config/models";
+import type { AppContext } from "../app-context";
+import type { PreparedAnswer } from "../billing/payment-method";
+import { ApiError } from "../errors";
+import { logEvent } from "../log";
+import { newPrepaidCode } from "./prepaid-code";
+
+/**
+ * A new prepaid key, bought with the verified payment `nonce`. The order keeps every outcome safe: verify, write
+ * the key, settle, then reveal its code in the answer. Nobody can use a key before its code is revealed, and
+ * nothing is left to write once the payment is taken; a settlement that fails voids the key.
+ */
+export function issuePrepaidCode(
+  context: AppContext,
+  purchase: { model: GptModel; tokens: number },
+  nonce: string,
+  apiBase: string,
+): PreparedAnswer {
+  const code = newPrepaidCode();
+  const { model, tokens } = purchase;
+  let keyId: number;
+  try {
+    keyId = context.prepaidKeys.issue(code, model.id, tokens, nonce);
+  } catch (error) {
+    logEvent("error", "prepaid_key_store_failed", { error: (error as Error).message });
+    throw new ApiError("service_unavailable", "prepaid key issuer unavailable; nothing was charged");
+  }
+  return {
+    kind: "json",
+    status: 201,
+    body: {
+      object: "prepaid_code",
+      code,
+      model: model.id,
+      tokens: { total: tokens, remaining: tokens },
+      api_base: apiBase,
+      status_url: `${apiBase}/prepaid/status`,
+    },
+    onUnsettled: () => {
+      try {
+        context.prepaidKeys.voidUnpaid(keyId);
+      } catch (error) {
+        // Its code is never given out, so the key cannot be used either way.
+        logEvent("error", "prepaid_key_void_failed", { keyId, error: (error as Error).message });
+      }
+    },
+  };
+}

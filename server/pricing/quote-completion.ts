@@ -1,0 +1,37 @@
+import { chatLimits } from "../../config/limits";
+import type { GptModel } from "../../config/models";
+import type { NetworkDefinition } from "../../networks";
+import type { Quote } from "../billing/payment-method";
+import { ApiError } from "../errors";
+import { countChatInputTokens, type CountableMessage } from "./count-tokens";
+import { quoteTokens } from "./quote-tokens";
+
+/**
+ * A chat completion or response: the input counted as the upstream will see it, refused over the input limit,
+ * then priced at the model's rates with the output cap. The same quote bills a prepaid key in tokens.
+ */
+export function quoteCompletion(options: {
+  model: GptModel;
+  messages: readonly CountableMessage[];
+  tools: unknown;
+  maxOutputTokens: number;
+  network: NetworkDefinition;
+  description: string;
+}): Quote {
+  const { model, maxOutputTokens, network } = options;
+  const inputTokens = countChatInputTokens(options.messages, options.tools);
+  if (inputTokens > chatLimits.maxInputTokens) {
+    throw new ApiError(
+      "context_length_exceeded",
+      `The input counts ${inputTokens} tokens; the limit is ${chatLimits.maxInputTokens}`,
+      { param: "messages" },
+    );
+  }
+  const quote = quoteTokens({ model, inputTokens, maxOutputTokens, network });
+  return {
+    amount: quote.amount,
+    display: quote.display,
+    description: options.description,
+    tokens: { model, input: inputTokens, maxOutput: maxOutputTokens },
+  };
+}
