@@ -4,11 +4,13 @@ import { stack } from "./payments";
 
 /**
  * A second app process over the shared stack's chain, facilitator, upstream and database, with some settings
- * replaced; `CLOSED_PORT` in a value becomes a port nothing listens on.
+ * replaced; `CLOSED_PORT` in a value becomes a port nothing listens on. `framework`: served by `next start` (the
+ * route file) instead of app/serve.mjs.
  */
-export async function startExtraApp(overrides: Record<string, string> = {}) {
+export async function startExtraApp(overrides: Record<string, string> = {}, options: { framework?: boolean } = {}) {
   const closedPort = await freePort();
   return startNextApp({
+    framework: options.framework,
     host: "127.0.0.1",
     port: await freePort(),
     env: childEnvironment({

@@ -6,14 +6,14 @@ export function requestFrom(
   localAddress: string,
   method: "GET" | "POST",
   path: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
+  options: { body?: unknown; headers?: Record<string, string>; base?: string } = {},
 ): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
   json: () => unknown;
   text: string;
 }> {
-  const url = new URL(path, stack().appUrl);
+  const url = new URL(path, options.base ?? stack().appUrl);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const outgoing = request(

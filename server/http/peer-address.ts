@@ -18,6 +18,6 @@ export function stampPeerAddresses(): void {
       const request = args[0] as IncomingMessage;
       request.headers[PEER_ADDRESS_HEADER] = request.socket.remoteAddress ?? "";
     }
-    return emit.call(this, event, ...args);
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
   } as typeof emit;
 }

@@ -15,6 +15,23 @@ describe("SseDataParser", () => {
     expect(parser.push("data: line one\ndata: line two\n\ndata:tail")).toEqual(["line one\nline two"]);
     expect(parser.flush()).toEqual(["tail"]);
   });
+
+  it("keeps a CRLF split across two chunks one line end, not an event boundary", () => {
+    const parser = new SseDataParser();
+    expect(parser.push("data: a\r")).toEqual([]);
+    expect(parser.push("\n\r\ndata: b\r\n\r\n")).toEqual(["a", "b"]);
+    expect(parser.push("data: c\r")).toEqual([]);
+    expect(parser.push("\ndata: d\r\n\r\n")).toEqual(["c\nd"]);
+  });
+
+  it("reads lines split anywhere, and yields nothing for a comment alone", () => {
+    const parser = new SseDataParser();
+    expect(parser.push(": PROCESSING\n\n")).toEqual([]);
+    expect(parser.push("da")).toEqual([]);
+    expect(parser.push('ta: {"x"')).toEqual([]);
+    expect(parser.push(":2}\n")).toEqual([]);
+    expect(parser.push("\n")).toEqual(['{"x":2}']);
+  });
 });
 
 describe("isErrorEvent", () => {

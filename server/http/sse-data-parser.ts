@@ -1,38 +1,34 @@
+import { createParser, type EventSourceParser } from "eventsource-parser";
+
 /**
- * Splits a server-sent event stream into the data of its events, as text arrives in arbitrary pieces.
- * Comments, `event:` and `id:` lines are skipped; multi-line data is joined with "\n".
+ * Splits a server-sent event stream into the data of its events, as text arrives in arbitrary pieces, with a
+ * well-kept parser of the format (line ends of any kind, split anywhere, even inside a CRLF). Comments, `event:`
+ * and `id:` lines are skipped; multi-line data is joined with "\n".
  */
 export class SseDataParser {
-  private buffer = "";
+  private events: string[] = [];
+  private readonly parser: EventSourceParser = createParser({ onEvent: (event) => this.events.push(event.data) });
 
   /** Data of every event completed by `text`. */
   push(text: string): string[] {
-    this.buffer += text.replace(/\r\n?/g, "\n");
-    const events: string[] = [];
-    let boundary = this.buffer.indexOf("\n\n");
-    while (boundary !== -1) {
-      const data = dataOf(this.buffer.slice(0, boundary));
-      if (data !== undefined) events.push(data);
-      this.buffer = this.buffer.slice(boundary + 2);
-      boundary = this.buffer.indexOf("\n\n");
-    }
-    return events;
+    this.parser.feed(text);
+    return this.take();
   }
 
   /** Data of a final event the stream ended without terminating. */
   flush(): string[] {
-    const data = dataOf(this.buffer);
-    this.buffer = "";
-    return data === undefined ? [] : [data];
+    // Ending the last line and the event, as the stream's end does for a reader that keeps what it was given.
+    this.parser.feed("\n\n");
+    this.parser.reset();
+    return this.take();
   }
-}
 
-function dataOf(block: string): string | undefined {
-  const lines = block
-    .split("\n")
-    .filter((line) => line.startsWith("data:"))
-    .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
-  return lines.length > 0 ? lines.join("\n") : undefined;
+  private take(): string[] {
+    if (this.events.length === 0) return [];
+    const events = this.events;
+    this.events = [];
+    return events;
+  }
 }
 
 /** The JSON value of an event's data, or undefined when it is not JSON (`[DONE]`, garbage). */

@@ -1,4 +1,4 @@
-import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import {
   SettleError,
   VerifyError,
@@ -14,8 +14,10 @@ import type { NetworkDefinition } from "../../networks";
 export interface PaymentGatewayConfig {
   network: NetworkDefinition;
   payTo: string;
+  /** The facilitator over HTTP; or, with `facilitator`, any client of one (tests use their own). */
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
+  facilitator?: FacilitatorClient;
   paymentTimeoutSeconds: number;
 }
 
@@ -32,15 +34,14 @@ export class FacilitatorUnavailableError extends Error {
  * verification and settlement through the facilitator over HTTP.
  */
 export class PaymentGateway {
-  private readonly facilitator: HTTPFacilitatorClient;
+  private readonly facilitator: FacilitatorClient;
   private readonly server: x402ResourceServer;
   private initialized: Promise<void> | undefined;
 
   constructor(private readonly config: PaymentGatewayConfig) {
-    this.facilitator = new HTTPFacilitatorClient({
-      url: config.facilitatorUrl,
-      timeoutMs: config.facilitatorTimeoutMs,
-    });
+    this.facilitator =
+      config.facilitator ??
+      new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: config.facilitatorTimeoutMs });
     const scheme = config.network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme();
     this.server = new x402ResourceServer(this.facilitator).register(config.network.id, scheme);
   }

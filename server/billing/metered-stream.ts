@@ -1,0 +1,106 @@
+import { SseDataParser } from "../http/sse-data-parser";
+import { logEvent } from "../log";
+import type { StreamMeter } from "./stream-meter";
+
+export interface StreamBudget {
+  /** Charges the output tokens the stream used. */
+  charge(outputTokens: number): void;
+  /** Charges nothing. */
+  release(): void;
+  /** Keeps the reservation alive while the stream runs. */
+  extend(): void;
+  ttlMs: number;
+  /** How long the upstream is read for its usage after the client left. */
+  graceMs: number;
+}
+
+/**
+ * Passes a stream on unchanged (or without the events the meter hides, re-serialised) while the meter reads each
+ * event, and keeps the reservation alive meanwhile. When it ends the key is charged what the meter says, exactly
+ * once. A client that leaves once output has begun is answered no more, but the upstream is read for up to
+ * `graceMs` more for its usage report.
+ */
+export function meteredStream(
+  source: ReadableStream<Uint8Array>,
+  meter: StreamMeter,
+  budget: StreamBudget,
+): ReadableStream<Uint8Array> {
+  const upstream = source.getReader();
+  const parser = new SseDataParser();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let upstreamDone = false;
+  let clientLeft = false;
+  let finished = false;
+  /** The events a read completed, each metered; the ones to pass on. */
+  const consume = (done: boolean, value: Uint8Array | undefined): string[] => {
+    upstreamDone ||= done;
+    const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
+    return events.filter((data) => !meter.push(data));
+  };
+  const heartbeat = setInterval(budget.extend, Math.max(1000, Math.floor(budget.ttlMs / 3)));
+  const finish = (completed: boolean) => {
+    if (finished) return;
+    finished = true;
+    clearInterval(heartbeat);
+    try {
+      const output = meter.result(completed);
+      if (output === undefined) budget.release();
+      else budget.charge(output);
+    } catch (error) {
+      // The answer is out: the reservation stops counting when it expires (the call is then not charged).
+      logEvent("error", "prepaid_settle_failed", { error: (error as Error).message });
+    }
+  };
+  /** Reads on after the client left, until the usage is reported, the stream ends, or the grace runs out. */
+  const readForUsage = async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), budget.graceMs);
+    });
+    try {
+      while (!meter.usageReported && !upstreamDone) {
+        const next = await Promise.race([upstream.read(), expired]);
+        if (!next) return;
+        consume(next.done, next.value);
+      }
+    } catch {
+      // The upstream failed meanwhile: what was read stands.
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        // A pull that passes nothing on (half an event, or only a hidden one) must read on: the stream calls pull
+        // again only after an enqueue, and a reader waiting for this one would wait forever.
+        for (;;) {
+          const { done, value } = await upstream.read();
+          const shown = consume(done, value);
+          // The client left while this read waited: the cancel reads on and settles.
+          if (clientLeft) return;
+          // Where events may be hidden, what passes is re-serialised event by event; otherwise the bytes as they came.
+          const bytes = meter.mayHide ? encoder.encode(shown.map((data) => `data: ${data}\n\n`).join("")) : value;
+          if (bytes && bytes.byteLength > 0) controller.enqueue(bytes);
+          if (done) {
+            finish(true);
+            controller.close();
+            return;
+          }
+          if (bytes && bytes.byteLength > 0) return;
+        }
+      } catch (error) {
+        if (clientLeft) return;
+        finish(false);
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      clientLeft = true;
+      if (meter.hasOutput) await readForUsage();
+      finish(false);
+      await upstream.cancel(reason);
+    },
+  });
+}

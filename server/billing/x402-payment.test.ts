@@ -1,0 +1,186 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { FacilitatorClient } from "@x402/core/server";
+import type { SettleResponse, VerifyResponse } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { createPublicClient, http } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { getNetwork } from "../../networks";
+import { isApiError } from "../errors";
+import { PaymentGateway } from "../payment/payment-gateway";
+import { PaymentLedger } from "../payment/payment-ledger";
+import { openDatabase, type AppDatabase } from "../storage/database";
+import { UpstreamError } from "../upstream/upstream-error";
+import type { BillableCall, PreparedAnswer } from "./payment-method";
+import { X402Payment } from "./x402-payment";
+
+const network = getNetwork("eip155:137");
+const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+// The public test mnemonic's account 2: a key anyone may use in tests.
+const payer = privateKeyToAccount("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a");
+
+/** A facilitator that says what it is told to, and counts what it was asked. */
+class FakeFacilitator implements FacilitatorClient {
+  verdict: VerifyResponse = { isValid: true, payer: payer.address };
+  settlement: SettleResponse | Error = { success: true, transaction: `0x${"ab".repeat(32)}`, network: network.id };
+  verified = 0;
+  settled = 0;
+  async getSupported() {
+    return { kinds: [{ x402Version: 2, scheme: "exact", network: network.id }], extensions: [], signers: {} };
+  }
+  async verify() {
+    this.verified++;
+    return this.verdict;
+  }
+  async settle() {
+    this.settled++;
+    if (this.settlement instanceof Error) throw this.settlement;
+    return this.settlement;
+  }
+}
+
+describe("x402 billing, against a fake facilitator and a real SQLite ledger", () => {
+  const directory = mkdtempSync(join(tmpdir(), "paysvc-x402-"));
+  const database: AppDatabase = openDatabase(`file:${join(directory, "ledger.sqlite")}`);
+  const ledger = new PaymentLedger(database);
+  let facilitator: FakeFacilitator;
+  let payment: X402Payment;
+  beforeEach(() => {
+    facilitator = new FakeFacilitator();
+    const gateway = new PaymentGateway({
+      network,
+      payTo: PAY_TO,
+      facilitatorUrl: "http://facilitator.invalid",
+      facilitatorTimeoutMs: 1000,
+      paymentTimeoutSeconds: 300,
+      facilitator,
+    });
+    payment = new X402Payment(gateway, ledger);
+  });
+  afterAll(() => {
+    database.$client.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const call = (signature?: string, body = '{"n":1}'): BillableCall => ({
+    request: {
+      method: "POST",
+      url: "http://127.0.0.1:3000/v1/chat/completions",
+      headers: { get: (name) => (name === "payment-signature" ? (signature ?? null) : null) },
+      body: null,
+    },
+    body: { value: JSON.parse(body), sha256: body },
+    resourceUrl: "http://service.test/v1/chat/completions",
+    quote: { amount: 1234n, display: { amount: "1234" }, description: "Chat" },
+    quoteMs: 0.5,
+  });
+
+  /** The 402 of an unpaid call, then the official client's signature for it. */
+  async function signedCall(): Promise<{ signature: string; nonce: string }> {
+    const challenge = await payment.authorize(call());
+    if (challenge.kind !== "answer") throw new Error("expected a 402");
+    const required = decodePaymentRequiredHeader(challenge.answer.headers["payment-required"]!);
+    const client = new x402Client();
+    const publicClient = createPublicClient({ transport: http("http://chain.invalid") });
+    registerExactEvmScheme(client, { signer: toClientEvmSigner(payer, publicClient) });
+    const payload = await client.createPaymentPayload(required);
+    const nonce = (payload.payload as { authorization: { nonce: string } }).authorization.nonce;
+    return { signature: encodePaymentSignatureHeader(payload), nonce };
+  }
+
+  const statusOf = (nonce: string) =>
+    (database.$client.prepare("select status from payments where nonce = ?").get(nonce) as { status: string }).status;
+  const json: PreparedAnswer = { kind: "json", body: { ok: true } };
+
+  it("answers an unpaid call 402 with the exact amount, to the pay-to, and asks nothing of the facilitator", async () => {
+    const result = await payment.authorize(call());
+    expect(result.kind).toBe("answer");
+    if (result.kind !== "answer") return;
+    expect(result.answer.status).toBe(402);
+    const required = decodePaymentRequiredHeader(result.answer.headers["payment-required"]!);
+    expect(required.accepts[0]).toMatchObject({ amount: "1234", payTo: PAY_TO, network: network.id });
+    expect(required.extensions?.quote).toEqual({ amount: "1234" });
+    expect(facilitator.verified + facilitator.settled).toBe(0);
+  });
+
+  it("verifies, lets the work run, settles once after it, and records the settlement", async () => {
+    const { signature, nonce } = await signedCall();
+    const result = await payment.authorize(call(signature));
+    if (result.kind !== "granted") throw new Error("expected a grant");
+    expect(result.session.grant.payment?.nonce).toBe(nonce);
+    expect(facilitator.verified).toBe(1);
+    expect(facilitator.settled).toBe(0);
+    expect(statusOf(nonce)).toBe("verified");
+    const answer = await result.session.finish(json);
+    expect(answer.status).toBe(200);
+    expect(answer.headers["payment-response"]).toBeDefined();
+    expect(facilitator.settled).toBe(1);
+    answer.afterSent?.();
+    expect(statusOf(nonce)).toBe("settled");
+  });
+
+  it("refuses the same signature a second time before the facilitator is asked", async () => {
+    const { signature } = await signedCall();
+    expect((await payment.authorize(call(signature))).kind).toBe("granted");
+    const replay = await payment.authorize(call(signature));
+    expect(replay.kind).toBe("answer");
+    if (replay.kind === "answer") expect(JSON.parse(replay.answer.body as string).error.code).toBe("payment_already_used");
+    expect(facilitator.verified).toBe(1);
+  });
+
+  it("settles nothing when the work fails, and says the payment was not taken", async () => {
+    const { signature, nonce } = await signedCall();
+    const result = await payment.authorize(call(signature));
+    if (result.kind !== "granted") throw new Error("expected a grant");
+    const error = result.session.failed(new UpstreamError("status", "upstream answered 500", 500));
+    expect(isApiError(error) && error.status).toBe(502);
+    expect(facilitator.settled).toBe(0);
+    expect(statusOf(nonce)).toBe("not_charged");
+  });
+
+  it("refuses a payment the facilitator rejects, and never settles it", async () => {
+    facilitator.verdict = { isValid: false, invalidReason: "insufficient_funds", payer: payer.address };
+    const { signature, nonce } = await signedCall();
+    const result = await payment.authorize(call(signature));
+    expect(result.kind === "answer" && result.answer.status).toBe(402);
+    expect(statusOf(nonce)).toBe("failed");
+    expect(facilitator.settled).toBe(0);
+  });
+
+  it("drops the work's answer and undoes it when settlement is refused", async () => {
+    facilitator.settlement = { success: false, errorReason: "invalid_transaction_state", network: network.id, transaction: "" };
+    const { signature, nonce } = await signedCall();
+    const result = await payment.authorize(call(signature));
+    if (result.kind !== "granted") throw new Error("expected a grant");
+    let undone = 0;
+    const answer = await result.session.finish({ ...json, onUnsettled: () => undone++ });
+    expect(answer.status).toBe(402);
+    expect(JSON.parse(answer.body as string).error.code).toBe("settlement_failed");
+    expect(undone).toBe(1);
+    expect(statusOf(nonce)).toBe("failed");
+  });
+
+  it("delivers the work when the settlement's outcome is unknown, and keeps the row for reconciliation", async () => {
+    facilitator.settlement = new Error("socket hang up");
+    const { signature, nonce } = await signedCall();
+    const result = await payment.authorize(call(signature));
+    if (result.kind !== "granted") throw new Error("expected a grant");
+    const answer = await result.session.finish(json);
+    expect(answer.status).toBe(200);
+    expect(answer.headers["payment-response"]).toBeUndefined();
+    expect(statusOf(nonce)).toBe("settle_unknown");
+  });
+
+  it("refuses a signature made for another amount", async () => {
+    const { signature } = await signedCall();
+    const other = { ...call(signature), quote: { amount: 9999n, display: {}, description: "Chat" } };
+    const result = await payment.authorize(other);
+    expect(result.kind === "answer" && JSON.parse(result.answer.body as string).error.code).toBe("payment_mismatch");
+    expect(facilitator.verified).toBe(0);
+  });
+});

@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readmeWithTable } from "./endpoint-table";
+import { endpoints } from "./index";
+
+const root = resolve(__dirname, "../..");
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory).flatMap((entry) => {
+    const path = join(directory, entry);
+    return statSync(path).isDirectory() ? filesUnder(path) : [relative(root, path)];
+  });
+}
+
+/** The URL path a file under app/ serves (`app/keys/page.tsx` -> `/keys`). */
+const servedPath = (file: string) => `/${file.split("/").slice(1, -1).join("/")}`;
+
+describe("the endpoint list", () => {
+  const routes = endpoints.flatMap((endpoint) => endpoint.paths.map((path) => `${endpoint.method} ${path}`));
+
+  it("declares each method and path once", () => {
+    expect(new Set(routes).size).toBe(routes.length);
+    expect(routes.length).toBe(19);
+  });
+
+  it("is served by the one route file, which exports every method the list uses", () => {
+    const appFiles = filesUnder(join(root, "app"));
+    expect(appFiles.filter((file) => /\/route\.(ts|tsx|js)$/.test(file))).toEqual(["app/[...path]/route.ts"]);
+    const routeFile = readFileSync(join(root, "app/[...path]/route.ts"), "utf8");
+    const exported = [...routeFile.matchAll(/\bas (GET|POST|PUT|PATCH|DELETE|OPTIONS)\b/g)].map((match) => match[1]);
+    for (const method of new Set(endpoints.map((endpoint) => endpoint.method))) expect(exported).toContain(method);
+  });
+
+  it("shares no path with a console page", () => {
+    const pages = filesUnder(join(root, "app"))
+      .filter((file) => /\/page\.tsx$/.test(file))
+      .map(servedPath);
+    expect(pages.sort()).toEqual(["/", "/keys", "/quota"]);
+    for (const endpoint of endpoints) for (const path of endpoint.paths) expect(pages).not.toContain(path);
+  });
+
+  it("is the README's endpoint table (npm run docs:endpoints writes it)", async () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    expect(readme).toBe(await readmeWithTable(readme, endpoints));
+  });
+});
