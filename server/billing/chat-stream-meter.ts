@@ -48,15 +48,19 @@ function outputText(chunk: ChatChunk): string {
  * sent because billing asked for it) is hidden when the caller did not ask for usage itself.
  */
 export function chatStreamMeter(options: { allowedOutput: number; hideUsageOnlyChunks: boolean }): StreamMeter {
-  return streamMeter(options.allowedOutput, (event): EventReading => {
-    const parsed = chatChunkSchema.safeParse(event);
-    if (!parsed.success) return {};
-    const chunk = parsed.data;
-    const usageOnly = chunk.choices?.length === 0 && chunk.usage !== undefined && chunk.usage !== null;
-    return {
-      outputTokens: chunk.usage?.completion_tokens,
-      text: outputText(chunk),
-      hide: options.hideUsageOnlyChunks && usageOnly,
-    };
-  }, options.hideUsageOnlyChunks);
+  return streamMeter(
+    options.allowedOutput,
+    (event): EventReading => {
+      const parsed = chatChunkSchema.safeParse(event);
+      if (!parsed.success) return {};
+      const chunk = parsed.data;
+      const usageOnly = chunk.choices?.length === 0 && chunk.usage !== undefined && chunk.usage !== null;
+      return {
+        outputTokens: chunk.usage?.completion_tokens,
+        text: outputText(chunk),
+        hide: options.hideUsageOnlyChunks && usageOnly,
+      };
+    },
+    options.hideUsageOnlyChunks,
+  );
 }

@@ -129,7 +129,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect((await payment.authorize(call(signature))).kind).toBe("granted");
     const replay = await payment.authorize(call(signature));
     expect(replay.kind).toBe("answer");
-    if (replay.kind === "answer") expect(JSON.parse(replay.answer.body as string).error.code).toBe("payment_already_used");
+    if (replay.kind === "answer")
+      expect(JSON.parse(replay.answer.body as string).error.code).toBe("payment_already_used");
     expect(facilitator.verified).toBe(1);
   });
 
@@ -153,7 +154,12 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   });
 
   it("drops the work's answer and undoes it when settlement is refused", async () => {
-    facilitator.settlement = { success: false, errorReason: "invalid_transaction_state", network: network.id, transaction: "" };
+    facilitator.settlement = {
+      success: false,
+      errorReason: "invalid_transaction_state",
+      network: network.id,
+      transaction: "",
+    };
     const { signature, nonce } = await signedCall();
     const result = await payment.authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");

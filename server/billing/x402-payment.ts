@@ -150,7 +150,12 @@ class X402Session {
     const { transaction } = settlement;
     const record = () => {
       try {
-        ledger.update(paymentId, { status: "settled", transaction, upstreamMs: timings.upstream, settleMs: timings.settle });
+        ledger.update(paymentId, {
+          status: "settled",
+          transaction,
+          upstreamMs: timings.upstream,
+          settleMs: timings.settle,
+        });
       } catch (error) {
         // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
         logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { findGptModel, type GptModel } from "../../config/models";
+import { isApiError } from "../errors";
+import { newPrepaidCode } from "../prepaid/prepaid-code";
+import { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
+import { openDatabase, type AppDatabase } from "../storage/database";
+import { UpstreamError } from "../upstream/upstream-error";
+import { chatStreamMeter } from "./chat-stream-meter";
+import type { BillableCall, PaymentSession } from "./payment-method";
+import { PrepaidPayment } from "./prepaid-payment";
+
+const luna = findGptModel("vendor-a/gpt-6-luna") as GptModel;
+const sol = findGptModel("vendor-a/gpt-6-sol") as GptModel;
+const encoder = new TextEncoder();
+
+describe("prepaid billing on a real SQLite file", () => {
+  let directory: string;
+  let database: AppDatabase;
+  let store: PrepaidKeyStore;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), "paysvc-prepaid-"));
+    database = openDatabase(`file:${join(directory, "keys.sqlite")}`);
+    store = new PrepaidKeyStore(database);
+  });
+  afterEach(() => {
+    database.$client.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const keyFor = (total: number) => {
+    const code = newPrepaidCode();
+    return { code, id: store.issue(code, luna.id, total, undefined) };
+  };
+  const call = (input: number, maxOutput: number, model = luna): BillableCall => ({
+    request: {
+      method: "POST",
+      url: "http://service.test/v1/chat/completions",
+      headers: { get: () => null },
+      body: null,
+    },
+    body: { value: {}, sha256: "" },
+    resourceUrl: "http://service.test/v1/chat/completions",
+    quote: { amount: 1n, display: {}, description: "Chat", tokens: { model, input, maxOutput } },
+    quoteMs: 0,
+    usage: {
+      fromJson: (body) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
+      streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: false }),
+    },
+  });
+  async function granted(code: string, billable: BillableCall): Promise<PaymentSession> {
+    const result = await new PrepaidPayment(store, code, 60_000).authorize(billable);
+    if (result.kind !== "granted") throw new Error("expected a grant");
+    return result.session;
+  }
+
+  it("lowers the output cap to what the budget covers, and charges input plus the reported output", async () => {
+    const key = keyFor(1000);
+    const session = await granted(key.code, call(100, 4096));
+    expect(session.grant).toMatchObject({ outputCap: 900, usageRequired: true });
+    const answer = await session.finish({ kind: "json", body: { usage: { completion_tokens: 40 } } });
+    expect(answer.headers["x-prepaid-max-tokens"]).toBe("900");
+    expect(answer.headers["x-prepaid-max-tokens-lowered-from"]).toBe("4096");
+    expect(store.balance(key.id)).toMatchObject({ used: 140, reserved: 0, remaining: 860 });
+  });
+
+  it("charges the whole reservation when the answer reports no usage", async () => {
+    const key = keyFor(1000);
+    const session = await granted(key.code, call(10, 50));
+    await session.finish({ kind: "json", body: {} });
+    expect(store.balance(key.id)).toMatchObject({ used: 60, reserved: 0 });
+  });
+
+  it("releases everything when the work fails, and says nothing was charged", async () => {
+    const key = keyFor(1000);
+    const session = await granted(key.code, call(10, 50));
+    expect(store.balance(key.id).reserved).toBe(60);
+    const error = session.failed(new UpstreamError("timeout", "upstream did not answer"));
+    expect(isApiError(error) && error.status).toBe(502);
+    expect(store.balance(key.id)).toMatchObject({ used: 0, reserved: 0, remaining: 1000 });
+  });
+
+  it("meters a stream: charged when it ends, not before", async () => {
+    const key = keyFor(1000);
+    const session = await granted(key.code, call(10, 50));
+    const events = [
+      'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n',
+      'data: {"choices":[],"usage":{"completion_tokens":7}}\n\n',
+      "data: [DONE]\n\n",
+    ];
+    let index = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const next = events[index++];
+        if (next) controller.enqueue(encoder.encode(next));
+        else controller.close();
+      },
+    });
+    const answer = await session.finish({ kind: "stream", stream: { body, cancel: async () => undefined } });
+    expect(store.balance(key.id).reserved).toBe(60);
+    await new Response(answer.body as ReadableStream).text();
+    expect(store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
+  });
+
+  it("refuses an unknown key (401), a key for another model (400) and a spent budget (429), reserving nothing", async () => {
+    const key = keyFor(100);
+    const refusal = async (code: string, billable: BillableCall) =>
+      new PrepaidPayment(store, code, 60_000).authorize(billable).then(
+        () => undefined,
+        (error: unknown) => (isApiError(error) ? error.status : error),
+      );
+    expect(await refusal(newPrepaidCode(), call(10, 10))).toBe(401);
+    expect(await refusal(key.code, call(10, 10, sol))).toBe(400);
+    expect(await refusal(key.code, call(100, 10))).toBe(429);
+    expect(store.balance(key.id)).toMatchObject({ used: 0, reserved: 0 });
+  });
+});
