@@ -10,17 +10,22 @@ type App = Awaited<ReturnType<typeof startExtraApp>>;
 async function answerOf(base: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${base}${path}`, {
     method,
-    // One Host for both servers: the documents and the 402 name the origin the caller used.
-    headers: { host: "paysvc.test", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: body === undefined ? {} : { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const headers = Object.fromEntries(
-    ["content-type", "cache-control", "allow", "payment-required", "vary", "retry-after"].map((name) => [
+    ["content-type", "cache-control", "allow", "payment-required", "retry-after"].map((name) => [
       name,
       response.headers.get(name),
     ]),
   );
-  return { status: response.status, headers, body: await response.text() };
+  // The framework adds its own Vary names (rsc, next-router-*) to every answer; ours must be among them.
+  const varyHost = (response.headers.get("vary") ?? "").toLowerCase().split(/,\s*/).includes("host");
+  // The documents and the 402 name the origin the caller used, which differs by port alone.
+  const origin = (text: string) => text.replaceAll(new URL(base).host, "ORIGIN");
+  const encoded = headers["payment-required"];
+  if (encoded) headers["payment-required"] = origin(Buffer.from(encoded, "base64").toString("utf8"));
+  return { status: response.status, headers: { ...headers, varyHost }, body: origin(await response.text()) };
 }
 
 // `next start` serves every endpoint through the one route file; it must answer exactly as app/serve.mjs does.

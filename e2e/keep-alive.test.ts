@@ -61,7 +61,7 @@ describe.each([
     }
   });
 
-  it("413 over the 24 MiB limit, declared or chunked: the next request is answered", async () => {
+  it("413 over the 24 MiB limit, declared: the rest is drained and the next request answered", async () => {
     const client = keepAliveClient(base, 30_000);
     try {
       const declared = await client.send("POST", "/v1/chat/completions", {
@@ -70,6 +70,14 @@ describe.each([
       });
       expect(declared.status).toBe(413);
       expect((await health(client)).status).toBe(200);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("413 over the 24 MiB limit, chunked: the next request is answered", async () => {
+    const client = keepAliveClient(base, 30_000);
+    try {
       const chunk = Buffer.alloc(1024 * 1024, " ");
       const chunked = await client.send("POST", "/v1/chat/completions", {
         headers: { "content-type": "application/json" },

@@ -19,9 +19,7 @@ function sourceFiles(directory: string): string[] {
  */
 function imports(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const specifiers = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms)].map(
-    (match) => match[1]!,
-  );
+  const specifiers = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms)].map((match) => match[1]!);
   return specifiers.flatMap((specifier) => {
     const base = resolve(dirname(file), specifier);
     const found = ["", ".ts", ".tsx", ".mjs", "/index.ts"].map((suffix) => base + suffix).find(isFile);
@@ -59,7 +57,16 @@ describe("the source tree", () => {
   });
 
   it("finds a cycle when there is one (the check itself)", () => {
-    expect(cycles(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]])).length).toBe(1);
+    expect(
+      cycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", ["a"]],
+          ["d", ["a"]],
+        ]),
+      ).length,
+    ).toBe(1);
   });
 
   it("keeps every file in server/ at 300 lines or fewer", () => {

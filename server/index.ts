@@ -10,6 +10,7 @@ import { endpoints } from "./endpoints";
 import { toWebResponse } from "./http/api-answer";
 import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
+import { releaseUnreadWebBody } from "./http/unread-body";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
@@ -34,7 +35,7 @@ export function createNodeHandler(origin: string) {
 /** The route files' handler: every API request that reaches the framework, a Web Request in, a Response out. */
 export async function handleWebRequest(request: Request): Promise<Response> {
   const handle = router.answer(request.method, new URL(request.url).pathname);
-  return toWebResponse(await handle(request));
+  return toWebResponse(await releaseUnreadWebBody(request, await handle(request)));
 }
 
 /** The deployment as a visitor reaches it at `host`, for the console's pages. */

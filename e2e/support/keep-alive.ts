@@ -25,10 +25,17 @@ export function keepAliveClient(base: string, timeoutMs = 10_000) {
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => (text += chunk));
         response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, reusedSocket: outgoing.reusedSocket }),
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text,
+            reusedSocket: outgoing.reusedSocket,
+          }),
         );
       });
-      outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
+      outgoing.setTimeout(timeoutMs, () =>
+        outgoing.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)),
+      );
       // The server may answer and close before the whole body is written: that write error is not the answer's.
       outgoing.on("error", reject);
       for (const chunk of options.chunks ?? []) outgoing.write(chunk);

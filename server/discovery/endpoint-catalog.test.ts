@@ -30,6 +30,9 @@ describe("endpoint catalog", () => {
       "POST /v1/responses",
       "POST /api/v1/responses",
     ]);
-    expect(catalog[1]).toMatchObject({ operationId: "createChatCompletionAlias", summary: "Alias of /v1/chat/completions" });
+    expect(catalog[1]).toMatchObject({
+      operationId: "createChatCompletionAlias",
+      summary: "Alias of /v1/chat/completions",
+    });
   });
 });

@@ -36,7 +36,13 @@ export function catalogOf(endpoints: readonly Endpoint[]): CatalogEndpoint[] {
     };
     const [path, ...aliases] = endpoint.paths;
     return [
-      { ...base, path, operationId: docs.operationId, summary: docs.summary, responseDescription: docs.responseDescription },
+      {
+        ...base,
+        path,
+        operationId: docs.operationId,
+        summary: docs.summary,
+        responseDescription: docs.responseDescription,
+      },
       ...aliases.map((alias) => ({
         ...base,
         path: alias,

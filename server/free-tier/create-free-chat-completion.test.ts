@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadServiceConfig } from "../../config/env";
 import { freeChat } from "../../config/free-tier";
 import { createAppContext, type AppContext } from "../app-context";
-import { answerErrors } from "../http/handle-route";
+import { answerErrors } from "../http/answer-errors";
 import type { JsonHttpServer } from "../local-stack/json-http-server";
 import { startLocalUpstream } from "../local-stack/local-upstream";
 import { PEER_ADDRESS_HEADER } from "./client-address";

@@ -58,5 +58,7 @@ export function eventStreamAnswer(body: ReadableStream<Uint8Array>, headers: Rec
 /** The Web Response of an answer, for the framework's route handlers. */
 export function toWebResponse(answer: ApiAnswer): Response {
   answer.afterSent?.();
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  // A 204 has no body, not even an empty one (the Response constructor refuses it).
+  const body = answer.status === 204 ? null : answer.body;
+  return new Response(body, { status: answer.status, headers: answer.headers });
 }

@@ -44,7 +44,8 @@ export async function readJsonBody(
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
+      // Not cancelled: the server drains what is left (http/unread-body.ts), which keeps the connection usable.
+      reader.releaseLock();
       throw tooLarge(maxBytes);
     }
     chunks.push(value);

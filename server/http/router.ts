@@ -5,7 +5,7 @@ import type { CatalogEndpoint } from "../discovery/catalog-endpoint";
 import type { Endpoint } from "../endpoints/endpoint";
 import { ApiError } from "../errors";
 import type { ApiAnswer } from "./api-answer";
-import { answerErrors, type ApiHandler } from "./handle-route";
+import { answerErrors, type ApiHandler } from "./answer-errors";
 
 /** What a method and path lead to: an endpoint's handler, or an answer that the path has no such method. */
 export type RouteMatch = { handle: ApiHandler } | undefined;

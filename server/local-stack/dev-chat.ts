@@ -30,11 +30,7 @@ interface ChatBody {
 }
 
 /** POST /v1/chat/completions of the development provider. */
-export async function devChatCompletion(
-  request: IncomingMessage,
-  response: ServerResponse,
-  options: DevStreamOptions,
-) {
+export async function devChatCompletion(request: IncomingMessage, response: ServerResponse, options: DevStreamOptions) {
   let body: ChatBody;
   try {
     body = (await readJson(request)) as ChatBody;

@@ -1,6 +1,6 @@
 import { ApiError, isApiError } from "../errors";
 import { logEvent } from "../log";
-import { toWebResponse, type ApiAnswer } from "./api-answer";
+import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiAnswer>;
@@ -22,10 +22,4 @@ export function answerErrors(handler: ApiHandler): ApiHandler {
       return new ApiError("internal_error", "Internal server error").toAnswer();
     }
   };
-}
-
-/** A route file's handler: the framework's Request in, a Web Response out. */
-export function handleRoute(handler: ApiHandler): (request: Request) => Promise<Response> {
-  const answer = answerErrors(handler);
-  return async (request) => toWebResponse(await answer(request));
 }

@@ -1,0 +1,57 @@
+import type { IncomingMessage } from "node:http";
+import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
+import type { ApiAnswer } from "./api-answer";
+import type { ApiRequest } from "./api-request";
+
+/**
+ * A body answered before it was read whole (413, 415, any early refusal) is drained up to this many more bytes (the
+ * largest body the service reads, and a little more), so that its keep-alive connection serves the next request; past
+ * it, the connection is closed instead. Either way the next request on the connection is answered, never left
+ * waiting behind an unread body. (Closing while a client still sends makes its socket reset, which some clients
+ * report before the answer: draining is the kinder of the two.)
+ */
+const MAX_DRAINED_BYTES = MAX_REQUEST_BODY_BYTES + 1024 * 1024;
+
+const closing = (answer: ApiAnswer): ApiAnswer => ({ ...answer, headers: { ...answer.headers, connection: "close" } });
+
+/** Node's request, under app/serve.mjs: the rest of an unread body is read and dropped, or the connection closed. */
+export function releaseUnreadBody(request: IncomingMessage, apiRequest: ApiRequest, answer: ApiAnswer): ApiAnswer {
+  if (request.complete) return answer;
+  // The body's stream stops taking data, so that it no longer pauses the request when its queue is full.
+  if (apiRequest.body && !apiRequest.body.locked) apiRequest.body.cancel().catch(() => undefined);
+  const declared = Number(request.headers["content-length"] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > MAX_DRAINED_BYTES) return closing(answer);
+  let drained = 0;
+  request.on("data", (chunk: Buffer) => {
+    drained += chunk.byteLength;
+    if (drained > MAX_DRAINED_BYTES) request.socket.destroy();
+  });
+  request.resume();
+  return answer;
+}
+
+/** The framework's Web Request, under `next start`: the same, through the body's stream. */
+export async function releaseUnreadWebBody(request: Request, answer: ApiAnswer): Promise<ApiAnswer> {
+  // A body the handler read to its end drains at once; one it is still reading (a stream it passes on) is left.
+  if (!request.body || request.body.locked) return answer;
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > MAX_DRAINED_BYTES) {
+    await request.body.cancel().catch(() => undefined);
+    return closing(answer);
+  }
+  const reader = request.body.getReader();
+  let drained = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return answer;
+      drained += value.byteLength;
+      if (drained > MAX_DRAINED_BYTES) {
+        await reader.cancel();
+        return closing(answer);
+      }
+    }
+  } catch {
+    return closing(answer);
+  }
+}
