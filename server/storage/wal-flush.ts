@@ -30,12 +30,8 @@ function serve(clients: RunningFlusher["clients"], client: Database.Database): v
   clients.set(client, { statement: client.prepare("select total_changes()").pluck(), now: 0, atLastFlush: 0 });
 }
 
-// One flusher per log file and process: the framework's bundle and app/serve.mjs's direct routes each open a
-// connection to the same file, in separate copies of this module, so the registry lives on globalThis.
-const flushers = ((globalThis as Record<symbol, unknown>)[Symbol.for("paysvc.walFlushers")] ??= new Map<
-  string,
-  RunningFlusher
->()) as Map<string, RunningFlusher>;
+// One flusher per log file and process, serving every connection of the process to that file.
+const flushers = new Map<string, RunningFlusher>();
 
 /**
  * In WAL mode a commit appends pages to the log without waiting for the disk (synchronous = NORMAL), and every
