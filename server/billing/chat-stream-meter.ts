@@ -1,66 +1,75 @@
 import { z } from "zod";
 import { streamMeter, type EventReading, type StreamMeter } from "./stream-meter";
 
+// Every field is caught where it is read: one odd field (a provider's null, a number where text was expected)
+// must cost only its own text, never the rest of the chunk's, and never fail the chunk.
 const text = z.string().nullish().catch(undefined);
+
+const toolCallSchema = z
+  .looseObject({ function: z.looseObject({ name: text, arguments: text }).nullish().catch(undefined) })
+  .nullable()
+  .catch(null);
+
+const deltaSchema = z
+  .looseObject({
+    content: text,
+    // Providers name reasoning one way or the other; one that sends both sends the same text twice.
+    reasoning: text,
+    reasoning_content: text,
+    refusal: text,
+    tool_calls: z.array(toolCallSchema).nullish().catch(undefined),
+  })
+  .nullish()
+  .catch(undefined);
 
 /** The fields of a chat.completion.chunk that billing reads; anything else passes unread. */
 const chatChunkSchema = z.looseObject({
   choices: z
-    .array(
-      z.looseObject({
-        delta: z
-          .looseObject({
-            content: text,
-            // Providers name reasoning one way or the other; one that sends both sends the same text twice.
-            reasoning: text,
-            reasoning_content: text,
-            refusal: text,
-            tool_calls: z
-              .array(z.looseObject({ function: z.looseObject({ name: text, arguments: text }).nullish() }))
-              .nullish()
-              .catch(undefined),
-          })
-          .nullish()
-          .catch(undefined),
-      }),
-    )
-    .nullish()
+    .array(z.looseObject({ delta: deltaSchema }).nullable().catch(null))
+    .optional()
     .catch(undefined),
-  usage: z.looseObject({ completion_tokens: z.number().int().nonnegative().optional() }).nullish().catch(undefined),
+  // Present (even null or odd) is what makes a `choices: []` chunk usage-only; a count that is not a whole
+  // non-negative number is no report.
+  usage: z
+    .looseObject({ completion_tokens: z.number().int().nonnegative().optional().catch(undefined) })
+    .nullable()
+    .optional()
+    .catch(null),
 });
 
 type ChatChunk = z.output<typeof chatChunkSchema>;
 
 /** The output text of a chunk: content, reasoning, refusal, and tool calls' names and arguments. */
-function outputText(chunk: ChatChunk): string {
+function chatChunkText(chunk: ChatChunk): string {
   let result = "";
   for (const choice of chunk.choices ?? []) {
-    const delta = choice.delta;
+    const delta = choice?.delta;
     if (!delta) continue;
     for (const part of [delta.content, delta.reasoning ?? delta.reasoning_content, delta.refusal]) result += part ?? "";
-    for (const call of delta.tool_calls ?? []) result += (call.function?.name ?? "") + (call.function?.arguments ?? "");
+    for (const call of delta.tool_calls ?? []) {
+      result += (call?.function?.name ?? "") + (call?.function?.arguments ?? "");
+    }
   }
   return result;
 }
 
 /**
- * A chat completion stream: usage from `usage.completion_tokens`; a chunk carrying only usage (`choices: []`,
- * sent because billing asked for it) is hidden when the caller did not ask for usage itself.
+ * A chat completion stream: usage from `usage.completion_tokens` of any chunk; a chunk carrying only usage
+ * (`choices: []`, sent because billing asked for it) is hidden when the caller did not ask for usage itself.
  */
 export function chatStreamMeter(options: { allowedOutput: number; hideUsageOnlyChunks: boolean }): StreamMeter {
-  return streamMeter(
-    options.allowedOutput,
-    (event): EventReading => {
-      const parsed = chatChunkSchema.safeParse(event);
-      if (!parsed.success) return {};
-      const chunk = parsed.data;
-      const usageOnly = chunk.choices?.length === 0 && chunk.usage !== undefined && chunk.usage !== null;
-      return {
-        outputTokens: chunk.usage?.completion_tokens,
-        text: outputText(chunk),
-        hide: options.hideUsageOnlyChunks && usageOnly,
-      };
-    },
-    options.hideUsageOnlyChunks,
-  );
+  const { allowedOutput, hideUsageOnlyChunks } = options;
+  const read = (event: object): EventReading => {
+    const parsed = chatChunkSchema.safeParse(event);
+    // Only an array in place of the chunk fails: nothing in it to read.
+    if (!parsed.success) return {};
+    const chunk = parsed.data;
+    const usageOnly = chunk.choices?.length === 0 && chunk.usage !== undefined;
+    return {
+      outputTokens: chunk.usage?.completion_tokens,
+      text: chatChunkText(chunk),
+      hide: hideUsageOnlyChunks && usageOnly,
+    };
+  };
+  return streamMeter(allowedOutput, read, hideUsageOnlyChunks);
 }

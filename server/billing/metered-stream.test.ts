@@ -1,123 +1,202 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { countTextTokens } from "../pricing/count-tokens";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { SseDataParser } from "../http/sse-data-parser";
+import { logEvent } from "../log";
+import { readChunks, streamOf } from "./__fixtures__/read-chunks";
 import { chatStreamMeter } from "./chat-stream-meter";
-import { meteredStream } from "./metered-stream";
+import { meteredStream, type StreamBudget } from "./metered-stream";
 import { responsesStreamMeter } from "./responses-stream-meter";
 import type { StreamMeter } from "./stream-meter";
 
-/** Chunks as a provider sent them over the network, one array element a chunk (see __fixtures__). */
-const fixture = (name: string): string[] =>
-  JSON.parse(readFileSync(join(__dirname, "__fixtures__", `${name}.chunks.json`), "utf8")) as string[];
+vi.mock("../log", () => ({ logEvent: vi.fn() }));
 
-const encoder = new TextEncoder();
+afterEach(() => {
+  vi.useRealTimers();
+  vi.mocked(logEvent).mockClear();
+});
 
-function sourceOf(chunks: string[], options: { failAfter?: boolean } = {}): ReadableStream<Uint8Array> {
-  let index = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const chunk = chunks[index++];
-      if (chunk !== undefined) controller.enqueue(encoder.encode(chunk));
-      else if (options.failAfter) controller.error(new Error("socket hang up"));
-      else controller.close();
-    },
-  });
-}
-
-/** Runs a fixture through the metered stream: what the caller read, and what the budget was told. */
-async function meter(
-  chunks: string[],
-  streamMeter: StreamMeter,
-  options: { failAfter?: boolean; readChunks?: number } = {},
-) {
+/** A budget that writes down what it was told. */
+function recordingBudget(overrides: Partial<StreamBudget> = {}) {
   const calls: string[] = [];
-  const stream = meteredStream(sourceOf(chunks, options), streamMeter, {
+  const budget: StreamBudget = {
     charge: (tokens) => calls.push(`charge ${tokens}`),
     release: () => calls.push("release"),
     extend: () => calls.push("extend"),
     ttlMs: 60_000,
     graceMs: 1000,
-  });
+    ...overrides,
+  };
+  return { budget, calls };
+}
+
+/** Reads a metered stream as a caller does: every chunk, or `readChunks` of them and then leaves. */
+async function readAll(stream: ReadableStream<Uint8Array>, options: { readChunks?: number } = {}) {
   const reader = stream.getReader();
-  let text = "";
   const decoder = new TextDecoder();
+  const chunks: string[] = [];
+  let failure: unknown;
   try {
-    for (let read = 0; options.readChunks === undefined || read < options.readChunks; read++) {
+    while (options.readChunks === undefined || chunks.length < options.readChunks) {
       const { done, value } = await reader.read();
       if (done) break;
-      text += decoder.decode(value, { stream: true });
+      chunks.push(decoder.decode(value));
     }
     if (options.readChunks !== undefined) await reader.cancel();
-  } catch {
-    // A failed upstream errors the caller's stream; what the budget was told is checked below.
+  } catch (error) {
+    failure = error;
   }
-  return { text, calls };
+  return { chunks, failure };
 }
+
+async function run(chunks: string[], meter: StreamMeter, options: { failAfter?: boolean; readChunks?: number } = {}) {
+  const { budget, calls } = recordingBudget();
+  const read = await readAll(meteredStream(streamOf(chunks, options), meter, budget), options);
+  return { ...read, calls };
+}
+
+const eventsIn = (text: string) => {
+  const parser = new SseDataParser();
+  return [...parser.push(text), ...parser.flush()];
+};
 
 const chat = (hideUsageOnlyChunks = false) => chatStreamMeter({ allowedOutput: 100, hideUsageOnlyChunks });
 
 describe("a metered chat stream", () => {
-  it("passes the bytes unchanged and charges the reported usage once", async () => {
-    const chunks = fixture("chat-with-usage");
-    const { text, calls } = await meter(chunks, chat());
-    expect(text).toBe(chunks.join(""));
-    expect(calls).toEqual(["charge 5"]);
+  it("passes every chunk unchanged and charges the reported usage once", async () => {
+    const source = readChunks("chat-with-usage");
+    const { chunks, calls } = await run(source, chat());
+    expect(chunks).toEqual(source);
+    expect(calls).toEqual(["charge 33"]);
   });
 
   it("reads CRLF line ends and lines cut anywhere (even inside a CRLF) as the same events", async () => {
-    const chunks = fixture("chat-with-usage-crlf-split");
-    expect(chunks.some((chunk) => chunk.endsWith("\r"))).toBe(true);
-    const { text, calls } = await meter(chunks, chat());
-    expect(text).toBe(chunks.join(""));
-    expect(calls).toEqual(["charge 5"]);
+    const source = readChunks("chat-with-usage-crlf-split");
+    const { chunks, calls } = await run(source, chat());
+    expect(chunks).toEqual(source);
+    expect(calls).toEqual(["charge 33"]);
   });
 
-  it("hides the usage-only chunk the caller did not ask for, and passes every other event", async () => {
-    const { text, calls } = await meter(fixture("chat-with-usage-crlf-split"), chat(true));
-    expect(text).not.toContain('"usage"');
-    expect(text).toContain("Harbor");
-    expect(text.match(/^data: /gm)?.length).toBe(6);
-    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
-    expect(calls).toEqual(["charge 5"]);
+  it("hides the usage-only chunk, passing every other event re-serialised, and still charges its usage", async () => {
+    const source = readChunks("chat-with-usage-crlf-split");
+    const { chunks, calls } = await run(source, chat(true));
+    const passed = chunks.join("");
+    const expected = eventsIn(source.join("")).filter((data) => !data.includes('"choices":[]'));
+    expect(expected).toHaveLength(7);
+    expect(passed).toBe(expected.map((data) => `data: ${data}\n\n`).join(""));
+    expect(calls).toEqual(["charge 33"]);
   });
 
   it("charges the whole reservation for a completed stream that reported no usage", async () => {
-    expect((await meter(fixture("chat-without-usage"), chat())).calls).toEqual(["charge 100"]);
+    const source = readChunks("chat-without-usage");
+    const { chunks, calls } = await run(source, chat());
+    expect(chunks).toEqual(source);
+    expect(calls).toEqual(["charge 100"]);
   });
 
-  it("counts the text passed on when the stream ends in an error event", async () => {
-    const { calls } = await meter(fixture("chat-error"), chat());
-    expect(calls).toEqual([`charge ${countTextTokens("Harbor lights")}`]);
+  it("charges the text passed on when the upstream's read fails, and fails the caller's stream", async () => {
+    const { chunks, failure, calls } = await run(readChunks("chat-without-usage").slice(0, 2), chat(), {
+      failAfter: true,
+    });
+    expect(chunks).toHaveLength(2);
+    expect((failure as Error).message).toBe("socket hang up");
+    expect(calls).toEqual(["charge 17"]);
+  });
+
+  it("charges the text passed on when the stream ends in an error event, not the reservation", async () => {
+    const source = readChunks("chat-error");
+    const { chunks, failure, calls } = await run(source, chat());
+    expect(chunks).toEqual(source);
+    expect(failure).toBeUndefined();
+    expect(calls).toEqual(["charge 24"]);
   });
 
   it("counts tool calls' names and arguments when the upstream breaks off", async () => {
-    const { calls } = await meter(fixture("chat-tool-calls").slice(0, 3), chat(), { failAfter: true });
-    expect(calls).toEqual([`charge ${countTextTokens('get_weather{"city":"Oslo"}')}`]);
+    const { calls } = await run(readChunks("chat-tool-calls").slice(0, 2), chat(), { failAfter: true });
+    expect(calls).toEqual(["charge 4"]); // get_weather{"cit
+  });
+});
+
+describe("a client that leaves", () => {
+  it("once output has passed: the upstream is read on for its usage", async () => {
+    const { calls } = await run(readChunks("chat-with-usage"), chat(), { readChunks: 2 });
+    expect(calls).toEqual(["charge 33"]);
   });
 
-  it("reads on for the usage after the client leaves once output has passed", async () => {
-    const { calls } = await meter(fixture("chat-with-usage"), chat(), { readChunks: 2 });
-    expect(calls).toEqual(["charge 5"]);
+  it("once output has passed, from a stream that completes without usage: the reservation", async () => {
+    const { calls } = await run(readChunks("chat-without-usage"), chat(), { readChunks: 1 });
+    expect(calls).toEqual(["charge 100"]);
   });
 
-  it("releases everything when the client leaves before any output", async () => {
-    const { calls } = await meter(fixture("chat-with-usage"), chat(), { readChunks: 1 });
+  it("while the upstream stalls: the text passed on, once the grace runs out", async () => {
+    const source = readChunks("chat-with-usage").slice(0, 2);
+    let cancelled = false;
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of source) controller.enqueue(new TextEncoder().encode(chunk));
+      },
+      cancel: () => void (cancelled = true),
+    });
+    const { budget, calls } = recordingBudget({ graceMs: 20 });
+    const started = performance.now();
+    await readAll(meteredStream(stalled, chat(), budget), { readChunks: 2 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(15);
+    expect(calls).toEqual(["charge 17"]);
+    expect(cancelled).toBe(true);
+  });
+
+  it("before any output: everything is released, without waiting", async () => {
+    const { calls } = await run(readChunks("chat-tool-calls"), chat(), { readChunks: 0 });
     expect(calls).toEqual(["release"]);
   });
 });
 
 describe("a metered Responses stream", () => {
-  it("charges the output tokens of response.completed", async () => {
-    const chunks = fixture("responses-with-usage");
-    const { text, calls } = await meter(chunks, responsesStreamMeter({ allowedOutput: 100 }));
-    expect(text).toBe(chunks.join(""));
-    expect(calls).toEqual(["charge 3"]);
+  it("passes every chunk unchanged and charges the output tokens of response.completed", async () => {
+    const source = readChunks("responses-with-usage");
+    const { chunks, calls } = await run(source, responsesStreamMeter({ allowedOutput: 100 }));
+    expect(chunks).toEqual(source);
+    expect(calls).toEqual(["charge 33"]);
   });
 
-  it("counts the deltas passed on when the stream breaks before completing", async () => {
-    const chunks = fixture("responses-with-usage").slice(0, 3);
-    const { calls } = await meter(chunks, responsesStreamMeter({ allowedOutput: 100 }), { failAfter: true });
-    expect(calls).toEqual([`charge ${countTextTokens("Harbor lights")}`]);
+  it("charges the deltas passed on when the stream ends in an error event", async () => {
+    const { calls } = await run(readChunks("responses-error"), responsesStreamMeter({ allowedOutput: 100 }));
+    expect(calls).toEqual(["charge 24"]);
+  });
+});
+
+describe("the reservation around a metered stream", () => {
+  it("is extended every third of its time to live, at most once a second, until the stream settles", async () => {
+    vi.useFakeTimers();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const source = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    const { budget, calls } = recordingBudget({ ttlMs: 2400 }); // a third is 800 ms: once a second instead
+    const reading = readAll(meteredStream(source, chat(), budget));
+    await vi.advanceTimersByTimeAsync(3500);
+    expect(calls).toEqual(["extend", "extend", "extend"]);
+    controller.close();
+    await reading;
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(calls).toEqual(["extend", "extend", "extend", "charge 100"]);
+  });
+
+  it("logs a charge or an extension that fails, never throws it, and settles once", async () => {
+    vi.useFakeTimers();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const source = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    const failing = () => {
+      throw new Error("database is locked");
+    };
+    const { budget, calls } = recordingBudget({ ttlMs: 3000, extend: failing, charge: failing });
+    const reading = readAll(meteredStream(source, chat(), budget));
+    await vi.advanceTimersByTimeAsync(1000);
+    for (const chunk of readChunks("chat-with-usage")) controller.enqueue(new TextEncoder().encode(chunk));
+    controller.close();
+    const { chunks, failure } = await reading;
+    expect(chunks).toHaveLength(4);
+    expect(failure).toBeUndefined();
+    expect(calls).toEqual([]);
+    expect(vi.mocked(logEvent).mock.calls).toEqual([
+      ["error", "prepaid_extend_failed", { error: "database is locked" }],
+      ["error", "prepaid_settle_failed", { error: "database is locked" }],
+    ]);
   });
 });

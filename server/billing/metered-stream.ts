@@ -15,10 +15,10 @@ export interface StreamBudget {
 }
 
 /**
- * Passes a stream on unchanged (or without the events the meter hides, re-serialised) while the meter reads each
- * event, and keeps the reservation alive meanwhile. When it ends the key is charged what the meter says, exactly
- * once. A client that leaves once output has begun is answered no more, but the upstream is read for up to
- * `graceMs` more for its usage report.
+ * Passes a stream on while the meter reads each event, and keeps the reservation alive meanwhile: byte for byte,
+ * or (when the meter may hide events) event by event, re-serialised without the hidden ones. When it ends the key
+ * is charged what the meter says, exactly once. A client that leaves once output has begun is answered no more,
+ * but the upstream is read for up to `graceMs` more for its usage report.
  */
 export function meteredStream(
   source: ReadableStream<Uint8Array>,
@@ -32,25 +32,25 @@ export function meteredStream(
   let upstreamDone = false;
   let clientLeft = false;
   let finished = false;
-  /** The events a read completed, each metered; the ones to pass on. */
+  /** Meters the events a read completed; returns the ones to pass on. */
   const consume = (done: boolean, value: Uint8Array | undefined): string[] => {
     upstreamDone ||= done;
-    const events = done ? parser.flush() : parser.push(decoder.decode(value, { stream: true }));
-    return events.filter((data) => !meter.push(data));
+    const events = done
+      ? [...parser.push(decoder.decode()), ...parser.flush()]
+      : parser.push(decoder.decode(value, { stream: true }));
+    return events.filter((data) => !meter.push(data).hide);
   };
-  const heartbeat = setInterval(budget.extend, Math.max(1000, Math.floor(budget.ttlMs / 3)));
-  const finish = (completed: boolean) => {
+  const heartbeat = setInterval(
+    () => runOrLog("prepaid_extend_failed", budget.extend),
+    Math.max(1000, Math.floor(budget.ttlMs / 3)),
+  );
+  const finish = () => {
     if (finished) return;
     finished = true;
     clearInterval(heartbeat);
-    try {
-      const output = meter.result(completed);
-      if (output === undefined) budget.release();
-      else budget.charge(output);
-    } catch (error) {
-      // The answer is out: the reservation stops counting when it expires (the call is then not charged).
-      logEvent("error", "prepaid_settle_failed", { error: (error as Error).message });
-    }
+    // Completed only when the upstream ended the stream, whoever was still reading it by then.
+    const output = meter.result(upstreamDone);
+    runOrLog("prepaid_settle_failed", () => (output === undefined ? budget.release() : budget.charge(output)));
   };
   /** Reads on after the client left, until the usage is reported, the stream ends, or the grace runs out. */
   const readForUsage = async () => {
@@ -80,11 +80,10 @@ export function meteredStream(
           const shown = consume(done, value);
           // The client left while this read waited: the cancel reads on and settles.
           if (clientLeft) return;
-          // Where events may be hidden, what passes is re-serialised event by event; otherwise the bytes as they came.
           const bytes = meter.mayHide ? encoder.encode(shown.map((data) => `data: ${data}\n\n`).join("")) : value;
           if (bytes && bytes.byteLength > 0) controller.enqueue(bytes);
           if (done) {
-            finish(true);
+            finish();
             controller.close();
             return;
           }
@@ -92,15 +91,27 @@ export function meteredStream(
         }
       } catch (error) {
         if (clientLeft) return;
-        finish(false);
+        finish();
         controller.error(error);
       }
     },
     async cancel(reason) {
       clientLeft = true;
       if (meter.hasOutput) await readForUsage();
-      finish(false);
+      finish();
       await upstream.cancel(reason);
     },
   });
+}
+
+/**
+ * Runs a charge, release or extend that can no longer change the answer: a failure is logged, never thrown (the
+ * answer is out; a reservation left unsettled stops counting when it expires, and the call is then not charged).
+ */
+function runOrLog(event: string, run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    logEvent("error", event, { error: (error as Error).message });
+  }
 }

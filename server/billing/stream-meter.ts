@@ -1,23 +1,30 @@
 import { countTextTokens } from "../pricing/count-tokens";
 
 /**
- * Meters a streamed answer billed in tokens, one event's data at a time: a pure object, fed by metered-stream.ts.
- * Each event is parsed once, against the chunk schema of its API.
+ * Meters a streamed answer billed in tokens, one event's data at a time: a pure object (no I/O, no timers), fed by
+ * metered-stream.ts. Each event is parsed once, then read against the chunk schema of its API.
  */
 export interface StreamMeter {
-  /** Some events may be hidden: the stream is then passed on event by event, not byte for byte. */
-  readonly mayHide: boolean;
-  /** Reads one event's data; true when the event must be hidden from the caller. */
-  push(data: string): boolean;
+  /** Reads one event's data (the text after "data:"); returns whether the event must be hidden from the caller. */
+  push(data: string): { hide: boolean };
   /**
-   * Output tokens to charge once the stream ended; `completed`: the upstream ended it (not a failure, not the
-   * client leaving). undefined: charge nothing.
+   * Output tokens to charge when the stream ends. `completed`: the upstream ended the stream normally (it was not
+   * cut by a network failure or by the client leaving). undefined = charge nothing (release).
    */
   result(completed: boolean): number | undefined;
-  /** The upstream reported the usage: nothing more is needed to bill. */
+  /**
+   * True once the usage was reported, or can no longer be (an error event broke the stream off): the metered
+   * stream may stop reading after the client left.
+   */
   readonly usageReported: boolean;
-  /** Some output text has passed. */
+  /** True once any output text was seen. */
   readonly hasOutput: boolean;
+  /**
+   * Whether some event may be hidden. Known before the first byte, because an event can start in one network
+   * chunk and end in the next: a stream that may hide is passed on event by event from its start, one that never
+   * hides byte for byte.
+   */
+  readonly mayHide: boolean;
 }
 
 /** What one event told: reported output tokens, output text, whether to hide it. */
@@ -27,10 +34,14 @@ export interface EventReading {
   hide?: boolean;
 }
 
+const SHOWN = Object.freeze({ hide: false });
+const HIDDEN = Object.freeze({ hide: true });
+
 /**
  * The rules both APIs share: the reported output tokens win; without a report, a stream the upstream completed
- * without error is charged the whole reservation (it may have produced all of it), one cut short the output
- * text it passed on, counted as the input is, or nothing when it passed none.
+ * without an error event is charged the whole reservation (it may have produced all of it, and nothing shows
+ * otherwise), one cut short or broken off the output text it passed on, counted as the input is, or nothing when
+ * it passed none. `read` sees every event that is a JSON object, error events included.
  */
 export function streamMeter(
   allowedOutput: number,
@@ -44,12 +55,12 @@ export function streamMeter(
     mayHide,
     push(data) {
       const event = parseData(data);
-      if (typeof event !== "object" || event === null) return false;
+      if (typeof event !== "object" || event === null) return SHOWN;
       if (isError(event)) brokeOff = true;
       const reading = read(event);
       if (reading.outputTokens !== undefined) outputTokens = reading.outputTokens;
       if (reading.text) text += reading.text;
-      return reading.hide === true;
+      return reading.hide === true ? HIDDEN : SHOWN;
     },
     result(completed) {
       if (outputTokens !== undefined) return outputTokens;
@@ -67,13 +78,14 @@ export function streamMeter(
 
 /**
  * An error in place of a chunk: `{"error": ...}` at the top level (chat completions; some providers put it beside
- * an id), or `{"type": "error"}` (Responses).
+ * an id), or `{"type": "error"}` (Responses). The same test as isErrorEvent in sse-data-parser.ts, on the event
+ * already parsed.
  */
 function isError(event: { error?: unknown; type?: unknown }): boolean {
   return (event.error ?? null) !== null || event.type === "error";
 }
 
-/** The JSON of an event's data, or undefined when it is not JSON (`[DONE]`). */
+/** The JSON of an event's data, or undefined when it is not JSON (`[DONE]`, a provider's garbage). */
 function parseData(data: string): unknown {
   if (data === "[DONE]") return undefined;
   try {

@@ -32,6 +32,38 @@ describe("SseDataParser", () => {
     expect(parser.push(":2}\n")).toEqual([]);
     expect(parser.push("\n")).toEqual(['{"x":2}']);
   });
+
+  it("yields each event once when a CRLF is split, and joins lines across a split CRLF", () => {
+    const parser = new SseDataParser();
+    expect([...parser.push("data: a\r"), ...parser.push("\n\r\ndata: b\r\n\r\n")]).toEqual(["a", "b"]);
+    expect(parser.push("data: c\r\n\r")).toEqual([]);
+    expect(parser.push("\n")).toEqual(["c"]);
+    expect(parser.flush()).toEqual([]);
+  });
+
+  it("reads CR alone as a line end, and skips id:, retry: and unknown fields", () => {
+    const parser = new SseDataParser();
+    expect(parser.push("id: 7\rretry: 100\rdata: x\rfoo: bar\r\rdata: y\r\r")).toEqual(["x"]);
+    // A CR that ends a chunk may be the first half of a CRLF: the event it ends waits for the next chunk.
+    expect(parser.push("data: z\r\r")).toEqual(["y"]);
+    expect(parser.flush()).toEqual(["z"]);
+  });
+
+  it("yields an event with no data line never, and an empty data line as an empty event", () => {
+    const parser = new SseDataParser();
+    expect(parser.push("event: ping\n\n: keep-alive\n\ndata:\n\n")).toEqual([""]);
+  });
+
+  it("flushes an unterminated event whatever its last line end, and nothing twice", () => {
+    const parser = new SseDataParser();
+    expect(parser.push("data: one\r")).toEqual([]);
+    expect(parser.flush()).toEqual(["one"]);
+    expect(parser.flush()).toEqual([]);
+    expect(parser.push("data: two\n")).toEqual([]);
+    expect(parser.flush()).toEqual(["two"]);
+    expect(parser.push("event: x\n: comment")).toEqual([]);
+    expect(parser.flush()).toEqual([]);
+  });
 });
 
 describe("isErrorEvent", () => {

@@ -17,7 +17,8 @@ export class SseDataParser {
 
   /** Data of a final event the stream ended without terminating. */
   flush(): string[] {
-    // Ending the last line and the event, as the stream's end does for a reader that keeps what it was given.
+    // Ends the last line and the event. Not reset({ consume: true }): that parses the last line but then drops the
+    // event it belongs to instead of dispatching it. A pending "\r" becomes one CRLF, so no empty event follows.
     this.parser.feed("\n\n");
     this.parser.reset();
     return this.take();
