@@ -6,7 +6,8 @@ import { getNetwork } from "../networks";
 import { chatCompletions } from "../server/endpoints/chat-completions";
 
 const tokens = Number(process.argv[2] ?? 1_000_000);
-const words = ["alpha", "beta", "gamma", "delta", "x402", "ledger"];
+// One token a word, so that the request holds about `tokens` tokens and stays within the input limit.
+const words = ["alpha", "beta", "gamma", "delta", "ledger", "harbor"];
 const text = Array.from({ length: tokens }, (_, index) => words[index % words.length]).join(" ");
 const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: text }], max_tokens: 1 };
 const network = getNetwork("eip155:137");
