@@ -1,3 +1,4 @@
+import { isErrorObject, parseEventJson } from "../http/sse-data-parser";
 import { countTextTokens } from "../pricing/count-tokens";
 
 /**
@@ -54,9 +55,9 @@ export function streamMeter(
   return {
     mayHide,
     push(data) {
-      const event = parseData(data);
+      const event = parseEventJson(data);
       if (typeof event !== "object" || event === null) return SHOWN;
-      if (isError(event)) brokeOff = true;
+      if (isErrorObject(event)) brokeOff = true;
       const reading = read(event);
       if (reading.outputTokens !== undefined) outputTokens = reading.outputTokens;
       if (reading.text) text += reading.text;
@@ -74,23 +75,4 @@ export function streamMeter(
       return text !== "";
     },
   };
-}
-
-/**
- * An error in place of a chunk: `{"error": ...}` at the top level (chat completions; some providers put it beside
- * an id), or `{"type": "error"}` (Responses). The same test as isErrorEvent in sse-data-parser.ts, on the event
- * already parsed.
- */
-function isError(event: { error?: unknown; type?: unknown }): boolean {
-  return (event.error ?? null) !== null || event.type === "error";
-}
-
-/** The JSON of an event's data, or undefined when it is not JSON (`[DONE]`, a provider's garbage). */
-function parseData(data: string): unknown {
-  if (data === "[DONE]") return undefined;
-  try {
-    return JSON.parse(data);
-  } catch {
-    return undefined;
-  }
 }

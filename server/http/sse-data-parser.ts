@@ -32,8 +32,9 @@ export class SseDataParser {
   }
 }
 
-/** The JSON value of an event's data, or undefined when it is not JSON (`[DONE]`, garbage). */
+/** The JSON value of an event's data, or undefined when it is not JSON (`[DONE]`, a provider's garbage). */
 export function parseEventJson(data: string): unknown {
+  if (data === "[DONE]") return undefined;
   try {
     return JSON.parse(data);
   } catch {
@@ -42,11 +43,16 @@ export function parseEventJson(data: string): unknown {
 }
 
 /**
- * Whether an event's data is an error object: `{"error": ...}` anywhere at its top level (chat completions; some
- * providers put it beside an id), or `{"type": "error"}` (Responses). Content that merely says "error" is not.
+ * Whether a parsed event is an error object: `{"error": ...}` anywhere at its top level (chat completions; some
+ * providers put it beside an id), or `{"type": "error"}` (Responses).
  */
+export function isErrorObject(event: { error?: unknown; type?: unknown }): boolean {
+  return (event.error ?? null) !== null || event.type === "error";
+}
+
+/** Whether an event's data is an error object. Content that merely says "error" is not. */
 export function isErrorEvent(data: string): boolean {
   if (!data.includes('"error"')) return false;
-  const event = parseEventJson(data) as { error?: unknown; type?: unknown } | undefined;
-  return typeof event === "object" && event !== null && ((event.error ?? null) !== null || event.type === "error");
+  const event = parseEventJson(data);
+  return typeof event === "object" && event !== null && isErrorObject(event);
 }
