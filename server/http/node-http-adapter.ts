@@ -42,8 +42,9 @@ function headerReader(headers: IncomingHttpHeaders): ApiRequest["headers"] {
 
 /**
  * The request body as a Web stream, read as the handler pulls. Not Readable.toWeb: on Node 20 it can close its
- * controller a second time when the request emits after its end, which throws outside any handler. A handler
- * that stops reading (a body over the size limit) leaves the rest to be drained, so that its answer still goes out.
+ * controller a second time when the request emits after its end, which throws outside any handler. What a
+ * handler leaves unread (a body over the size limit) is drained, within a bound, by http/unread-body.ts, which
+ * cancels this stream so that the request flows again.
  */
 function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
   let open = true;
