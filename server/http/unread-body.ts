@@ -1,16 +1,15 @@
 import type { IncomingMessage } from "node:http";
-import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 
 /**
- * A body answered before it was read whole (413, 415, any early refusal) is drained up to this many more bytes (the
- * largest body the service reads, and a little more), so that its keep-alive connection serves the next request; past
- * it, the connection is closed instead. Either way the next request on the connection is answered, never left
- * waiting behind an unread body. (Closing while a client still sends makes its socket reset, which some clients
- * report before the answer: draining is the kinder of the two.)
+ * A body answered before it was read whole (413, 415, any early refusal) is drained up to this many bytes, well
+ * past the largest body the service reads, so that its keep-alive connection serves the next request; a body
+ * declared larger, or one that turns out larger, has its connection closed instead. Either way the next request
+ * on the connection is answered, never left waiting behind an unread body. Draining is the kinder of the two:
+ * closing while a client still sends resets its socket, and clients such as fetch then report EPIPE, not the 413.
  */
-const MAX_DRAINED_BYTES = MAX_REQUEST_BODY_BYTES + 1024 * 1024;
+const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
 
 const closing = (answer: ApiAnswer): ApiAnswer => ({ ...answer, headers: { ...answer.headers, connection: "close" } });
 
