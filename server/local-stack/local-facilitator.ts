@@ -30,6 +30,16 @@ export async function startLocalFacilitator(
   const { facilitator, address } =
     network.kind === "evm" ? evmFacilitator({ ...options, network }) : await svmFacilitator({ ...options, network });
 
+  // Settlements one at a time: they all pay from one account, whose transactions must go out in nonce order, and
+  // each is then checked against the state the one before it left (a payer's second spend fails cleanly as
+  // `success: false` instead of racing the first into an error whose outcome the app cannot know).
+  let previous: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+    const next = previous.then(run, run);
+    previous = next.catch(() => undefined);
+    return next;
+  };
+
   const server = await listen(
     async (request, response) => {
       const path = (request.url ?? "/").split("?")[0];
@@ -46,10 +56,11 @@ export async function startLocalFacilitator(
         if (!body.paymentPayload || !body.paymentRequirements) {
           return sendJson(response, 400, { error: "paymentPayload and paymentRequirements are required" });
         }
+        const { paymentPayload, paymentRequirements } = body;
         const result =
           path === "/verify"
-            ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
-            : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
+            ? await facilitator.verify(paymentPayload, paymentRequirements)
+            : await inTurn(() => facilitator.settle(paymentPayload, paymentRequirements));
         return sendJson(response, 200, result);
       }
       sendJson(response, 404, { error: "not found" });
