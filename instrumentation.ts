@@ -3,5 +3,8 @@ export async function register(): Promise<void> {
   // The framework's own flag (it also builds this file for the edge runtime, where nothing here applies).
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { serverModule } = await import("./app/server-module");
-  (await serverModule()).stampPeerAddresses();
+  const server = await serverModule();
+  server.stampPeerAddresses();
+  // The database is reached and migrated before the first request (app/serve.mjs has done so already).
+  await server.startAppContext();
 }

@@ -6,11 +6,20 @@
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import next from "next";
-import { createNodeHandler, stampPeerAddresses } from "../dist/server.mjs";
+import { createNodeHandler, stampPeerAddresses, startAppContext } from "../dist/server.mjs";
 
 const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { type: "string" } } });
 const port = Number(values.port ?? 3000);
 const hostname = values.hostname ?? "127.0.0.1";
+
+// The database is reached and migrated before anything listens: a wrong DATABASE_URL or an unreachable server is
+// one clear line and exit code 1, not a failure on the first request.
+try {
+  await startAppContext();
+} catch (error) {
+  console.error(`paysvc app cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 
 const app = next({ dev: false, dir: process.cwd(), hostname, port });
 const handle = app.getRequestHandler();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { addressProblem, getNetwork, networkIds, privateKeyProblem, type NetworkDefinition } from "../networks";
+import { databaseLocation, DatabaseUrlError } from "./database-url";
 import { decisionModel } from "./decision-model";
 import { parseAddressRange } from "./address-range";
 
@@ -94,7 +95,18 @@ const sharedSchema = z.object({
     .pipe(z.enum(forwardedHeaders, { error: `must be ${forwardedHeaders.join(" or ")}` })),
   PREPAID_API_BASE: optionalUrl,
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(600),
-  DATABASE_URL: z.string().default("file:./data/paysvc.sqlite"),
+  DATABASE_URL: z
+    .string()
+    .default("file:./data/paysvc.sqlite")
+    .superRefine((url, context) => {
+      try {
+        databaseLocation(url);
+      } catch (error) {
+        if (!(error instanceof DatabaseUrlError)) throw error;
+        context.addIssue({ code: "custom", message: error.problem });
+      }
+    }),
+  DATABASE_POOL_SIZE: positiveInteger(10),
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
@@ -174,6 +186,8 @@ export interface ServiceConfig {
     reservationTtlMs: number;
   };
   databaseUrl: string;
+  /** PostgreSQL connections per process; callers beyond it queue. */
+  databasePoolSize: number;
   paymentTimeoutSeconds: number;
 }
 
@@ -219,6 +233,7 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
       reservationTtlMs: values.PREPAID_RESERVATION_TTL_SECONDS * 1000,
     },
     databaseUrl: values.DATABASE_URL,
+    databasePoolSize: values.DATABASE_POOL_SIZE,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
   };
 }

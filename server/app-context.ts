@@ -1,23 +1,23 @@
 import type { ServiceConfig } from "../config/env";
 import { X402Payment } from "./billing/x402-payment";
-import type { LiveGas, PricedRequest } from "./billing/x402-price";
+import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import { PaymentGateway } from "./payment/payment-gateway";
-import { PaymentLedger } from "./payment/payment-ledger";
-import { QuoteHold } from "./payment/quote-hold";
+import { QuoteHold, type QuoteHoldStore } from "./payment/quote-hold";
 import { SettlementGasEstimator } from "./payment/settlement-gas";
-import { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
+import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "./free-tier/client-address";
 import { FreeChatWindows } from "./free-tier/free-chat-windows";
-import { openDatabase, type AppDatabase } from "./storage/database";
+import { openStorage } from "./storage/open-storage";
+import type { Storage } from "./storage/storage";
 import { OpenAiUpstream } from "./upstream/openai-upstream";
 import type { ApiRequest } from "./http/api-request";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
   config: ServiceConfig;
-  database: AppDatabase;
-  ledger: PaymentLedger;
+  /** The database's stores, on SQLite or PostgreSQL. */
+  storage: Storage;
   prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
   /** Payment per request; the prepaid key, the other way to pay, is per call (billing/prepaid-payment.ts). */
@@ -32,12 +32,15 @@ export interface AppContext {
   decisionUpstream: OpenAiUpstream;
 }
 
-export function createAppContext(config: ServiceConfig, catalog: readonly CatalogEndpoint[]): AppContext {
-  const database = openDatabase(config.databaseUrl, { walFlush: true });
-  const prepaidKeys = new PrepaidKeyStore(database);
+/** The context, once the database is reached and migrated; fails with a clear message when it cannot be. */
+export async function createAppContext(
+  config: ServiceConfig,
+  catalog: readonly CatalogEndpoint[],
+): Promise<AppContext> {
+  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize, walFlush: true });
+  const { prepaidKeys, ledger } = storage;
   // Reservations left by a process that died have expired or will; they no longer count, so tidy them away.
-  prepaidKeys.deleteExpired();
-  const ledger = new PaymentLedger(database);
+  await prepaidKeys.deleteExpired();
   const gateway = new PaymentGateway({
     network: config.network,
     payTo: config.payTo,
@@ -47,23 +50,22 @@ export function createAppContext(config: ServiceConfig, catalog: readonly Catalo
   });
   return {
     config,
-    database,
-    ledger,
+    storage,
     prepaidKeys,
     gateway,
-    x402: new X402Payment(gateway, ledger, liveGas(config)),
+    x402: new X402Payment(gateway, ledger, liveGas(config, storage.quoteHolds)),
     catalog,
     upstream: new OpenAiUpstream(config.upstream),
     imageUpstream: new OpenAiUpstream(config.imageUpstream),
     embeddingsUpstream: new OpenAiUpstream(config.embeddingsUpstream),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
-    freeChatWindows: new FreeChatWindows(database),
+    freeChatWindows: new FreeChatWindows(storage.freeChatLog),
     decisionUpstream: new OpenAiUpstream(config.decisionUpstream),
   };
 }
 
 /** Networks that price settlement gas live get an estimator and a hold that keeps quotes payable. */
-function liveGas(config: ServiceConfig): LiveGas | undefined {
+function liveGas(config: ServiceConfig, holds: QuoteHoldStore): LiveGas | undefined {
   const { network } = config;
   if (network.kind !== "evm" || !network.settlementGas || !config.chainRpcUrl) return undefined;
   return {
@@ -72,7 +74,7 @@ function liveGas(config: ServiceConfig): LiveGas | undefined {
       config.chainRpcUrl,
       config.payTo,
     ),
-    hold: new QuoteHold<PricedRequest>(),
+    hold: new QuoteHold<PricedRequest>(holds, pricedRequestCodec),
   };
 }
 

@@ -18,10 +18,20 @@ export { stampPeerAddresses } from "./http/peer-address";
 
 const catalog = catalogOf(endpoints);
 let context: AppContext | undefined;
+let starting: Promise<AppContext> | undefined;
 
-/** The process's one context, built from validated configuration on first use. */
+/**
+ * Builds the process's one context from validated configuration: reaches and migrates the database. Called once
+ * before the server listens (app/serve.mjs, and instrumentation.ts under `next start`); a failure is the start's.
+ */
+export function startAppContext(): Promise<AppContext> {
+  starting ??= createAppContext(loadServiceConfig(), catalog).then((created) => (context = created));
+  return starting;
+}
+
+/** The context `startAppContext` built. */
 export function appContext(): AppContext {
-  context ??= createAppContext(loadServiceConfig(), catalog);
+  if (!context) throw new Error("the app context is used before startAppContext() finished");
   return context;
 }
 

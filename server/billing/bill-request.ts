@@ -41,7 +41,7 @@ export async function billRequest(
   try {
     prepared = await endpoint.work(context, parsed, session.grant, request);
   } catch (error) {
-    throw session.failed(error);
+    throw await session.failed(error);
   }
   return session.finish(prepared);
 }

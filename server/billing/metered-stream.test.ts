@@ -18,9 +18,9 @@ afterEach(() => {
 function recordingBudget(overrides: Partial<StreamBudget> = {}) {
   const calls: string[] = [];
   const budget: StreamBudget = {
-    charge: (tokens) => calls.push(`charge ${tokens}`),
-    release: () => calls.push("release"),
-    extend: () => calls.push("extend"),
+    charge: async (tokens) => void calls.push(`charge ${tokens}`),
+    release: async () => void calls.push("release"),
+    extend: async () => void calls.push("extend"),
     ttlMs: 60_000,
     graceMs: 1000,
     ...overrides,

@@ -4,11 +4,11 @@ import type { StreamMeter } from "./stream-meter";
 
 export interface StreamBudget {
   /** Charges the output tokens the stream used. */
-  charge(outputTokens: number): void;
+  charge(outputTokens: number): Promise<void>;
   /** Charges nothing. */
-  release(): void;
+  release(): Promise<void>;
   /** Keeps the reservation alive while the stream runs. */
-  extend(): void;
+  extend(): Promise<void>;
   ttlMs: number;
   /** How long the upstream is read for its usage after the client left. */
   graceMs: number;
@@ -41,16 +41,17 @@ export function meteredStream(
     return events.filter((data) => !meter.push(data).hide);
   };
   const heartbeat = setInterval(
-    () => runOrLog("prepaid_extend_failed", budget.extend),
+    () => void runOrLog("prepaid_extend_failed", budget.extend),
     Math.max(1000, Math.floor(budget.ttlMs / 3)),
   );
-  const finish = () => {
+  /** Charges once; the stream ends after the charge is written, so a balance asked for next includes it. */
+  const finish = async () => {
     if (finished) return;
     finished = true;
     clearInterval(heartbeat);
     // Completed only when the upstream ended the stream, whoever was still reading it by then.
     const output = meter.result(upstreamDone);
-    runOrLog("prepaid_settle_failed", () => (output === undefined ? budget.release() : budget.charge(output)));
+    await runOrLog("prepaid_settle_failed", () => (output === undefined ? budget.release() : budget.charge(output)));
   };
   /** Reads on after the client left, until the usage is reported, the stream ends, or the grace runs out. */
   const readForUsage = async () => {
@@ -83,7 +84,7 @@ export function meteredStream(
           const bytes = meter.mayHide ? encoder.encode(shown.map((data) => `data: ${data}\n\n`).join("")) : value;
           if (bytes && bytes.byteLength > 0) controller.enqueue(bytes);
           if (done) {
-            finish();
+            await finish();
             controller.close();
             return;
           }
@@ -91,14 +92,14 @@ export function meteredStream(
         }
       } catch (error) {
         if (clientLeft) return;
-        finish();
+        await finish();
         controller.error(error);
       }
     },
     async cancel(reason) {
       clientLeft = true;
       if (meter.hasOutput) await readForUsage();
-      finish();
+      await finish();
       await upstream.cancel(reason);
     },
   });
@@ -108,9 +109,9 @@ export function meteredStream(
  * Runs a charge, release or extend that can no longer change the answer: a failure is logged, never thrown (the
  * answer is out; a reservation left unsettled stops counting when it expires, and the call is then not charged).
  */
-function runOrLog(event: string, run: () => void): void {
+async function runOrLog(event: string, run: () => Promise<void>): Promise<void> {
   try {
-    run();
+    await run();
   } catch (error) {
     logEvent("error", event, { error: (error as Error).message });
   }

@@ -32,7 +32,7 @@ export interface Grant {
  */
 export type PreparedAnswer = (
   { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
-) & { onUnsettled?: () => void };
+) & { onUnsettled?: () => Promise<void> | void };
 
 /** One request to bill: what was asked, and its price. */
 export interface BillableCall {
@@ -56,7 +56,7 @@ export interface BillableCall {
  */
 export interface PaymentSession {
   grant: Grant;
-  failed(error: unknown): unknown;
+  failed(error: unknown): Promise<unknown>;
   finish(prepared: PreparedAnswer): Promise<ApiAnswer>;
 }
 

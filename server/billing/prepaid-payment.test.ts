@@ -5,8 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findGptModel, type GptModel } from "../../config/models";
 import { isApiError } from "../errors";
 import { newPrepaidCode } from "../prepaid/prepaid-code";
-import { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
-import { openDatabase, type AppDatabase } from "../storage/database";
+import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
+import type { Storage } from "../storage/storage";
 import { UpstreamError } from "../upstream/upstream-error";
 import { chatStreamMeter } from "./chat-stream-meter";
 import type { BillableCall, PaymentSession } from "./payment-method";
@@ -18,21 +19,21 @@ const encoder = new TextEncoder();
 
 describe("prepaid billing on a real SQLite file", () => {
   let directory: string;
-  let database: AppDatabase;
+  let storage: Storage;
   let store: PrepaidKeyStore;
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), "paysvc-prepaid-"));
-    database = openDatabase(`file:${join(directory, "keys.sqlite")}`);
-    store = new PrepaidKeyStore(database);
+    storage = openSqliteStorage(join(directory, "keys.sqlite"));
+    store = storage.prepaidKeys;
   });
-  afterEach(() => {
-    database.$client.close();
+  afterEach(async () => {
+    await storage.close();
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const keyFor = (total: number) => {
+  const keyFor = async (total: number) => {
     const code = newPrepaidCode();
-    return { code, id: store.issue(code, luna.id, total, undefined) };
+    return { code, id: await store.issue(code, luna.id, total, undefined) };
   };
   const call = (input: number, maxOutput: number, model = luna): BillableCall => ({
     request: {
@@ -57,33 +58,33 @@ describe("prepaid billing on a real SQLite file", () => {
   }
 
   it("lowers the output cap to what the budget covers, and charges input plus the reported output", async () => {
-    const key = keyFor(1000);
+    const key = await keyFor(1000);
     const session = await granted(key.code, call(100, 4096));
     expect(session.grant).toMatchObject({ outputCap: 900, usageRequired: true });
     const answer = await session.finish({ kind: "json", body: { usage: { completion_tokens: 40 } } });
     expect(answer.headers["x-prepaid-max-tokens"]).toBe("900");
     expect(answer.headers["x-prepaid-max-tokens-lowered-from"]).toBe("4096");
-    expect(store.balance(key.id)).toMatchObject({ used: 140, reserved: 0, remaining: 860 });
+    expect(await store.balance(key.id)).toMatchObject({ used: 140, reserved: 0, remaining: 860 });
   });
 
   it("charges the whole reservation when the answer reports no usage", async () => {
-    const key = keyFor(1000);
+    const key = await keyFor(1000);
     const session = await granted(key.code, call(10, 50));
     await session.finish({ kind: "json", body: {} });
-    expect(store.balance(key.id)).toMatchObject({ used: 60, reserved: 0 });
+    expect(await store.balance(key.id)).toMatchObject({ used: 60, reserved: 0 });
   });
 
   it("releases everything when the work fails, and says nothing was charged", async () => {
-    const key = keyFor(1000);
+    const key = await keyFor(1000);
     const session = await granted(key.code, call(10, 50));
-    expect(store.balance(key.id).reserved).toBe(60);
-    const error = session.failed(new UpstreamError("timeout", "upstream did not answer"));
+    expect((await store.balance(key.id)).reserved).toBe(60);
+    const error = await session.failed(new UpstreamError("timeout", "upstream did not answer"));
     expect(isApiError(error) && error.status).toBe(502);
-    expect(store.balance(key.id)).toMatchObject({ used: 0, reserved: 0, remaining: 1000 });
+    expect(await store.balance(key.id)).toMatchObject({ used: 0, reserved: 0, remaining: 1000 });
   });
 
   it("meters a stream: charged when it ends, not before", async () => {
-    const key = keyFor(1000);
+    const key = await keyFor(1000);
     const session = await granted(key.code, call(10, 50));
     const events = [
       'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n',
@@ -99,13 +100,13 @@ describe("prepaid billing on a real SQLite file", () => {
       },
     });
     const answer = await session.finish({ kind: "stream", stream: { body, cancel: async () => undefined } });
-    expect(store.balance(key.id).reserved).toBe(60);
+    expect((await store.balance(key.id)).reserved).toBe(60);
     await new Response(answer.body as ReadableStream).text();
-    expect(store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
+    expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
   });
 
   it("refuses an unknown key (401), a key for another model (400) and a spent budget (429), reserving nothing", async () => {
-    const key = keyFor(100);
+    const key = await keyFor(100);
     const refusal = async (code: string, billable: BillableCall) =>
       new PrepaidPayment(store, code, 60_000).authorize(billable).then(
         () => undefined,
@@ -114,6 +115,6 @@ describe("prepaid billing on a real SQLite file", () => {
     expect(await refusal(newPrepaidCode(), call(10, 10))).toBe(401);
     expect(await refusal(key.code, call(10, 10, sol))).toBe(400);
     expect(await refusal(key.code, call(100, 10))).toBe(429);
-    expect(store.balance(key.id)).toMatchObject({ used: 0, reserved: 0 });
+    expect(await store.balance(key.id)).toMatchObject({ used: 0, reserved: 0 });
   });
 });

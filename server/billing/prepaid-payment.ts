@@ -30,13 +30,13 @@ export class PrepaidPayment implements PaymentMethod {
     const { store, code } = this;
     const started = performance.now();
     // The usual case is one statement; only a refused reservation looks the key up to say why.
-    const reservation = store.reserve(
+    const reservation = await store.reserve(
       code,
       tokens.model.id,
       { inputTokens: tokens.input, maxOutputTokens: tokens.maxOutput },
       this.reservationTtlMs,
     );
-    if (!reservation) throw this.refusal(tokens.model, tokens.input);
+    if (!reservation) throw await this.refusal(tokens.model, tokens.input);
     const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
     const charge = (outputTokens: number) =>
       store.settle(reservation, tokens.input + Math.min(outputTokens, reservation.allowedOutput));
@@ -51,7 +51,7 @@ export class PrepaidPayment implements PaymentMethod {
         // asks for its balance right after, from any process over this database, must see the charge.
         const settleStarted = performance.now();
         // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
-        charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
+        await charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
         timings.settle = performance.now() - settleStarted;
         headers["Server-Timing"] = serverTiming(timings);
         return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
@@ -66,8 +66,8 @@ export class PrepaidPayment implements PaymentMethod {
       });
       return eventStreamAnswer(metered, headers);
     };
-    const failed = (error: unknown): unknown => {
-      release();
+    const failed = async (error: unknown): Promise<unknown> => {
+      await release();
       if (!(error instanceof UpstreamError)) return error;
       return new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
     };
@@ -90,8 +90,8 @@ export class PrepaidPayment implements PaymentMethod {
    * Why the code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
    * tokens left.
    */
-  private refusal(model: GptModel, inputTokens: number): ApiError {
-    const key = this.store.findByCode(this.code);
+  private async refusal(model: GptModel, inputTokens: number): Promise<ApiError> {
+    const key = await this.store.findByCode(this.code);
     if (!key) return unknownPrepaidKey();
     if (key.model !== model.id) {
       return new ApiError(

@@ -13,8 +13,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../errors";
 import { PaymentGateway } from "../payment/payment-gateway";
-import { PaymentLedger } from "../payment/payment-ledger";
-import { openDatabase, type AppDatabase } from "../storage/database";
+import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { BillableCall, PreparedAnswer } from "./payment-method";
 import { X402Payment } from "./x402-payment";
@@ -46,8 +45,8 @@ class FakeFacilitator implements FacilitatorClient {
 
 describe("x402 billing, against a fake facilitator and a real SQLite ledger", () => {
   const directory = mkdtempSync(join(tmpdir(), "paysvc-x402-"));
-  const database: AppDatabase = openDatabase(`file:${join(directory, "ledger.sqlite")}`);
-  const ledger = new PaymentLedger(database);
+  const storage = openSqliteStorage(join(directory, "ledger.sqlite"));
+  const { ledger } = storage;
   let facilitator: FakeFacilitator;
   let payment: X402Payment;
   beforeEach(() => {
@@ -62,8 +61,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     });
     payment = new X402Payment(gateway, ledger);
   });
-  afterAll(() => {
-    database.$client.close();
+  afterAll(async () => {
+    await storage.close();
     rmSync(directory, { recursive: true, force: true });
   });
 
@@ -93,8 +92,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     return { signature: encodePaymentSignatureHeader(payload), nonce };
   }
 
-  const statusOf = (nonce: string) =>
-    (database.$client.prepare("select status from payments where nonce = ?").get(nonce) as { status: string }).status;
+  const statusOf = async (nonce: string) => (await ledger.findByNonce(nonce))?.status;
   const json: PreparedAnswer = { kind: "json", body: { ok: true } };
 
   it("answers an unpaid call 402 with the exact amount, to the pay-to, and asks nothing of the facilitator", async () => {
@@ -115,13 +113,13 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect(result.session.grant.payment?.nonce).toBe(nonce);
     expect(facilitator.verified).toBe(1);
     expect(facilitator.settled).toBe(0);
-    expect(statusOf(nonce)).toBe("verified");
+    expect(await statusOf(nonce)).toBe("verified");
     const answer = await result.session.finish(json);
     expect(answer.status).toBe(200);
     expect(answer.headers["payment-response"]).toBeDefined();
     expect(facilitator.settled).toBe(1);
     answer.afterSent?.();
-    expect(statusOf(nonce)).toBe("settled");
+    expect(await statusOf(nonce)).toBe("settled");
   });
 
   it("refuses the same signature a second time before the facilitator is asked", async () => {
@@ -138,10 +136,10 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const { signature, nonce } = await signedCall();
     const result = await payment.authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
-    const error = result.session.failed(new UpstreamError("status", "upstream answered 500", 500));
+    const error = await result.session.failed(new UpstreamError("status", "upstream answered 500", 500));
     expect(isApiError(error) && error.status).toBe(502);
     expect(facilitator.settled).toBe(0);
-    expect(statusOf(nonce)).toBe("not_charged");
+    expect(await statusOf(nonce)).toBe("not_charged");
   });
 
   it("refuses a payment the facilitator rejects, and never settles it", async () => {
@@ -149,7 +147,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const { signature, nonce } = await signedCall();
     const result = await payment.authorize(call(signature));
     expect(result.kind === "answer" && result.answer.status).toBe(402);
-    expect(statusOf(nonce)).toBe("failed");
+    expect(await statusOf(nonce)).toBe("failed");
     expect(facilitator.settled).toBe(0);
   });
 
@@ -164,11 +162,11 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const result = await payment.authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     let undone = 0;
-    const answer = await result.session.finish({ ...json, onUnsettled: () => undone++ });
+    const answer = await result.session.finish({ ...json, onUnsettled: () => void undone++ });
     expect(answer.status).toBe(402);
     expect(JSON.parse(answer.body as string).error.code).toBe("settlement_failed");
     expect(undone).toBe(1);
-    expect(statusOf(nonce)).toBe("failed");
+    expect(await statusOf(nonce)).toBe("failed");
   });
 
   it("delivers the work when the settlement's outcome is unknown, and keeps the row for reconciliation", async () => {
@@ -179,7 +177,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const answer = await result.session.finish(json);
     expect(answer.status).toBe(200);
     expect(answer.headers["payment-response"]).toBeUndefined();
-    expect(statusOf(nonce)).toBe("settle_unknown");
+    expect(await statusOf(nonce)).toBe("settle_unknown");
   });
 
   it("refuses a signature made for another amount", async () => {

@@ -59,7 +59,7 @@ export class X402Payment implements PaymentMethod {
     if (signedResource !== undefined && signedResource !== call.resourceUrl) {
       return challenge("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
     }
-    const paymentId = ledger.claim({
+    const paymentId = await ledger.claim({
       nonce: payment.nonce,
       payer: payment.payer,
       amount,
@@ -78,17 +78,17 @@ export class X402Payment implements PaymentMethod {
     try {
       verification = await gateway.verify(payment.payload, requirements);
     } catch (error) {
-      ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
+      await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
       throw facilitatorUnavailable(error);
     }
     timings.verify = performance.now() - started;
     if (!verification.isValid) {
       const reason = verification.invalidReason ?? "invalid_payment";
-      ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs: timings.verify });
+      await ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs: timings.verify });
       const detail = verification.invalidMessage ? ` (${verification.invalidMessage})` : "";
       return challenge("payment_rejected", `Payment rejected by the facilitator: ${reason}${detail}`);
     }
-    ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
+    await ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
     const session = new X402Session(this.gateway, this.ledger, call, payment, paymentId, priced, timings, entered);
     return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
   }
@@ -113,11 +113,15 @@ class X402Session {
     this.grant = { outputCap, usageRequired: false, payment: { nonce: payment.nonce, payer: payment.payer } };
   }
 
-  failed = (error: unknown): unknown => {
+  failed = async (error: unknown): Promise<unknown> => {
     const { timings } = this;
     timings.upstream = performance.now() - this.workStarted;
     const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
-    this.ledger.update(this.paymentId, { status: "not_charged", failureReason: reason, upstreamMs: timings.upstream });
+    await this.ledger.update(this.paymentId, {
+      status: "not_charged",
+      failureReason: reason,
+      upstreamMs: timings.upstream,
+    });
     this.log("not_charged", reason);
     if (!(error instanceof UpstreamError)) return error;
     return new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
@@ -135,7 +139,7 @@ class X402Session {
       // for nothing, and leave the row for reconciliation against the chain.
       timings.settle = performance.now() - started;
       const reason = (error as Error).message;
-      ledger.update(paymentId, {
+      await ledger.update(paymentId, {
         status: "settle_unknown",
         failureReason: reason,
         upstreamMs: timings.upstream,
@@ -148,9 +152,9 @@ class X402Session {
     timings.settle = performance.now() - started;
     if (!settlement.success) return this.unsettled(answer, settlement);
     const { transaction } = settlement;
-    const record = () => {
+    const record = async () => {
       try {
-        ledger.update(paymentId, {
+        await ledger.update(paymentId, {
           status: "settled",
           transaction,
           upstreamMs: timings.upstream,
@@ -165,22 +169,22 @@ class X402Session {
     timings.total = this.sinceEntry();
     // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
     // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
-    if (answer.kind === "stream") record();
-    return paidAnswer(answer, settlement, timings, answer.kind === "json" ? record : undefined);
+    if (answer.kind === "stream") await record();
+    return paidAnswer(answer, settlement, timings, answer.kind === "json" ? () => void record() : undefined);
   };
 
   /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
   private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<ApiAnswer> {
     const { timings } = this;
     const reason = settlement.errorReason ?? "settlement_failed";
-    this.ledger.update(this.paymentId, {
+    await this.ledger.update(this.paymentId, {
       status: "failed",
       failureReason: reason,
       upstreamMs: timings.upstream,
       settleMs: timings.settle,
     });
     if (answer.kind === "stream") await answer.stream.cancel();
-    answer.onUnsettled?.();
+    await answer.onUnsettled?.();
     this.log("settlement_failed", reason);
     const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
     const document = paymentRequiredDocument(this.call, this.priced);

@@ -3,7 +3,7 @@ import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { atomicToDecimal } from "../money";
 import { FacilitatorUnavailableError, type PaymentGateway } from "../payment/payment-gateway";
-import type { QuoteHold } from "../payment/quote-hold";
+import type { HoldCodec, QuoteHold } from "../payment/quote-hold";
 import type { SettlementGasEstimator } from "../payment/settlement-gas";
 import type { BillableCall } from "./payment-method";
 
@@ -12,6 +12,15 @@ export interface PricedRequest {
   quote: Record<string, unknown>;
   requirements: PaymentRequirements;
 }
+
+/** A held quote as the database keeps it: JSON, with the amount as a decimal string. */
+export const pricedRequestCodec: HoldCodec<PricedRequest> = {
+  encode: (value) => JSON.stringify({ ...value, amount: value.amount.toString() }),
+  decode: (text) => {
+    const held = JSON.parse(text) as Omit<PricedRequest, "amount"> & { amount: string };
+    return { ...held, amount: BigInt(held.amount) };
+  },
+};
 
 /** Where quotes include live settlement gas: the estimator, and the hold that keeps a quote payable. */
 export interface LiveGas {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadServiceConfig } from "../../config/env";
@@ -12,24 +15,27 @@ import { createFreeChatCompletion, freeChatQuota } from "./create-free-chat-comp
 describe("free chat against the development provider", () => {
   let provider: JsonHttpServer;
   let context: AppContext;
+  let directory: string;
   let upstreamCalls = 0;
   beforeAll(async () => {
     provider = await startLocalUpstream({ port: 0 });
     provider.server.on("request", (request: IncomingMessage) => {
       if (request.url?.endsWith("/chat/completions")) upstreamCalls++;
     });
-    context = createAppContext(
+    directory = mkdtempSync(join(tmpdir(), "paysvc-free-chat-"));
+    context = await createAppContext(
       loadServiceConfig({
         PAY_TO: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         FACILITATOR_URL: "http://127.0.0.1:9",
         UPSTREAM_BASE_URL: `${provider.url}/v1`,
-        DATABASE_URL: "file::memory:",
+        DATABASE_URL: `file:${join(directory, "free-chat.sqlite")}`,
       }),
       [],
     );
   });
   afterAll(async () => {
-    context.database.$client.close();
+    await context.storage.close();
+    rmSync(directory, { recursive: true, force: true });
     await provider.stop();
   });
 
@@ -44,8 +50,8 @@ describe("free chat against the development provider", () => {
     );
     return { ...answer, json: () => JSON.parse(answer.body as string) };
   };
-  const used = (caller: string) => {
-    const answer = freeChatQuota(
+  const used = async (caller: string) => {
+    const answer = await freeChatQuota(
       context,
       new Request("http://service.test/", { headers: { [PEER_ADDRESS_HEADER]: caller } }),
     );
@@ -72,11 +78,11 @@ describe("free chat against the development provider", () => {
   });
 
   it("answers 502 for a provider's 200 that carries an error, and does not count it", async () => {
-    const before = used("198.51.100.9");
+    const before = await used("198.51.100.9");
     const answer = await post("198.51.100.9", ask("[paysvc-dev-fault:error-in-200]"));
     expect(answer.status).toBe(502);
     expect(answer.json().error.message).toMatch(/answered 200 with an error/);
-    expect(used("198.51.100.9")).toBe(before);
+    expect(await used("198.51.100.9")).toBe(before);
   });
 
   it("refuses n other than 1, and fields of the wrong type, with a 400 naming the field; none is counted or sent", async () => {
@@ -104,7 +110,7 @@ describe("free chat against the development provider", () => {
       expect(answer.json().error).toMatchObject({ type: "invalid_request_error", param });
     }
     expect(upstreamCalls).toBe(callsBefore);
-    expect(used(caller)).toBe(0);
+    expect(await used(caller)).toBe(0);
     const one = await post(caller, ask("hello", { n: 1, temperature: 0.2, top_p: 0.9, stop: "\n\n", seed: 7 }));
     expect(one.status).toBe(200);
     expect(one.json().choices).toHaveLength(1);
@@ -122,7 +128,7 @@ describe("free chat against the development provider", () => {
       function: { name: "lookup", description: "harbor ".repeat(freeChat.maxInputTokens) },
     };
     expect((await post(caller, ask("short", { tools: [tool] }))).status).toBe(400);
-    expect(used(caller)).toBe(0);
+    expect(await used(caller)).toBe(0);
     const within = await post(caller, ask("harbor ".repeat(freeChat.maxInputTokens - 100)));
     expect(within.status).toBe(200);
     expect(within.json().usage.prompt_tokens).toBeLessThanOrEqual(freeChat.maxInputTokens);
@@ -131,6 +137,6 @@ describe("free chat against the development provider", () => {
   it("refuses a body far over what the input limit allows before reading it all", async () => {
     const answer = await post("198.51.100.4", ask("x".repeat(freeChat.maxBodyBytes)));
     expect(answer.status).toBe(413);
-    expect(used("198.51.100.4")).toBe(0);
+    expect(await used("198.51.100.4")).toBe(0);
   });
 });

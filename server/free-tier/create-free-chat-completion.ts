@@ -35,9 +35,9 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
   const windows = context.freeChatWindows;
   try {
     const parsed = parseFreeChatRequest((await readJsonBody(request, freeChat.maxBodyBytes)).value);
-    const slot = windows.take(address);
+    const slot = await windows.take(address);
     if (slot === undefined) {
-      const exhausted = windows.usage(address).filter((window) => window.used >= window.limit);
+      const exhausted = (await windows.usage(address)).filter((window) => window.used >= window.limit);
       const retryAfter = Math.max(...exhausted.map((window) => window.resetSeconds), 1);
       throw new ApiError(
         "free_tier_exhausted",
@@ -46,7 +46,7 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
       );
     }
     const headers: Record<string, string> = {
-      ...rateLimitHeaders(windows.usage(address)),
+      ...rateLimitHeaders(await windows.usage(address)),
       "Cache-Control": "no-store",
     };
     if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
@@ -60,7 +60,7 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
       );
       return jsonAnswer({ ...completion, model: freeChat.model }, { headers });
     } catch (error) {
-      windows.give(slot);
+      await windows.give(slot);
       if (error instanceof UpstreamError) {
         throw new ApiError(
           "upstream_error",
@@ -70,15 +70,15 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
       throw error;
     }
   } catch (error) {
-    if (isApiError(error)) throw error.withHeaders(rateLimitHeaders(windows.usage(address)));
+    if (isApiError(error)) throw error.withHeaders(rateLimitHeaders(await windows.usage(address)));
     throw error;
   }
 }
 
 /** Endpoint 12: the caller's use of both windows. */
-export function freeChatQuota(context: AppContext, request: ApiRequest): ApiAnswer {
+export async function freeChatQuota(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
-  const usage = context.freeChatWindows.usage(address);
+  const usage = await context.freeChatWindows.usage(address);
   const window = (name: string) => {
     const found = usage.find((entry) => entry.name === name)!;
     return { limit: found.limit, used: found.used, reset_seconds: found.resetSeconds };

@@ -1,6 +1,4 @@
-import { sql } from "drizzle-orm";
 import { freeChat } from "../../config/free-tier";
-import type { AppDatabase } from "../storage/database";
 
 export interface WindowUsage {
   name: string;
@@ -10,39 +8,44 @@ export interface WindowUsage {
   resetSeconds: number;
 }
 
-/** The free chat's per-address windows (10 per 10 minutes, 100 per day), over a sliding log in the database. */
-export class FreeChatWindows {
-  constructor(private readonly database: AppDatabase) {}
+/** A window as the store counts it: its length and how many requests it admits. */
+export interface CountedWindow {
+  durationMs: number;
+  limit: number;
+}
 
-  usage(address: string, now = Date.now()): WindowUsage[] {
-    return freeChat.windows.map((window) => {
-      const row = this.database.get<{ used: number; oldest: number | null }>(sql`
-        select count(*) as used, min(at) as oldest from free_chat_requests
-        where address = ${address} and at > ${now - window.durationMs}`);
-      const used = row?.used ?? 0;
-      const resetSeconds = row?.oldest ? Math.max(1, Math.ceil((row.oldest + window.durationMs - now) / 1000)) : 0;
+/**
+ * The free chat's requests counted per caller address, one row per request (a sliding-window log) shared by every
+ * instance over the database. `take` counts a request only if every window still has room, as one atomic step
+ * per address: of concurrent requests from one address, on any instances, no more than the limits are counted.
+ */
+export interface FreeChatLog {
+  /** The requests in the window and the time of the oldest (ms), for each window. */
+  count(address: string, windows: readonly CountedWindow[], now: number): Promise<{ used: number; oldest?: number }[]>;
+  /** Counts one request if every window has room; its id, or undefined. Also drops rows older than every window. */
+  take(address: string, windows: readonly CountedWindow[], now: number): Promise<number | undefined>;
+  /** Uncounts a request that failed upstream. */
+  give(id: number): Promise<void>;
+}
+
+/** The free chat's per-address windows (10 per 10 minutes, 100 per day). */
+export class FreeChatWindows {
+  constructor(private readonly log: FreeChatLog) {}
+
+  async usage(address: string, now = Date.now()): Promise<WindowUsage[]> {
+    const counts = await this.log.count(address, freeChat.windows, now);
+    return freeChat.windows.map((window, index) => {
+      const { used, oldest } = counts[index] ?? { used: 0 };
+      const resetSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + window.durationMs - now) / 1000));
       return { name: window.name, limit: window.limit, used, resetSeconds };
     });
   }
 
-  /** Counts one request if every window has room: one conditional INSERT. Returns its id, or undefined. */
-  take(address: string, now = Date.now()): number | undefined {
-    const [short, day] = freeChat.windows;
-    const row = this.database.get<{ id: number }>(sql`
-      insert into free_chat_requests (address, at)
-      select ${address}, ${now}
-      where (select count(*) from free_chat_requests where address = ${address} and at > ${now - short.durationMs}) < ${short.limit}
-        and (select count(*) from free_chat_requests where address = ${address} and at > ${now - day.durationMs}) < ${day.limit}
-      returning id`);
-    if (row)
-      this.database.run(
-        sql`delete from free_chat_requests where address = ${address} and at <= ${now - day.durationMs}`,
-      );
-    return row?.id;
+  take(address: string, now = Date.now()): Promise<number | undefined> {
+    return this.log.take(address, freeChat.windows, now);
   }
 
-  /** Uncounts a request that failed upstream. */
-  give(id: number): void {
-    this.database.run(sql`delete from free_chat_requests where id = ${id}`);
+  give(id: number): Promise<void> {
+    return this.log.give(id);
   }
 }

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { SERVICE_VERSION } from "../../config/version";
 import type { AppContext } from "../app-context";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
@@ -26,7 +25,7 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
 /** Endpoint 15: the state of the database, the facilitator and the upstream; 503 when any is down. */
 export async function checkHealth(context: AppContext): Promise<{ status: number; body: unknown }> {
   const [database, facilitator, upstream] = await Promise.all([
-    probe(() => context.database.get(sql`select 1`)),
+    probe(() => context.storage.ping()),
     probe(() => context.gateway.probe()),
     probe(() => context.upstream.probe(PROBE_TIMEOUT_MS)),
   ]);
@@ -37,7 +36,7 @@ export async function checkHealth(context: AppContext): Promise<{ status: number
       status: healthy ? "ok" : "degraded",
       network: context.config.network.id,
       version: SERVICE_VERSION,
-      checks: { database, facilitator, upstream },
+      checks: { database: { engine: context.storage.engine, ...database }, facilitator, upstream },
     },
   };
 }

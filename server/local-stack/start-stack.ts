@@ -1,5 +1,5 @@
 import { childEnvironment, type LaunchConfig } from "../../config/env";
-import { openDatabase } from "../storage/database";
+import { openStorage } from "../storage/open-storage";
 import { DEV_MNEMONIC, devAccountsFor, type DevKey } from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
 import { startLocalFacilitator } from "./local-facilitator";
@@ -44,7 +44,9 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
   };
 
   try {
-    openDatabase(config.configured.databaseUrl).$client.close();
+    // Reached and migrated here, once: a wrong DATABASE_URL is reported before anything else starts, and the
+    // instances then start on a migrated database.
+    await (await openStorage(config.configured.databaseUrl, { poolSize: 1 })).close();
 
     const { network } = config;
     const dev = await devAccountsFor(network);

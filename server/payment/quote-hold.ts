@@ -1,21 +1,40 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Quotes held in the database, shared by every instance over it: a value is held under a key until it expires,
+ * and a live value is never replaced, so of two instances quoting the same request at once both answer the one
+ * value held first.
+ */
+export interface QuoteHoldStore {
+  /** The live value held under `key`, if any. */
+  find(key: string, now: number): Promise<string | undefined>;
+  /** Holds `value` until `expiresAt` unless a live value is held; returns the value held either way. */
+  hold(key: string, value: string, now: number, expiresAt: number): Promise<string>;
+}
+
+export interface HoldCodec<T> {
+  encode(value: T): string;
+  decode(text: string): T;
+}
+
 /**
  * Quotes kept for their lifetime, per resource and request body. Where a price moves (live gas), the signed
- * retry of a request must meet the very requirements it was quoted, not freshly computed ones.
+ * retry of a request must meet the very requirements it was quoted, not freshly computed ones, at whichever
+ * instance the retry reaches.
  */
 export class QuoteHold<T> {
-  private readonly held = new Map<string, { value: T; expiresAt: number }>();
+  constructor(
+    private readonly store: QuoteHoldStore,
+    private readonly codec: HoldCodec<T>,
+  ) {}
 
-  constructor(private readonly maxEntries = 50_000) {}
-
-  async get(key: string, lifetimeMs: number, make: () => Promise<T>): Promise<T> {
+  async get(name: string, lifetimeMs: number, make: () => Promise<T>): Promise<T> {
+    // Keys of one length, whatever the resource URL's.
+    const key = createHash("sha256").update(name).digest("hex");
     const now = Date.now();
-    const entry = this.held.get(key);
-    if (entry && entry.expiresAt > now) return entry.value;
+    const held = await this.store.find(key, now);
+    if (held !== undefined) return this.codec.decode(held);
     const value = await make();
-    this.held.delete(key);
-    this.held.set(key, { value, expiresAt: now + lifetimeMs });
-    // Oldest first: Map keeps insertion order.
-    while (this.held.size > this.maxEntries) this.held.delete(this.held.keys().next().value as string);
-    return value;
+    return this.codec.decode(await this.store.hold(key, this.codec.encode(value), Date.now(), now + lifetimeMs));
   }
 }

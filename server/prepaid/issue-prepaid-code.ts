@@ -10,17 +10,17 @@ import { newPrepaidCode } from "./prepaid-code";
  * the key, settle, then reveal its code in the answer. Nobody can use a key before its code is revealed, and
  * nothing is left to write once the payment is taken; a settlement that fails voids the key.
  */
-export function issuePrepaidCode(
+export async function issuePrepaidCode(
   context: AppContext,
   purchase: { model: GptModel; tokens: number },
   nonce: string,
   apiBase: string,
-): PreparedAnswer {
+): Promise<PreparedAnswer> {
   const code = newPrepaidCode();
   const { model, tokens } = purchase;
   let keyId: number;
   try {
-    keyId = context.prepaidKeys.issue(code, model.id, tokens, nonce);
+    keyId = await context.prepaidKeys.issue(code, model.id, tokens, nonce);
   } catch (error) {
     logEvent("error", "prepaid_key_store_failed", { error: (error as Error).message });
     throw new ApiError("service_unavailable", "prepaid key issuer unavailable; nothing was charged");
@@ -36,9 +36,9 @@ export function issuePrepaidCode(
       api_base: apiBase,
       status_url: `${apiBase}/prepaid/status`,
     },
-    onUnsettled: () => {
+    onUnsettled: async () => {
       try {
-        context.prepaidKeys.voidUnpaid(keyId);
+        await context.prepaidKeys.voidUnpaid(keyId);
       } catch (error) {
         // Its code is never given out, so the key cannot be used either way.
         logEvent("error", "prepaid_key_void_failed", { keyId, error: (error as Error).message });

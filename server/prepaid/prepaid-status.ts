@@ -5,12 +5,12 @@ import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 /** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
-export function prepaidStatus(context: AppContext, request: ApiRequest): ApiAnswer {
+export async function prepaidStatus(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
   const code = bearerToken(request);
   if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
-  const key = context.prepaidKeys.findByCode(code);
+  const key = await context.prepaidKeys.findByCode(code);
   if (!key) throw unknownPrepaidKey();
-  const balance = context.prepaidKeys.balance(key.id);
+  const balance = await context.prepaidKeys.balance(key.id);
   const valid = key.status === "active";
   return jsonAnswer(
     {

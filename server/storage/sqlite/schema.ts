@@ -1,7 +1,10 @@
 import { integer, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
+import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 
-export const paymentStatuses = ["pending", "verified", "settled", "not_charged", "failed", "settle_unknown"] as const;
-export type PaymentStatus = (typeof paymentStatuses)[number];
+/*
+ * The SQLite schema (the embedded default). postgres/schema.ts is the same data on PostgreSQL; a change to one is
+ * a migration for both (`npm run db:generate`).
+ */
 
 /**
  * One row per payment signature we accepted for processing. The unique nonce is what stops a signature from
@@ -30,9 +33,6 @@ export const payments = sqliteTable(
   },
   (table) => [index("payments_payer_idx").on(table.payer), index("payments_status_idx").on(table.status)],
 );
-
-export const prepaidKeyStatuses = ["pending", "active", "disabled", "void"] as const;
-export type PrepaidKeyStatus = (typeof prepaidKeyStatuses)[number];
 
 /**
  * Prepaid bearer keys. Only the SHA-256 of a code is stored. A key is `active` while budget remains (from its
@@ -86,4 +86,18 @@ export const freeChatRequests = sqliteTable(
     at: integer("at", { mode: "timestamp_ms" }).notNull(),
   },
   (table) => [index("free_chat_requests_address_at_idx").on(table.address, table.at)],
+);
+
+/**
+ * Quotes whose price moves (live settlement gas), held for their lifetime so that the signed retry, at any
+ * instance, is checked against the requirements it was quoted. The key is a hash of resource and body.
+ */
+export const quoteHolds = sqliteTable(
+  "quote_holds",
+  {
+    key: text("key").primaryKey(),
+    value: text("value").notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("quote_holds_expires_at_idx").on(table.expiresAt)],
 );

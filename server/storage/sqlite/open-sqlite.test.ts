@@ -5,11 +5,12 @@ import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
-import { hashPrepaidCode } from "../prepaid/prepaid-code";
-import { openDatabase } from "./database";
+import { hashPrepaidCode } from "../../prepaid/prepaid-code";
+import { migrationsFolder } from "../migrations";
+import { openSqlite } from "./open-sqlite";
+import { SqlitePrepaidKeys } from "./sqlite-prepaid-keys";
 
-const MIGRATIONS = join(process.cwd(), "server", "storage", "migrations");
+const MIGRATIONS = migrationsFolder("sqlite");
 
 /** A copy of the migrations folder that stops after the first `count` of them, as an older release shipped it. */
 function migrationsUpTo(directory: string, count: number): string {
@@ -28,7 +29,7 @@ describe("migrations over a database an older release wrote", () => {
   });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  it("0003 keeps the live reservations of prepaid keys, and their keys go on reserving and charging", () => {
+  it("0003 keeps the live reservations of prepaid keys, and their keys go on reserving and charging", async () => {
     const path = join(directory, "paysvc.sqlite");
     const older = new Database(path);
     migrate(drizzle(older), { migrationsFolder: migrationsUpTo(directory, 3) });
@@ -44,7 +45,7 @@ describe("migrations over a database an older release wrote", () => {
       .run(expiresAt);
     older.close();
 
-    const database = openDatabase(`file:${path}`);
+    const database = openSqlite(path);
     try {
       const table = database.$client
         .prepare("select sql from sqlite_master where name = 'prepaid_reservations'")
@@ -54,13 +55,13 @@ describe("migrations over a database an older release wrote", () => {
       expect(database.$client.prepare("select * from prepaid_reservations").all()).toEqual([
         { key_id: 1, id: 1, tokens: 30, expires_at: expiresAt, created_at: 0 },
       ]);
-      const store = new PrepaidKeyStore(database);
-      expect(store.balance(1)).toEqual({ total: 100, used: 10, reserved: 30, remaining: 60 });
+      const store = new SqlitePrepaidKeys(database);
+      expect(await store.balance(1)).toEqual({ total: 100, used: 10, reserved: 30, remaining: 60 });
       // The reservation made before the upgrade is charged by its call as before.
-      store.settle({ keyId: 1, id: 1, allowedOutput: 30 }, 25);
-      const next = store.reserve(code, "vendor-a/gpt-6-luna", { inputTokens: 5, maxOutputTokens: 100 }, 60_000);
+      await store.settle({ keyId: 1, id: 1, allowedOutput: 30 }, 25);
+      const next = await store.reserve(code, "vendor-a/gpt-6-luna", { inputTokens: 5, maxOutputTokens: 100 }, 60_000);
       expect(next).toMatchObject({ keyId: 1, allowedOutput: 60 });
-      expect(store.balance(1)).toEqual({ total: 100, used: 35, reserved: 65, remaining: 0 });
+      expect(await store.balance(1)).toEqual({ total: 100, used: 35, reserved: 65, remaining: 0 });
     } finally {
       database.$client.close();
     }

@@ -2,22 +2,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { waitFor } from "../local-stack/wait-for";
-import { openDatabase, type AppDatabase } from "./database";
+import { waitFor } from "../../local-stack/wait-for";
+import { openSqlite, type SqliteDatabase } from "./open-sqlite";
 import { flushWalInBackground } from "./wal-flush";
 
 /** A table to write rows to, and its insert. */
-function rowsTable(database: AppDatabase) {
+function rowsTable(database: SqliteDatabase) {
   database.$client.exec("create table rows (value text)");
   return database.$client.prepare("insert into rows values (?)");
 }
 
 describe("the write-ahead log flushed in the background, on a real SQLite file", () => {
   let directory: string;
-  let database: AppDatabase;
+  let database: SqliteDatabase;
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), "paysvc-wal-flush-"));
-    database = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    database = openSqlite(join(directory, "data.sqlite"));
   });
   afterEach(() => {
     if (database.$client.open) database.$client.close();
@@ -55,7 +55,7 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
   });
 
   it("serves every connection to the file with one flusher, until the last of them is closed", async () => {
-    const second = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    const second = openSqlite(join(directory, "data.sqlite"));
     const flusher = flushWalInBackground(database.$client)!;
     expect(flushWalInBackground(second.$client)).toBe(flusher);
     database.$client.close();
@@ -72,7 +72,7 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
     second.$client.close();
     await waitFor(async () => !flusher.running, { timeoutMs: 5_000, what: "the flusher to stop" });
     // A connection opened after that gets a flusher of its own.
-    database = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    database = openSqlite(join(directory, "data.sqlite"));
     const next = flushWalInBackground(database.$client)!;
     expect(next).not.toBe(flusher);
     expect(next.running).toBe(true);
@@ -91,12 +91,12 @@ describe("the write-ahead log flushed in the background, on a real SQLite file",
     expect(flusher.flushes).toBeGreaterThan(0);
     expect(client.pragma("integrity_check", { simple: true })).toBe("ok");
     client.close();
-    database = openDatabase(`file:${join(directory, "data.sqlite")}`);
+    database = openSqlite(join(directory, "data.sqlite"));
     expect(database.$client.prepare("select count(*) as count from rows").get()).toEqual({ count: 1_500 });
   });
 
   it("has nothing to do for an in-memory database", () => {
-    const memory = openDatabase(":memory:");
+    const memory = openSqlite(":memory:");
     expect(flushWalInBackground(memory.$client)).toBeUndefined();
     memory.$client.close();
   });

@@ -2,6 +2,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./server/storage/schema.ts",
-  out: "./server/storage/migrations",
+  schema: "./server/storage/sqlite/schema.ts",
+  out: "./server/storage/sqlite/migrations",
 });

@@ -1,0 +1,87 @@
+import { eq, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import type { NewPayment, PaymentLedger, PaymentRecord, PaymentUpdate } from "../../payment/payment-ledger";
+import type { PostgresDatabase } from "./open-postgres";
+import { payments } from "./schema";
+
+/**
+ * The payments ledger on PostgreSQL. Each method is one statement, prepared once per connection; the unique
+ * nonce and ON CONFLICT DO NOTHING make the claim atomic across instances.
+ */
+export class PostgresPaymentLedger implements PaymentLedger {
+  private readonly insertPending;
+  private readonly updateRow;
+
+  constructor(private readonly database: PostgresDatabase) {
+    const at = sql`${sql.placeholder("at")}::timestamptz`;
+    this.insertPending = database
+      .insert(payments)
+      .values({
+        nonce: sql.placeholder("nonce"),
+        payer: sql.placeholder("payer"),
+        amount: sql.placeholder("amount"),
+        network: sql.placeholder("network"),
+        resource: sql.placeholder("resource"),
+        bodyHash: sql.placeholder("bodyHash"),
+        status: "pending",
+        quoteMs: sql.placeholder("quoteMs"),
+        createdAt: at,
+        updatedAt: at,
+      })
+      .onConflictDoNothing({ target: payments.nonce })
+      .returning({ id: payments.id })
+      .prepare("paysvc_payment_claim");
+    // A field left out of an update keeps its value.
+    const keep = (column: PgColumn, name: string, type: string) =>
+      sql`coalesce(${sql.placeholder(name)}::${sql.raw(type)}, ${column})`;
+    this.updateRow = database
+      .update(payments)
+      .set({
+        status: sql`${sql.placeholder("status")}`,
+        failureReason: keep(payments.failureReason, "failureReason", "text"),
+        transaction: keep(payments.transaction, "transaction", "text"),
+        verifyMs: keep(payments.verifyMs, "verifyMs", "integer"),
+        upstreamMs: keep(payments.upstreamMs, "upstreamMs", "integer"),
+        settleMs: keep(payments.settleMs, "settleMs", "integer"),
+        updatedAt: at,
+      })
+      .where(eq(payments.id, sql.placeholder("id")))
+      .prepare("paysvc_payment_update");
+  }
+
+  async claim(payment: NewPayment): Promise<number | undefined> {
+    const rows = await this.insertPending.execute({
+      nonce: payment.nonce,
+      payer: payment.payer,
+      amount: payment.amount.toString(),
+      network: payment.network,
+      resource: payment.resource,
+      bodyHash: payment.bodyHash,
+      quoteMs: Math.round(payment.quoteMs),
+      at: new Date(),
+    });
+    return rows[0]?.id;
+  }
+
+  async update(id: number, update: PaymentUpdate): Promise<void> {
+    await this.updateRow.execute({
+      id,
+      status: update.status,
+      failureReason: update.failureReason ?? null,
+      transaction: update.transaction ?? null,
+      verifyMs: round(update.verifyMs),
+      upstreamMs: round(update.upstreamMs),
+      settleMs: round(update.settleMs),
+      at: new Date(),
+    });
+  }
+
+  async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
+    const [row] = await this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase()));
+    return row && { ...row, amount: BigInt(row.amount) };
+  }
+}
+
+function round(value: number | undefined): number | null {
+  return value === undefined ? null : Math.round(value);
+}

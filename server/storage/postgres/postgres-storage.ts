@@ -1,0 +1,20 @@
+import type { Storage } from "../storage";
+import { openPostgres } from "./open-postgres";
+import { PostgresFreeChatLog } from "./postgres-free-chat-log";
+import { PostgresPaymentLedger } from "./postgres-payment-ledger";
+import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
+import { PostgresQuoteHolds } from "./postgres-quote-holds";
+
+/** The stores over a pool of `poolSize` connections to the PostgreSQL database at `url`, migrated. */
+export async function openPostgresStorage(url: string, poolSize: number): Promise<Storage> {
+  const database = await openPostgres(url, poolSize);
+  return {
+    engine: "postgresql",
+    ledger: new PostgresPaymentLedger(database),
+    prepaidKeys: new PostgresPrepaidKeys(database),
+    freeChatLog: new PostgresFreeChatLog(database),
+    quoteHolds: new PostgresQuoteHolds(database),
+    ping: async () => void (await database.$client.query("select 1")),
+    close: () => database.$client.end(),
+  };
+}

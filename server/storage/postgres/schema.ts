@@ -1,0 +1,79 @@
+import { bigint, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
+
+/*
+ * The PostgreSQL schema: the same data as sqlite/schema.ts (whose comments say what each table is for), in
+ * PostgreSQL's types: amounts as numeric, times as timestamptz, counters and ids as bigint. The functions that
+ * keep the budget and free-chat invariants under concurrency are in migration 0001.
+ */
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const count = (name: string) => bigint(name, { mode: "number" });
+
+export const payments = pgTable(
+  "payments",
+  {
+    id: count("id").primaryKey().generatedAlwaysAsIdentity(),
+    nonce: text("nonce").notNull().unique(),
+    payer: text("payer").notNull(),
+    amount: numeric("amount", { precision: 78, scale: 0 }).notNull(),
+    network: text("network").notNull(),
+    resource: text("resource").notNull(),
+    bodyHash: text("body_hash").notNull(),
+    status: text("status", { enum: paymentStatuses }).notNull(),
+    failureReason: text("failure_reason"),
+    transaction: text("transaction"),
+    quoteMs: integer("quote_ms"),
+    verifyMs: integer("verify_ms"),
+    upstreamMs: integer("upstream_ms"),
+    settleMs: integer("settle_ms"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (table) => [index("payments_payer_idx").on(table.payer), index("payments_status_idx").on(table.status)],
+);
+
+export const prepaidKeys = pgTable("prepaid_keys", {
+  id: count("id").primaryKey().generatedAlwaysAsIdentity(),
+  codeHash: text("code_hash").notNull().unique(),
+  model: text("model").notNull(),
+  totalTokens: count("total_tokens").notNull(),
+  usedTokens: count("used_tokens").notNull().default(0),
+  status: text("status", { enum: prepaidKeyStatuses }).notNull(),
+  paymentNonce: text("payment_nonce"),
+  createdAt: at("created_at").notNull(),
+  updatedAt: at("updated_at").notNull(),
+});
+
+export const prepaidReservations = pgTable(
+  "prepaid_reservations",
+  {
+    keyId: count("key_id")
+      .notNull()
+      .references(() => prepaidKeys.id),
+    id: count("id").notNull(),
+    tokens: count("tokens").notNull(),
+    expiresAt: at("expires_at").notNull(),
+    createdAt: at("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.keyId, table.id] })],
+);
+
+export const freeChatRequests = pgTable(
+  "free_chat_requests",
+  {
+    id: count("id").primaryKey().generatedAlwaysAsIdentity(),
+    address: text("address").notNull(),
+    at: at("at").notNull(),
+  },
+  (table) => [index("free_chat_requests_address_at_idx").on(table.address, table.at)],
+);
+
+export const quoteHolds = pgTable(
+  "quote_holds",
+  {
+    key: text("key").primaryKey(),
+    value: text("value").notNull(),
+    expiresAt: at("expires_at").notNull(),
+  },
+  (table) => [index("quote_holds_expires_at_idx").on(table.expiresAt)],
+);

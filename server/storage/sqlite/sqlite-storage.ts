@@ -1,0 +1,21 @@
+import { sql } from "drizzle-orm";
+import type { Storage } from "../storage";
+import { openSqlite } from "./open-sqlite";
+import { SqliteFreeChatLog } from "./sqlite-free-chat-log";
+import { SqlitePaymentLedger } from "./sqlite-payment-ledger";
+import { SqlitePrepaidKeys } from "./sqlite-prepaid-keys";
+import { SqliteQuoteHolds } from "./sqlite-quote-holds";
+
+/** The stores over one SQLite file, migrated; `walFlush` for a server's long-lived connection. */
+export function openSqliteStorage(path: string, options: { walFlush?: boolean } = {}): Storage {
+  const database = openSqlite(path, options);
+  return {
+    engine: "sqlite",
+    ledger: new SqlitePaymentLedger(database),
+    prepaidKeys: new SqlitePrepaidKeys(database),
+    freeChatLog: new SqliteFreeChatLog(database),
+    quoteHolds: new SqliteQuoteHolds(database),
+    ping: async () => void database.get(sql`select 1`),
+    close: async () => void database.$client.close(),
+  };
+}

@@ -1,0 +1,20 @@
+import type { FreeChatLog } from "../free-tier/free-chat-windows";
+import type { PaymentLedger } from "../payment/payment-ledger";
+import type { QuoteHoldStore } from "../payment/quote-hold";
+import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
+import type { Engine } from "../../config/database-url";
+
+/**
+ * The service's state, on SQLite (one file, the embedded default) or PostgreSQL (shared by several instances).
+ * Every store keeps its invariants inside the database, so they hold for all processes over it.
+ */
+export interface Storage {
+  engine: Engine;
+  ledger: PaymentLedger;
+  prepaidKeys: PrepaidKeyStore;
+  freeChatLog: FreeChatLog;
+  quoteHolds: QuoteHoldStore;
+  /** One round trip to the database, for /health. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
