@@ -41,5 +41,6 @@ export function databaseLocation(databaseUrl: string): DatabaseLocation {
 
 /** The URL with its password replaced by ***, for messages and logs. */
 export function redactedDatabaseUrl(databaseUrl: string): string {
-  return databaseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
+  // Up to the last @: a password with an unescaped @ is still hidden whole (too much is hidden, never too little).
+  return databaseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:).*@/i, "$1***@");
 }

@@ -119,6 +119,7 @@ const launchSchema = sharedSchema.extend({
   LOCAL_CHAIN_PORT: port(8545),
   LOCAL_FACILITATOR_PORT: port(4020),
   LOCAL_UPSTREAM_PORT: port(4010),
+  LOCAL_POSTGRES_PORT: port(5433),
   DATA_DIR: z.string().default("./data"),
 });
 
@@ -255,7 +256,7 @@ export interface LaunchConfig {
     upstreamApiKey?: string;
     databaseUrl: string;
   };
-  localPorts: { chain: number; facilitator: number; upstream: number };
+  localPorts: { chain: number; facilitator: number; upstream: number; postgres: number };
 }
 
 export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
@@ -300,6 +301,7 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
       chain: values.LOCAL_CHAIN_PORT,
       facilitator: values.LOCAL_FACILITATOR_PORT,
       upstream: values.LOCAL_UPSTREAM_PORT,
+      postgres: values.LOCAL_POSTGRES_PORT,
     },
   };
 }

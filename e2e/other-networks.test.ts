@@ -1,40 +1,8 @@
-import { x402Client } from "@x402/core/client";
-import { toClientEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import OpenAI from "openai";
-import { createPublicClient, createTestClient, http, type Abi } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { createTestClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localUsdcAbi } from "../server/local-stack/local-chain";
-import type { RunningStack } from "../server/local-stack/start-stack";
-import { chatBody, quoteOf, startNetworkStack } from "./support/network-stack";
-
-function payingClient(stack: RunningStack, privateKey: string, asset?: string, network?: string) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, {
-    signer: toClientEvmSigner(
-      privateKeyToAccount(privateKey as `0x${string}`),
-      createPublicClient({ transport: http(stack.chainRpcUrl) }),
-    ),
-  });
-  // The official client pays only assets it knows by default; a deployment's own USDC is allowed explicitly.
-  if (asset && network)
-    client.setSpendControls({
-      allowedAssets: [{ network: network as `${string}:${string}`, asset, maxAmountPerPayment: "5000000" }],
-    });
-  return client;
-}
-
-async function balanceOf(stack: RunningStack, asset: `0x${string}`, owner: string): Promise<bigint> {
-  const client = createPublicClient({ transport: http(stack.chainRpcUrl) });
-  return (await client.readContract({
-    address: asset,
-    abi: localUsdcAbi as Abi,
-    functionName: "balanceOf",
-    args: [owner],
-  })) as bigint;
-}
+import { balanceOf, chatBody, payingClient, quoteOf, startNetworkStack } from "./support/network-stack";
 
 describe("Base (eip155:8453)", () => {
   const usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;

@@ -4,4 +4,5 @@ export const FREE_PORTS = {
   LOCAL_CHAIN_PORT: "0",
   LOCAL_FACILITATOR_PORT: "0",
   LOCAL_UPSTREAM_PORT: "0",
+  LOCAL_POSTGRES_PORT: "0",
 } as const;

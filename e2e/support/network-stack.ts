@@ -1,9 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { createPublicClient, http, type Abi } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { loadLaunchConfig } from "../../config/env";
+import { localUsdcAbi } from "../../server/local-stack/local-chain";
 import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
 import { FREE_PORTS } from "./free-ports";
 
@@ -43,3 +49,31 @@ export const chatBody = (content: string) => ({
   messages: [{ role: "user", content }],
   max_tokens: 50,
 });
+
+/** The official x402 client for a payer of `stack`, allowed to pay `asset` on `network` when given. */
+export function payingClient(stack: RunningStack, privateKey: string, asset?: string, network?: string) {
+  const client = new x402Client();
+  registerExactEvmScheme(client, {
+    signer: toClientEvmSigner(
+      privateKeyToAccount(privateKey as `0x${string}`),
+      createPublicClient({ transport: http(stack.chainRpcUrl) }),
+    ),
+  });
+  // The official client pays only assets it knows by default; a deployment's own USDC is allowed explicitly.
+  if (asset && network)
+    client.setSpendControls({
+      allowedAssets: [{ network: network as `${string}:${string}`, asset, maxAmountPerPayment: "5000000" }],
+    });
+  return client;
+}
+
+/** The `asset` balance of `owner` on the stack's chain. */
+export async function balanceOf(stack: RunningStack, asset: `0x${string}`, owner: string): Promise<bigint> {
+  const client = createPublicClient({ transport: http(stack.chainRpcUrl) });
+  return (await client.readContract({
+    address: asset,
+    abi: localUsdcAbi as Abi,
+    functionName: "balanceOf",
+    args: [owner],
+  })) as bigint;
+}

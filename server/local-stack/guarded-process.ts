@@ -18,12 +18,15 @@ export interface GuardedProcess {
 export function startGuardedProcess(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; output: "pipe" | "ignore" },
+  /** `uid`/`gid`: run as that user (the guard, and so its child). */
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; output: "pipe" | "ignore"; uid?: number; gid?: number },
 ): GuardedProcess {
   const child = spawn(process.execPath, [guardScript, command, ...args], {
     stdio: ["pipe", options.output, options.output],
     env: options.env,
     cwd: options.cwd,
+    uid: options.uid,
+    gid: options.gid,
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   liveChildren.add(child);

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { redactedDatabaseUrl } from "../../config/database-url";
 import { childEnvironment, type LaunchConfig } from "../../config/env";
 import { openStorage } from "../storage/open-storage";
 import { DEV_MNEMONIC, devAccountsFor, type DevKey } from "./dev-accounts";
@@ -16,10 +18,23 @@ export interface StackOptions {
   upstream?: { deltaDelayMs?: number; streamDeltas?: number };
   /** Called when a piece stops on its own (a crash): the stack is then torn down. */
   onUnexpectedExit?: (what: string, code: number | null) => void;
+  /** App processes over the one database, on consecutive ports from the configured one (default 1). */
+  instances?: number;
+  /** Variables set for the app processes, over the configuration's (for tests). */
+  appEnv?: Record<string, string>;
+}
+
+/** One app process of the stack. */
+export interface AppInstance {
+  url: string;
+  /** The process id of the app server itself (not of its guard). */
+  pid(): number | undefined;
 }
 
 export interface RunningStack {
+  /** The first instance's URL. */
   appUrl: string;
+  instances: AppInstance[];
   chainRpcUrl: string | undefined;
   facilitatorUrl: string;
   upstreamBaseUrl: string;
@@ -46,7 +61,9 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
   try {
     // Reached and migrated here, once: a wrong DATABASE_URL is reported before anything else starts, and the
     // instances then start on a migrated database.
-    await (await openStorage(config.configured.databaseUrl, { poolSize: 1 })).close();
+    const storage = await openStorage(config.configured.databaseUrl, { poolSize: 1 });
+    await storage.close();
+    say(`database     ${redactedDatabaseUrl(config.configured.databaseUrl)}  (${storage.engine})`);
 
     const { network } = config;
     const dev = await devAccountsFor(network);
@@ -112,14 +129,28 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       PUBLIC_BASE_URL: config.configured.publicBaseUrl ?? "",
       NODE_ENV: "production",
     });
-    const app = await startAppOnPort(config, appEnv, options.onAppLogLine);
-    stoppers.push(app.stop);
-    void app.exited.then((code) => {
-      if (!stopping) options.onUnexpectedExit?.("the Next.js app", code);
-    });
+    const instances: AppInstance[] = [];
+    const count = options.instances ?? 1;
+    // Instances answer as one origin, as behind a load balancer: a quote taken at one is payable at another (a
+    // payment is bound to its resource URL). Unless configured, that origin is the first instance's.
+    let publicBaseUrl = config.configured.publicBaseUrl;
+    for (let index = 0; index < count; index++) {
+      const port = config.port === 0 ? 0 : config.port + index;
+      const env = { ...appEnv, ...(publicBaseUrl ? { PUBLIC_BASE_URL: publicBaseUrl } : {}), ...options.appEnv };
+      const app = await startAppOnPort(config.host, port, env, options.onAppLogLine);
+      publicBaseUrl ??= count > 1 ? app.url : undefined;
+      stoppers.push(app.stop);
+      const what = count > 1 ? `app instance ${index + 1}` : "the Next.js app";
+      void app.exited.then((code) => {
+        if (!stopping) options.onUnexpectedExit?.(what, code);
+      });
+      instances.push({ url: app.url, pid: () => guardedChildPid(app.child.pid) });
+      const instance = count > 1 ? `, instance ${index + 1} of ${count}` : "";
+      say(`app          ${app.url}  (network ${network.id}${instance})`);
+    }
+    const appUrl = instances[0]!.url;
 
     const payers = embeddedChain ? dev.payers : [];
-    say(`app          ${app.url}  (network ${network.id})`);
     say(`pay-to       ${payTo}`);
     const [firstPayer] = payers;
     if (firstPayer) {
@@ -131,9 +162,10 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
         })`,
       );
     }
-    say(`paysvc ready at ${app.url}`);
+    say(`paysvc ready at ${appUrl}`);
     return {
-      appUrl: app.url,
+      appUrl,
+      instances,
       chainRpcUrl,
       facilitatorUrl,
       upstreamBaseUrl,
@@ -151,13 +183,29 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
  * `next start` needs its port up front; with PORT=0 a free port is picked, and picked again in the rare case
  * that another process took it in between.
  */
-async function startAppOnPort(config: LaunchConfig, env: Record<string, string>, onLogLine?: (line: string) => void) {
+async function startAppOnPort(
+  host: string,
+  configuredPort: number,
+  env: Record<string, string>,
+  onLogLine?: (line: string) => void,
+) {
   for (let attempt = 1; ; attempt++) {
-    const port = config.port === 0 ? await freePort() : config.port;
+    const port = configuredPort === 0 ? await freePort() : configuredPort;
     try {
-      return await startNextApp({ host: config.host, port, env, onLogLine });
+      return await startNextApp({ host, port, env, onLogLine });
     } catch (error) {
-      if (config.port !== 0 || attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
+      if (configuredPort !== 0 || attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
     }
+  }
+}
+
+/** The one child of a guard process (Linux: /proc), for a test that must kill the app itself. */
+function guardedChildPid(guardPid: number | undefined): number | undefined {
+  if (guardPid === undefined) return undefined;
+  try {
+    const children = readFileSync(`/proc/${guardPid}/task/${guardPid}/children`, "utf8").trim();
+    return children ? Number(children.split(/\s+/)[0]) : undefined;
+  } catch {
+    return undefined;
   }
 }

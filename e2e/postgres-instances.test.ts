@@ -1,0 +1,248 @@
+import { x402HTTPClient } from "@x402/core/client";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import OpenAI from "openai";
+import { createTestClient, http } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../server/local-stack/wait-for";
+import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
+import { startPostgresStack } from "./support/postgres-stack";
+import { requestFrom } from "./support/request-from";
+
+const NETWORK = "eip155:5042";
+const USDC = "0x3600000000000000000000000000000000000000" as const;
+/** Short, so that a dead instance's reservation expires within the test; live ones are extended every second. */
+const RESERVATION_TTL_SECONDS = 3;
+
+/**
+ * The journeys that touch state, on two app instances over one real PostgreSQL server: whichever instance a
+ * request reaches, a payment is taken once, a budget is never overspent, the free tier counts per caller, and a
+ * quote is held. eip155:5042 prices live settlement gas, so its quotes are held in the database.
+ */
+describe("two instances over one PostgreSQL database", () => {
+  let started: Awaited<ReturnType<typeof startPostgresStack>>;
+  let urls: string[];
+  beforeAll(async () => {
+    started = await startPostgresStack(NETWORK, {
+      instances: 2,
+      appEnv: { PREPAID_RESERVATION_TTL_SECONDS: String(RESERVATION_TTL_SECONDS) },
+    });
+    urls = started.stack.instances.map((instance) => instance.url);
+  });
+  afterAll(async () => {
+    await started?.remove();
+  });
+
+  const payer = (index: number) => started.stack.payers[index]!;
+  const paidFetch = (index: number) =>
+    wrapFetchWithPayment(fetch, payingClient(started.stack, payer(index).privateKey, USDC, NETWORK));
+  const balance = (address: string) => balanceOf(started.stack, USDC, address);
+  const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+
+  it("runs two instances on consecutive ports that report PostgreSQL in /health", async () => {
+    expect(urls).toHaveLength(2);
+    for (const url of urls) {
+      const health = await (await fetch(`${url}/health`)).json();
+      expect(health.status).toBe("ok");
+      expect(health.checks.database).toMatchObject({ engine: "postgresql", status: "up" });
+    }
+  });
+
+  it("settles a paid call at the second instance once, in the shared ledger", async () => {
+    const body = chatBody("paid at the second instance");
+    const before = await balance(payer(1).address);
+    const response = await paidFetch(1)(`${urls[1]}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    await response.json();
+    // The ledger records the settlement once the answer is out.
+    const settledRow = async () =>
+      (
+        await started.query<{ status: string; amount: string; transaction: string }>(
+          "select status, amount::text, transaction from payments where payer = $1 and status = 'settled'",
+          [payer(1).address.toLowerCase()],
+        )
+      )[0];
+    await waitFor(async () => (await settledRow()) !== undefined, { timeoutMs: 5000, what: "the settled row" });
+    const row = await settledRow();
+    expect(row!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(before - (await balance(payer(1).address))).toBe(BigInt(row!.amount));
+  });
+
+  it("serves one signed payment sent to both instances at once exactly once, and charges it once", async () => {
+    const body = chatBody("one payment, two instances");
+    const required = await quoteOf({ ...started.stack, appUrl: urls[0]! }, "/v1/chat/completions", body);
+    const payload = await new x402HTTPClient(
+      payingClient(started.stack, payer(2).privateKey, USDC, NETWORK),
+    ).createPaymentPayload(required);
+    const signature = encodePaymentSignatureHeader(payload);
+    const price = BigInt(required.accepts[0]!.amount);
+    const before = await balance(payer(2).address);
+    const responses = await Promise.all(
+      [0, 1, 0, 1].map((index) => post(`${urls[index]}/v1/chat/completions`, body, { "PAYMENT-SIGNATURE": signature })),
+    );
+    const answers = await Promise.all(
+      responses.map(async (response) => ({ status: response.status, body: await response.json() })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 402, 402, 402]);
+    for (const answer of answers.filter((candidate) => candidate.status === 402)) {
+      expect(answer.body.error.code).toBe("payment_already_used");
+    }
+    expect(before - (await balance(payer(2).address))).toBe(price);
+    const rows = await started.query("select status from payments where payer = $1", [payer(2).address.toLowerCase()]);
+    expect(rows).toEqual([{ status: "settled" }]);
+  });
+
+  it("keeps a quote taken at one instance payable at the other at its held amount after gas moved", async () => {
+    const body = chatBody("quoted at one, paid at the other");
+    const held = await quoteOf({ ...started.stack, appUrl: urls[0]! }, "/v1/chat/completions", body);
+    const gasPrice = BigInt((held.extensions?.quote as Record<string, string>).gas_price_wei!);
+    const testClient = createTestClient({ mode: "anvil", transport: http(started.stack.chainRpcUrl) });
+    await testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: gasPrice * 1000n });
+    await testClient.mine({ blocks: 1 });
+    const fresh = await quoteOf(
+      { ...started.stack, appUrl: urls[1]! },
+      "/v1/chat/completions",
+      chatBody("a fresh quote"),
+    );
+    expect(BigInt(fresh.accepts[0]!.amount)).toBeGreaterThan(BigInt(held.accepts[0]!.amount));
+    // The other instance quotes the held amount for the same body, and takes a payment of it.
+    const again = await quoteOf({ ...started.stack, appUrl: urls[1]! }, "/v1/chat/completions", body);
+    expect(again.accepts).toEqual(held.accepts);
+    const before = await balance(payer(3).address);
+    const response = await paidFetch(3)(`${urls[1]}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(200);
+    await response.json();
+    expect(before - (await balance(payer(3).address))).toBe(BigInt(held.accepts[0]!.amount));
+    await testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: gasPrice });
+    await testClient.mine({ blocks: 1 });
+  });
+
+  it("counts one caller's free chat requests over both instances: exactly 10 of 30 at once are served", async () => {
+    const caller = "127.0.0.4";
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, index) =>
+        requestFrom(caller, "POST", "/v1/free/chat/completions", {
+          base: urls[index % 2],
+          body: { messages: [{ role: "user", content: `burst ${index}` }] },
+        }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    for (const url of urls) {
+      const quota = (await requestFrom(caller, "GET", "/v1/free/chat/completions/quota", { base: url })).json();
+      expect(quota).toMatchObject({ per10Min: { limit: 10, used: 10 }, perDay: { used: 10 } });
+    }
+  });
+
+  /** A prepaid key bought at the first instance. */
+  async function buyKey(tokens: number, payerIndex: number): Promise<string> {
+    const response = await paidFetch(payerIndex)(`${urls[0]}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens }),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { code: string }).code;
+  }
+  const keyStatus = async (url: string, code: string) =>
+    (await (await fetch(`${url}/v1/prepaid/status`, { headers: { authorization: `Bearer ${code}` } })).json()) as {
+      valid: boolean;
+      tokens: { total: number; used: number; reserved: number; remaining: number };
+    };
+
+  it("never overspends a prepaid key whose calls are spread over both instances", async () => {
+    const code = await buyKey(100_000, 4);
+    const samples: { used: number; reserved: number }[] = [];
+    let polling = true;
+    const poller = (async () => {
+      for (let index = 0; polling; index++) samples.push((await keyStatus(urls[index % 2]!, code)).tokens);
+    })();
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, async (_, index) => {
+        const response = await post(
+          `${urls[index % 2]}/v1/chat/completions`,
+          {
+            model: "vendor-a/gpt-6-luna",
+            messages: [{ role: "user", content: `[paysvc-dev-long] request ${index}` }],
+            max_tokens: 30_000,
+            stream: index % 4 < 2,
+          },
+          { authorization: `Bearer ${code}` },
+        );
+        await response.text();
+        return response.status;
+      }),
+    );
+    polling = false;
+    await poller;
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(4);
+    expect(samples.length).toBeGreaterThan(1);
+    for (const sample of samples) expect(sample.used + sample.reserved).toBeLessThanOrEqual(100_000);
+    for (const url of urls) {
+      expect(await keyStatus(url, code)).toMatchObject({
+        valid: false,
+        tokens: { total: 100_000, used: 100_000, reserved: 0, remaining: 0 },
+      });
+    }
+  });
+
+  it("releases the reservation of an instance killed mid-stream once it expires, charges nothing twice, and the key serves again", async () => {
+    const code = await buyKey(100_000, 5);
+    const openai = (url: string) => new OpenAI({ apiKey: code, baseURL: `${url}/v1`, maxRetries: 0 });
+    const stream = await openai(urls[1]!).chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "[paysvc-dev-fault:stall-mid-stream] tell a long story" }],
+      max_tokens: 2000,
+      stream: true,
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    const held = await keyStatus(urls[0]!, code);
+    expect(held.tokens.reserved).toBeGreaterThan(0);
+    expect(held.tokens.used).toBe(0);
+
+    const pid = started.stack.instances[1]!.pid();
+    expect(pid).toBeTypeOf("number");
+    process.kill(pid!, "SIGKILL");
+    const readToEnd = async () => {
+      while (!(await iterator.next()).done);
+    };
+    await expect(readToEnd()).rejects.toThrow();
+    // Still held while the reservation lives, then released; nothing was charged for the dead call.
+    await waitFor(async () => (await keyStatus(urls[0]!, code)).tokens.reserved === 0, {
+      timeoutMs: (RESERVATION_TTL_SECONDS + 5) * 1000,
+      intervalMs: 250,
+      what: "the dead instance's reservation to expire",
+    });
+    expect((await keyStatus(urls[0]!, code)).tokens).toEqual({
+      total: 100_000,
+      used: 0,
+      reserved: 0,
+      remaining: 100_000,
+    });
+
+    const completion = await openai(urls[0]!).chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "and now a short one" }],
+      max_tokens: 50,
+    });
+    const charged = completion.usage!.prompt_tokens + completion.usage!.completion_tokens;
+    expect((await keyStatus(urls[0]!, code)).tokens).toMatchObject({ used: charged, reserved: 0 });
+  });
+});

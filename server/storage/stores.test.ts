@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { freeChat } from "../../config/free-tier";
+import { FreeChatWindows } from "../free-tier/free-chat-windows";
+import type { NewPayment } from "../payment/payment-ledger";
+import { QuoteHold } from "../payment/quote-hold";
+import { openStorage } from "./open-storage";
+import type { Storage } from "./storage";
+import { engines, useTestDatabases } from "./test-databases";
+
+const databases = useTestDatabases();
+
+const payment = (nonce: string): NewPayment => ({
+  nonce,
+  payer: "0xpayer",
+  amount: 123_456_789_012_345_678_901_234_567_890n,
+  network: "eip155:137",
+  resource: "http://service.test/v1/chat/completions",
+  bodyHash: "ab".repeat(32),
+  quoteMs: 1.4,
+});
+
+describe.each(engines)("the stores on %s", (engine) => {
+  const opened: Storage[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((storage) => storage.close()));
+  });
+  /** Two storages over one new database, as two instances have. */
+  async function twoInstances(): Promise<[Storage, Storage]> {
+    const url = await databases.newDatabaseUrl(engine);
+    const storages = await Promise.all([openStorage(url, { poolSize: 4 }), openStorage(url, { poolSize: 4 })]);
+    opened.push(...storages);
+    return storages;
+  }
+
+  it("migrates once when two processes start at once, and names its engine", async () => {
+    const [first, second] = await twoInstances();
+    expect(first.engine).toBe(engine);
+    await first.ping();
+    await second.ping();
+    expect(await first.ledger.claim(payment("0xmigrated"))).toBeTypeOf("number");
+  });
+
+  it("claims a nonce once across instances, keeps the amount exact, and updates only the fields given", async () => {
+    const [first, second] = await twoInstances();
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => [first, second][index % 2]!.ledger.claim(payment("0xnonce"))),
+    );
+    const ids = claims.filter((id) => id !== undefined);
+    expect(ids).toHaveLength(1);
+    const id = ids[0]!;
+    await second.ledger.update(id, { status: "verified", verifyMs: 2.6 });
+    await first.ledger.update(id, { status: "settled", transaction: "0xtx", settleMs: 5 });
+    expect(await second.ledger.findByNonce("0xNONCE")).toMatchObject({
+      id,
+      status: "settled",
+      transaction: "0xtx",
+      failureReason: null,
+      amount: 123_456_789_012_345_678_901_234_567_890n,
+    });
+    expect(await first.ledger.findByNonce("0xother")).toBeUndefined();
+  });
+
+  it("counts one caller's free chat requests across instances: exactly the window's limit of 30 at once", async () => {
+    const [first, second] = await twoInstances();
+    const windows = [new FreeChatWindows(first.freeChatLog), new FreeChatWindows(second.freeChatLog)];
+    const now = Date.now();
+    const taken = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => windows[index % 2]!.take("198.51.100.7", now)),
+    );
+    const limit = freeChat.windows[0].limit;
+    expect(taken.filter((id) => id !== undefined)).toHaveLength(limit);
+    const [short, day] = await windows[1]!.usage("198.51.100.7", now);
+    expect(short).toMatchObject({ used: limit, limit, resetSeconds: freeChat.windows[0].durationMs / 1000 });
+    expect(day).toMatchObject({ used: limit });
+    // Another caller has windows of its own; a request given back frees its slot.
+    expect(await windows[0]!.take("198.51.100.8", now)).toBeTypeOf("number");
+    await windows[0]!.give(taken.find((id) => id !== undefined)!);
+    expect((await windows[0]!.usage("198.51.100.7", now))[0]!.used).toBe(limit - 1);
+    // Requests leave the short window after its length.
+    const later = now + freeChat.windows[0].durationMs + 1;
+    expect((await windows[1]!.usage("198.51.100.7", later))[0]).toMatchObject({ used: 0, resetSeconds: 0 });
+    expect(await windows[1]!.take("198.51.100.7", later)).toBeTypeOf("number");
+  });
+
+  it("holds one quote across instances: concurrent first quotes agree, and an expired hold is replaced", async () => {
+    const [first, second] = await twoInstances();
+    const codec = { encode: (value: bigint) => value.toString(), decode: (text: string) => BigInt(text) };
+    const holds = [new QuoteHold(first.quoteHolds, codec), new QuoteHold(second.quoteHolds, codec)];
+    let made = 0n;
+    const make = async () => {
+      made += 1n;
+      return 1000n + made;
+    };
+    const quotes = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => holds[index % 2]!.get("resource\nbody", 60_000, make)),
+    );
+    expect(new Set(quotes).size).toBe(1);
+    expect(await holds[1]!.get("resource\nbody", 60_000, make)).toBe(quotes[0]);
+    expect(await holds[0]!.get("resource\nother body", 60_000, make)).not.toBe(quotes[0]);
+    const expiring = await holds[0]!.get("short-lived", 1, make);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await holds[1]!.get("short-lived", 1, make)).not.toBe(expiring);
+  });
+});
