@@ -255,6 +255,8 @@ export interface LaunchConfig {
     upstreamBaseUrl?: string;
     upstreamApiKey?: string;
     databaseUrl: string;
+    /** Whether DATABASE_URL was set, rather than defaulted. */
+    databaseUrlSet: boolean;
   };
   localPorts: { chain: number; facilitator: number; upstream: number; postgres: number };
 }
@@ -296,6 +298,7 @@ export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
       upstreamBaseUrl: values.UPSTREAM_BASE_URL,
       upstreamApiKey: values.UPSTREAM_API_KEY,
       databaseUrl: values.DATABASE_URL,
+      databaseUrlSet: Boolean(env.DATABASE_URL),
     },
     localPorts: {
       chain: values.LOCAL_CHAIN_PORT,

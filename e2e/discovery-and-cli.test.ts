@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -219,32 +219,83 @@ describe("paysvc CLI", () => {
     expect(down.stderr).toMatch(/\[2\/2\]/);
   });
 
-  it("runs two networks with `paysvc dev`, and health passes for both", async () => {
-    const child = spawn(process.execPath, ["cli/bin.mjs", "dev", "--networks", "eip155:137,eip155:8453"], {
-      env: {
-        ...process.env,
-        ...FREE_PORTS,
-        DATA_DIR: join(workDir, "dev-data"),
-      },
+  /** `paysvc dev <args>` until it prints `ready`; its output so far, and how to stop it. */
+  async function startDev(args: string[], env: Record<string, string>, ready: string) {
+    const child = spawn(process.execPath, ["cli/bin.mjs", "dev", ...args], {
+      env: { ...process.env, ...FREE_PORTS, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const stop = async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await new Promise((resolve) => child.once("exit", resolve));
+    };
+    const deadline = Date.now() + 120_000;
+    while (!output.includes(ready) && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    if (!output.includes(ready)) await stop();
+    expect(output).toContain(ready);
+    return { output, stop };
+  }
+
+  it("runs two networks with `paysvc dev`, and health passes for both", async () => {
+    const dev = await startDev(
+      ["--networks", "eip155:137,eip155:8453"],
+      { DATA_DIR: join(workDir, "dev-data") },
+      "all 2 deployments ready",
+    );
     try {
-      const deadline = Date.now() + 90_000;
-      while (!output.includes("all 2 deployments ready") && Date.now() < deadline && child.exitCode === null) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      expect(output).toContain("all 2 deployments ready");
-      const origins = [...output.matchAll(/^\[(eip155:\d+)\] app\s+(http:\/\/\S+)/gm)].map((match) => match[2]!);
+      const origins = [...dev.output.matchAll(/^\[(eip155:\d+)\] app\s+(http:\/\/\S+)/gm)].map((match) => match[2]!);
       expect(origins).toHaveLength(2);
       const health = await paysvc(["health", "--origin", ...origins, "--config-dir", join(workDir, "none"), "--json"]);
       expect(health.code, health.stdout).toBe(0);
       expect(JSON.parse(health.stdout).map((result: { ok: boolean }) => result.ok)).toEqual([true, true]);
     } finally {
-      child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
+      await dev.stop();
+    }
+  });
+
+  it("runs two networks on an embedded PostgreSQL with `--database postgres --instances 2`", async () => {
+    // The embedded server runs as an unprivileged user when we are root: it must reach its data directory.
+    chmodSync(workDir, 0o755);
+    const dev = await startDev(
+      ["--networks", "eip155:137,eip155:8453", "--database", "postgres", "--instances", "2"],
+      { DATA_DIR: join(workDir, "postgres-dev") },
+      "all 2 deployments ready",
+    );
+    try {
+      expect(dev.output).toMatch(/^postgres\s+postgres:\/\/paysvc:\*\*\*@127\.0\.0\.1:\d+\/<network>/m);
+      const instances = [
+        ...dev.output.matchAll(/^\[(eip155:\d+)\] app\s+(http:\/\/\S+)\s+\(network \S+, instance (\d) of 2\)/gm),
+      ];
+      expect(instances.map((match) => `${match[1]} ${match[3]}`)).toEqual([
+        "eip155:137 1",
+        "eip155:137 2",
+        "eip155:8453 1",
+        "eip155:8453 2",
+      ]);
+      const [polygon1, polygon2, base1] = instances.map((match) => match[2]!);
+      for (const origin of [polygon1, polygon2, base1]) {
+        const health = await (await fetch(`${origin}/health`)).json();
+        expect(health.checks.database).toMatchObject({ engine: "postgresql", status: "up" });
+      }
+      // A network's instances share its database; the other network has a database of its own.
+      const free = await fetch(`${polygon1}/v1/free/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "counted once, seen by both" }] }),
+      });
+      expect(free.status).toBe(200);
+      await free.text();
+      const used = async (origin: string | undefined) =>
+        (await (await fetch(`${origin}/v1/free/chat/completions/quota`)).json()).per10Min.used;
+      expect(await used(polygon2)).toBe(1);
+      expect(await used(base1)).toBe(0);
+    } finally {
+      await dev.stop();
     }
   });
 });

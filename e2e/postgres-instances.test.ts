@@ -1,5 +1,5 @@
 import { x402HTTPClient } from "@x402/core/client";
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import OpenAI from "openai";
 import { createTestClient, http } from "viem";

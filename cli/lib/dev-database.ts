@@ -24,7 +24,7 @@ export async function devDatabases(
   engine: DevEngine | undefined,
   say: (line: string) => void,
 ): Promise<DevDatabases> {
-  const configured = process.env.DATABASE_URL ? databaseLocation(base.configured.databaseUrl).engine : undefined;
+  const configured = base.configured.databaseUrlSet ? databaseLocation(base.configured.databaseUrl).engine : undefined;
   const wanted = engine === "postgres" ? "postgresql" : engine;
   if (configured && wanted && configured !== wanted) {
     throw new Error(
@@ -60,7 +60,7 @@ export async function devDatabases(
     throw error;
   }
   say(
-    `postgres     ${redactedDatabaseUrl(postgres.url(several ? "<network>" : "paysvc"))}  (embedded PostgreSQL, data in ${dataDir})`,
+    `postgres     ${redactedDatabaseUrl(postgres.url(several ? "<network>" : "paysvc"))}  (embedded PostgreSQL, data in ${postgres.dataDir})`,
   );
   return { urls, postgres };
 }

