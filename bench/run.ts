@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { devAccount, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
+import { postgresSection } from "./lib/postgres-section";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { sustainedRate } from "./lib/sustained-rate";
@@ -344,6 +345,25 @@ try {
   say(
     `RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB with ${streams} streams open for ~${(DELTAS * DELTA_GAP_MS) / 1000} s`,
   );
+
+  // 7. PostgreSQL beside SQLite.
+  await postgresSection({
+    stack,
+    quick,
+    say,
+    pidOf: (url) => pidListeningOn(Number(new URL(url).port)),
+    buyKey: async (appUrl, tokens) => {
+      const response = await paidFetch(`${appUrl}/prepaid/codes`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens }),
+      });
+      if (response.status !== 201) throw new Error(`buying a key at ${appUrl}: ${response.status}`);
+      return ((await response.json()) as { code: string }).code;
+    },
+    prepaidCall: async (appUrl, code) =>
+      serverTimings(await post(`${appUrl}/v1/chat/completions`, { authorization: `Bearer ${code}` })),
+  });
 } finally {
   await stack.stopAll();
 }
