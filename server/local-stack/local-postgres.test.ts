@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -42,5 +42,18 @@ describe("the embedded PostgreSQL server", () => {
       if (second.dataDir !== dataDir) rmSync(second.dataDir, { recursive: true, force: true });
     }
     expect(await second.exited).not.toBeUndefined();
+  });
+
+  it("fails, with PostgreSQL's log, when another server holds its port, rather than answer for that server", async () => {
+    chmodSync(directory, 0o755);
+    const holder = await startLocalPostgres({ dataDir: join(directory, "holder"), port: 0 });
+    try {
+      // An empty directory given to it is initialised in place.
+      const dataDir = mkdtempSync(join(directory, "given-"));
+      await expect(startLocalPostgres({ dataDir, port: holder.port })).rejects.toThrow(/Address already in use/);
+      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true);
+    } finally {
+      await holder.stop();
+    }
   });
 });

