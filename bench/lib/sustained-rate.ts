@@ -15,7 +15,10 @@ export async function sustainedRate(options: {
   /** Whole seconds: autocannon ends a run on a one-second tick, so a run of N requests would be timed wrong. */
   seconds: number;
   status: number;
+  /** Called for each request: headers to send with it, over `headers` (e.g. a different key each time). */
+  headersFor?: () => Record<string, string>;
 }): Promise<{ perSecond: number; answered: number }> {
+  const { headersFor } = options;
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",
@@ -23,6 +26,9 @@ export async function sustainedRate(options: {
     body: options.body,
     connections: options.connections,
     duration: options.seconds,
+    ...(headersFor && {
+      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...headersFor() } }) }],
+    }),
   });
   const answered = result.statusCodeStats?.[`${options.status}`]?.count ?? 0;
   if (answered !== result.requests.total || result.errors > 0 || answered === 0) {
