@@ -16,8 +16,12 @@ interface DevOptions {
  * The launch configuration of each network: the first keeps the configured ports (3000, 8545, 4020, 4010 by
  * default); the others take the app ports after the first network's instances, and free ports for their pieces.
  */
-function launchConfigs(networks: string[], databases: DevDatabases, instances: number): LaunchConfig[] {
-  const base = loadLaunchConfig();
+function launchConfigs(
+  base: LaunchConfig,
+  networks: string[],
+  databases: DevDatabases,
+  instances: number,
+): LaunchConfig[] {
   return networks.map((network, index) =>
     loadLaunchConfig(
       environmentWith({
@@ -31,12 +35,15 @@ function launchConfigs(networks: string[], databases: DevDatabases, instances: n
 }
 
 /** The options, checked: the networks (at least one), the database engine, the instance count. */
-function parseOptions(options: DevOptions): { networks: string[]; engine?: DevEngine; instances: number } {
+function parseOptions(
+  options: DevOptions,
+  base: LaunchConfig,
+): { networks: string[]; engine?: DevEngine; instances: number } {
   const listed = options.networks
     ?.split(",")
     .map((network) => network.trim())
     .filter(Boolean);
-  const networks = listed?.length ? listed : [loadLaunchConfig().network.id];
+  const networks = listed?.length ? listed : [base.network.id];
   if (options.database !== undefined && options.database !== "sqlite" && options.database !== "postgres") {
     throw new ConfigurationError([`--database: must be sqlite or postgres, not "${options.database}"`]);
   }
@@ -70,10 +77,11 @@ Examples:
   $ PAY_TO=0x... FACILITATOR_URL=https://... UPSTREAM_BASE_URL=https://... paysvc start`,
     )
     .action(async (options: DevOptions) => {
+      let base: LaunchConfig;
       let parsed;
       try {
-        parsed = parseOptions(options);
-        loadLaunchConfig();
+        base = loadLaunchConfig();
+        parsed = parseOptions(options, base);
       } catch (error) {
         if (error instanceof ConfigurationError) {
           console.error(error.message);
@@ -99,13 +107,13 @@ Examples:
       process.on("SIGTERM", () => void stopAll(0));
       const prefix = (network: string) => (networks.length > 1 ? `[${network}] ` : "");
       try {
-        databases = await devDatabases(loadLaunchConfig(), networks, engine, (line) => console.log(line));
+        databases = await devDatabases(base, networks, engine, (line) => console.log(line));
         void databases.postgres?.exited.then((code) => {
           if (shuttingDown) return;
           console.error(`the embedded PostgreSQL server exited unexpectedly (code ${code}); stopping everything`);
           void stopAll(1);
         });
-        for (const config of launchConfigs(networks, databases, instances)) {
+        for (const config of launchConfigs(base, networks, databases, instances)) {
           stacks.push(
             await startStack(config, {
               instances,

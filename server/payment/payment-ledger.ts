@@ -35,6 +35,35 @@ export interface PaymentRecord {
   updatedAt: Date;
 }
 
+/** The values a claim writes, as both engines bind them (`at` in each engine's time type). */
+export function claimValues<At>(payment: NewPayment, at: At) {
+  return {
+    nonce: payment.nonce,
+    payer: payment.payer,
+    amount: payment.amount.toString(),
+    network: payment.network,
+    resource: payment.resource,
+    bodyHash: payment.bodyHash,
+    quoteMs: Math.round(payment.quoteMs),
+    at,
+  };
+}
+
+/** The values an update writes; null keeps the stored value. */
+export function updateValues<At>(id: number, update: PaymentUpdate, at: At) {
+  const round = (value: number | undefined) => (value === undefined ? null : Math.round(value));
+  return {
+    id,
+    status: update.status,
+    failureReason: update.failureReason ?? null,
+    transaction: update.transaction ?? null,
+    verifyMs: round(update.verifyMs),
+    upstreamMs: round(update.upstreamMs),
+    settleMs: round(update.settleMs),
+    at,
+  };
+}
+
 /**
  * The payments ledger, one row per payment signature accepted for processing. The unique nonce is the
  * double-spend guard: `claim` is one conditional insert, so of two requests with the same signature, on any

@@ -66,3 +66,21 @@ export interface PrepaidKeyStore {
 export function randomReservationId(): number {
   return randomInt(1, 2 ** 48);
 }
+
+/**
+ * Runs `insert` with an id from `draw`, drawing again when another live reservation of the key holds that id
+ * (about one chance in 2^48; `collided` recognises the engine's primary-key error), at most three times.
+ */
+export async function withReservationId<T>(
+  draw: () => number,
+  collided: (error: unknown) => boolean,
+  insert: (id: number) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await insert(draw());
+    } catch (error) {
+      if (attempt >= 3 || !collided(error)) throw error;
+    }
+  }
+}

@@ -1,6 +1,13 @@
 import { eq, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { NewPayment, PaymentLedger, PaymentRecord, PaymentUpdate } from "../../payment/payment-ledger";
+import {
+  claimValues,
+  updateValues,
+  type NewPayment,
+  type PaymentLedger,
+  type PaymentRecord,
+  type PaymentUpdate,
+} from "../../payment/payment-ledger";
 import type { PostgresDatabase } from "./open-postgres";
 import { payments } from "./schema";
 
@@ -50,38 +57,16 @@ export class PostgresPaymentLedger implements PaymentLedger {
   }
 
   async claim(payment: NewPayment): Promise<number | undefined> {
-    const rows = await this.insertPending.execute({
-      nonce: payment.nonce,
-      payer: payment.payer,
-      amount: payment.amount.toString(),
-      network: payment.network,
-      resource: payment.resource,
-      bodyHash: payment.bodyHash,
-      quoteMs: Math.round(payment.quoteMs),
-      at: new Date(),
-    });
+    const rows = await this.insertPending.execute(claimValues(payment, new Date()));
     return rows[0]?.id;
   }
 
   async update(id: number, update: PaymentUpdate): Promise<void> {
-    await this.updateRow.execute({
-      id,
-      status: update.status,
-      failureReason: update.failureReason ?? null,
-      transaction: update.transaction ?? null,
-      verifyMs: round(update.verifyMs),
-      upstreamMs: round(update.upstreamMs),
-      settleMs: round(update.settleMs),
-      at: new Date(),
-    });
+    await this.updateRow.execute(updateValues(id, update, new Date()));
   }
 
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
     const [row] = await this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase()));
     return row && { ...row, amount: BigInt(row.amount) };
   }
-}
-
-function round(value: number | undefined): number | null {
-  return value === undefined ? null : Math.round(value);
 }

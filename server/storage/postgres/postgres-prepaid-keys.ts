@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   randomReservationId,
+  withReservationId,
   type KeyBalance,
   type PrepaidKey,
   type PrepaidKeyStore,
@@ -92,21 +93,17 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
     const now = Date.now();
     const { inputTokens, maxOutputTokens } = tokens;
     const values = [hashPrepaidCode(code), model, inputTokens, maxOutputTokens];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { rows } = await this.database.$client.query<{ keyId: number; id: number; tokens: number }>({
-          name: "paysvc_reserve",
-          text: `select reserved_key_id::float8 as "keyId", reservation_id::float8 as id, reserved_tokens::float8 as tokens
-            from paysvc_reserve($1, $2, $3, $4, $5, $6, $7)`,
-          values: [...values, this.newReservationId(), new Date(now), new Date(now + ttlMs)],
-        });
-        const [row] = rows;
-        return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
-      } catch (error) {
-        // Another live reservation of this key drew the same random id (about one chance in 2^48): draw again.
-        if (attempt >= 3 || (error as { code?: string }).code !== "23505") throw error;
-      }
-    }
+    const collided = (error: unknown) => (error as { code?: string }).code === "23505";
+    const row = await withReservationId(this.newReservationId, collided, async (id) => {
+      const { rows } = await this.database.$client.query<{ keyId: number; id: number; tokens: number }>({
+        name: "paysvc_reserve",
+        text: `select reserved_key_id::float8 as "keyId", reservation_id::float8 as id, reserved_tokens::float8 as tokens
+          from paysvc_reserve($1, $2, $3, $4, $5, $6, $7)`,
+        values: [...values, id, new Date(now), new Date(now + ttlMs)],
+      });
+      return rows[0];
+    });
+    return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
   }
 
   async extend(reservation: Reservation, ttlMs: number): Promise<void> {

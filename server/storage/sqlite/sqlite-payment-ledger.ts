@@ -1,6 +1,13 @@
 import { eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { NewPayment, PaymentLedger, PaymentRecord, PaymentUpdate } from "../../payment/payment-ledger";
+import {
+  claimValues,
+  updateValues,
+  type NewPayment,
+  type PaymentLedger,
+  type PaymentRecord,
+  type PaymentUpdate,
+} from "../../payment/payment-ledger";
 import type { SqliteDatabase } from "./open-sqlite";
 import { payments } from "./schema";
 
@@ -13,7 +20,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
   private readonly updateRow;
 
   constructor(private readonly database: SqliteDatabase) {
-    const at = sql`${sql.placeholder("atMs")}`;
+    const at = sql`${sql.placeholder("at")}`;
     this.insertPending = database
       .insert(payments)
       .values({
@@ -49,38 +56,16 @@ export class SqlitePaymentLedger implements PaymentLedger {
   }
 
   async claim(payment: NewPayment): Promise<number | undefined> {
-    const rows = this.insertPending.all({
-      nonce: payment.nonce,
-      payer: payment.payer,
-      amount: payment.amount.toString(),
-      network: payment.network,
-      resource: payment.resource,
-      bodyHash: payment.bodyHash,
-      quoteMs: Math.round(payment.quoteMs),
-      atMs: Date.now(),
-    });
+    const rows = this.insertPending.all(claimValues(payment, Date.now()));
     return rows[0]?.id;
   }
 
   async update(id: number, update: PaymentUpdate): Promise<void> {
-    this.updateRow.run({
-      id,
-      status: update.status,
-      failureReason: update.failureReason ?? null,
-      transaction: update.transaction ?? null,
-      verifyMs: round(update.verifyMs),
-      upstreamMs: round(update.upstreamMs),
-      settleMs: round(update.settleMs),
-      atMs: Date.now(),
-    });
+    this.updateRow.run(updateValues(id, update, Date.now()));
   }
 
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
     const row = this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase())).get();
     return row && { ...row, amount: BigInt(row.amount) };
   }
-}
-
-function round(value: number | undefined): number | null {
-  return value === undefined ? null : Math.round(value);
 }

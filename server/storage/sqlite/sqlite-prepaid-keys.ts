@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   randomReservationId,
+  withReservationId,
   type KeyBalance,
   type PrepaidKey,
   type PrepaidKeyStore,
@@ -105,15 +106,11 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
       now,
       expiresAtMs: now + ttlMs,
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const row = this.reservation.get({ ...values, id: this.newReservationId() });
-        return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
-      } catch (error) {
-        // Another live reservation of this key drew the same random id (about one chance in 2^48): draw again.
-        if (attempt >= 3 || (error as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw error;
-      }
-    }
+    const collided = (error: unknown) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+    const row = await withReservationId(this.newReservationId, collided, async (id) =>
+      this.reservation.get({ ...values, id }),
+    );
+    return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
   }
 
   async extend(reservation: Reservation, ttlMs: number): Promise<void> {
