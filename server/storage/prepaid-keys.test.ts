@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Engine } from "../../config/database-url";
 import { newPrepaidCode } from "../prepaid/prepaid-code";
@@ -149,6 +150,46 @@ describe.each(engines)("prepaid keys on %s", (engine) => {
     await store.deleteExpired(later);
     await store.settle(stale, 70); // its row is gone: nothing is charged
     expect((await store.balance(id, later)).used).toBe(0);
+  });
+
+  it("gives an expired reservation's tokens to the next one, and its late settlement then charges nothing", async () => {
+    const first = await open();
+    const second = await open(first.url);
+    const { id, code } = await activeKey(first.prepaidKeys, 100);
+    // Expired but nobody reserved since: a late settlement (a process that stalled) still charges it.
+    const late = (await reserve(first.prepaidKeys, code, 10, 10, 1))!;
+    await sleep(5);
+    await first.prepaidKeys.settle(late, 15);
+    expect(await first.prepaidKeys.balance(id)).toEqual({ total: 100, used: 15, reserved: 0, remaining: 85 });
+    // Expired, then its tokens are taken by a reservation of another instance: the late settlement finds nothing.
+    const stale = (await reserve(first.prepaidKeys, code, 45, 40, 1))!;
+    await sleep(5);
+    const next = (await reserve(second.prepaidKeys, code, 5, 100))!;
+    expect(next.allowedOutput).toBe(80);
+    await first.prepaidKeys.settle(stale, 85);
+    await second.prepaidKeys.settle(next, 85);
+    expect(await first.prepaidKeys.balance(id)).toEqual({ total: 100, used: 100, reserved: 0, remaining: 0 });
+  });
+
+  it("frees the tokens of expired reservations for a reservation that settles them at once", async () => {
+    const first = await open();
+    const second = await open(first.url);
+    const { id, code } = await activeKey(first.prepaidKeys, 100);
+    const stale = await Promise.all(Array.from({ length: 5 }, () => reserve(first.prepaidKeys, code, 10, 10, 1)));
+    await sleep(5);
+    // The late settlements of the expired ones race the reservations that take their tokens, on two instances.
+    const [, taken] = await Promise.all([
+      Promise.all(stale.map((reservation) => first.prepaidKeys.settle(reservation!, 20))),
+      Promise.all(Array.from({ length: 6 }, () => reserve(second.prepaidKeys, code, 5, 15))),
+    ]);
+    const served = taken.filter((reservation) => reservation !== undefined);
+    await Promise.all(served.map((reservation) => second.prepaidKeys.settle(reservation, 20)));
+    const balance = await first.prepaidKeys.balance(id);
+    expect(balance.reserved).toBe(0);
+    expect(balance.used).toBeLessThanOrEqual(100);
+    // Every reservation served was charged its 20, and each late settlement 20 or nothing.
+    expect(balance.used % 20).toBe(0);
+    expect(balance.used).toBeGreaterThanOrEqual(served.length * 20);
   });
 
   it("draws another id when a live reservation of the key holds the one drawn, and lets other keys reuse it", async () => {

@@ -13,22 +13,9 @@ import type { PostgresDatabase } from "./open-postgres";
 import { prepaidKeys } from "./schema";
 
 /**
- * Ends a reservation and charges what it held at most, in one statement: the DELETE that ends it feeds the UPDATE
- * that charges, so a reservation is charged once however many settle it, and the key's row lock orders the
- * charge with the reservations of other instances (see paysvc_reserve in migration 0001).
- */
-const SETTLE = `
-  with ended as (delete from prepaid_reservations where key_id = $1 and id = $2 returning tokens)
-  update prepaid_keys k set
-    used_tokens = k.used_tokens + c.charge,
-    status = case when k.used_tokens + c.charge >= k.total_tokens then 'disabled' else k.status end,
-    updated_at = $4
-  from (select greatest(0, least($3::bigint, tokens)) as charge from ended) c
-  where k.id = $1`;
-
-/**
- * Prepaid keys on PostgreSQL, for any number of instances: reserving is one call of paysvc_reserve (which locks
- * the key row, then sums the live reservations), settling one statement. The hot statements are named, so each
+ * Prepaid keys on PostgreSQL, for any number of instances: reserving is one call of paysvc_reserve (one update
+ * of the key row's count of reserved tokens, guarded by what is left), settling one of paysvc_settle (migration
+ * 0002 says why neither waits for the disk). The hot statements are named, so each
  * connection parses them once.
  */
 export class PostgresPrepaidKeys implements PrepaidKeyStore {
@@ -117,12 +104,15 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
   async settle(reservation: Reservation, usedTokens: number): Promise<void> {
     await this.database.$client.query({
       name: "paysvc_settle_reservation",
-      text: SETTLE,
+      text: "select paysvc_settle($1, $2, $3, $4)",
       values: [reservation.keyId, reservation.id, usedTokens, new Date()],
     });
   }
 
+  /** Sweeps the keys in the order of their ids, so two instances sweeping at once cannot deadlock. */
   async deleteExpired(now = Date.now()): Promise<void> {
-    await this.database.execute(sql`delete from prepaid_reservations where expires_at <= ${new Date(now)}`);
+    const at = new Date(now);
+    await this.database.execute(sql`select coalesce(sum(paysvc_sweep_reservations(expired.key_id, ${at})), 0)
+      from (select distinct key_id from prepaid_reservations where expires_at <= ${at} order by key_id) expired`);
   }
 }

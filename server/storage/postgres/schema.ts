@@ -4,7 +4,7 @@ import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 /*
  * The PostgreSQL schema: the same data as sqlite/schema.ts (whose comments say what each table is for), in
  * PostgreSQL's types: amounts as numeric, times as timestamptz, counters and ids as bigint. The functions that
- * keep the budget and free-chat invariants under concurrency are in migration 0001.
+ * keep the budget and free-chat invariants under concurrency are in migrations 0001 and 0002.
  */
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 const count = (name: string) => bigint(name, { mode: "number" });
@@ -38,6 +38,8 @@ export const prepaidKeys = pgTable("prepaid_keys", {
   model: text("model").notNull(),
   totalTokens: count("total_tokens").notNull(),
   usedTokens: count("used_tokens").notNull().default(0),
+  /** What the key's reservations hold, kept beside them so reserving need not add them up (see migration 0002). */
+  reservedTokens: count("reserved_tokens").notNull().default(0),
   status: text("status", { enum: prepaidKeyStatuses }).notNull(),
   paymentNonce: text("payment_nonce"),
   createdAt: at("created_at").notNull(),

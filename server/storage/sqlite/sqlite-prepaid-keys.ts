@@ -19,8 +19,8 @@ const namedReservation = and(
 );
 
 /**
- * Prepaid keys on SQLite: a reservation is one conditional INSERT, settling one is one transaction. SQLite runs
- * one writer at a time, across processes too, so the free balance the INSERT reads is the one it writes against.
+ * Prepaid keys on SQLite: reserving and settling are one transaction each. SQLite runs one writer at a time, across
+ * processes too, so the free balance the reservation's INSERT reads is the one it writes against.
  */
 export class SqlitePrepaidKeys implements PrepaidKeyStore {
   // The statements of every prepaid call, built once: drizzle's query building cost more than running them.
@@ -39,7 +39,7 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
       .from(prepaidKeys)
       .where(eq(prepaidKeys.codeHash, sql.placeholder("codeHash")))
       .prepare();
-    this.reservation = reservationStatement(database);
+    this.reservation = reservationTransaction(database);
     this.settlement = settlementTransaction(database);
     this.extendReservation = database
       .update(prepaidReservations)
@@ -93,7 +93,9 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
 
   /**
    * One statement finds the key and writes the reservation: the free balance is read by the INSERT that writes
-   * it, so no other call can take the same tokens in between.
+   * it, so no other call can take the same tokens in between. The key's expired reservations are deleted first, in
+   * the same transaction: tokens an expired reservation held go to another only once it is gone, so its late
+   * settlement (a process that stalled past the expiry) finds nothing to charge and cannot overspend the key.
    */
   async reserve(code: string, model: string, tokens: TokenRequest, ttlMs: number): Promise<Reservation | undefined> {
     const now = Date.now();
@@ -108,7 +110,7 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
     };
     const collided = (error: unknown) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY";
     const row = await withReservationId(this.newReservationId, collided, async (id) =>
-      this.reservation.get({ ...values, id }),
+      this.reservation({ ...values, id }),
     );
     return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
   }
@@ -126,16 +128,40 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
   }
 }
 
+type ReservationValues = {
+  codeHash: string;
+  model: string;
+  inputTokens: number;
+  maxOutputTokens: number;
+  id: number;
+  now: number;
+  expiresAtMs: number;
+};
+
 /**
- * The reservation's INSERT ... SELECT: the active key of the code's hash and the model, and its free balance (its
- * total less what is used and what live reservations hold), are read by the statement that writes the
- * reservation, which lowers the output to what is free. Built and compiled once.
+ * The reservation's transaction: the key's expired reservations are deleted, then an INSERT ... SELECT reads the
+ * active key of the code's hash and the model and its free balance (its total less what is used and what its
+ * reservations hold) and writes the reservation, lowering the output to what is free. Built and compiled once.
  */
-function reservationStatement(database: SqliteDatabase) {
+function reservationTransaction(database: SqliteDatabase) {
   const now = sql.placeholder("now");
   const inputTokens = sql.placeholder("inputTokens");
+  const theKey = and(
+    eq(prepaidKeys.codeHash, sql.placeholder("codeHash")),
+    eq(prepaidKeys.model, sql.placeholder("model")),
+    eq(prepaidKeys.status, "active"),
+  );
+  const sweep = database
+    .delete(prepaidReservations)
+    .where(
+      and(
+        sql`${prepaidReservations.keyId} = (select ${prepaidKeys.id} from ${prepaidKeys} where ${theKey})`,
+        sql`${prepaidReservations.expiresAt} <= ${now}`,
+      ),
+    )
+    .prepare();
   const held = sql`coalesce((select sum(${prepaidReservations.tokens}) from ${prepaidReservations}
-    where ${prepaidReservations.keyId} = ${prepaidKeys.id} and ${prepaidReservations.expiresAt} > ${now}), 0)`;
+    where ${prepaidReservations.keyId} = ${prepaidKeys.id}), 0)`;
   const free = database.$with("free").as(
     database
       .select({
@@ -143,15 +169,9 @@ function reservationStatement(database: SqliteDatabase) {
         tokens: sql<number>`${prepaidKeys.totalTokens} - ${prepaidKeys.usedTokens} - ${held}`.as("tokens"),
       })
       .from(prepaidKeys)
-      .where(
-        and(
-          eq(prepaidKeys.codeHash, sql.placeholder("codeHash")),
-          eq(prepaidKeys.model, sql.placeholder("model")),
-          eq(prepaidKeys.status, "active"),
-        ),
-      ),
+      .where(theKey),
   );
-  return database
+  const insert = database
     .with(free)
     .insert(prepaidReservations)
     .select(
@@ -173,6 +193,10 @@ function reservationStatement(database: SqliteDatabase) {
     )
     .returning({ keyId: prepaidReservations.keyId, id: prepaidReservations.id, tokens: prepaidReservations.tokens })
     .prepare();
+  return database.$client.transaction((values: ReservationValues) => {
+    sweep.run(values);
+    return insert.get(values);
+  });
 }
 
 /**
