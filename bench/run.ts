@@ -13,6 +13,7 @@ import { devAccount, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-acc
 import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { postgresSection, startPostgresApps, type PostgresApps } from "./lib/postgres-section";
+import { settleSection } from "./lib/settle-section";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { sustainedRate } from "./lib/sustained-rate";
@@ -371,6 +372,16 @@ try {
     },
     prepaidCall: async (appUrl, code) =>
       serverTimings(await post(`${appUrl}/v1/chat/completions`, { authorization: `Bearer ${code}` })),
+  });
+
+  // 8. The facilitator's settlement alone.
+  await settleSection({
+    appUrl: stack.appUrl,
+    facilitatorUrl: stack.facilitatorUrl,
+    client,
+    body: JSON.stringify(body),
+    settles: size(500, 5),
+    say,
   });
 } finally {
   await postgresApps?.then(

@@ -12,4 +12,6 @@ export const polygon: EvmNetwork = {
   },
   defaultRpcUrl: "https://polygon-rpc.com",
   settlementOverheadUsd: "0.001",
+  // Polygon PoS makes a block about every 2 s.
+  blockTimeMs: 2000,
 };

@@ -18,5 +18,7 @@ export const eip5042: EvmNetwork = {
   },
   defaultRpcUrl: "http://127.0.0.1:8545",
   settlementOverheadUsd: "0.001",
+  // Not given by the spec; chains with dollar gas finalise in under a second, 0.5 s assumed.
+  blockTimeMs: 500,
   settlementGas: { nativeDecimals: 18, nativeUsd: "1", marginPercent: 25 },
 };

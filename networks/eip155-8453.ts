@@ -12,4 +12,6 @@ export const base: EvmNetwork = {
   },
   defaultRpcUrl: "https://mainnet.base.org",
   settlementOverheadUsd: "0.001",
+  // Base makes a block every 2 s.
+  blockTimeMs: 2000,
 };

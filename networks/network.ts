@@ -10,6 +10,8 @@ interface NetworkBase {
   defaultRpcUrl: string;
   /** Fee this deployment adds to every quote to cover settlement, in USD as a decimal string. */
   settlementOverheadUsd: string;
+  /** How often the network makes a block (on Solana, a slot), in ms: the pace at which to look for a receipt. */
+  blockTimeMs: number;
 }
 
 export interface EvmNetwork extends NetworkBase {

@@ -12,4 +12,6 @@ export const solana: SvmNetwork = {
   },
   defaultRpcUrl: "https://api.mainnet-beta.solana.com",
   settlementOverheadUsd: "0.001",
+  // A Solana slot: 400 ms.
+  blockTimeMs: 400,
 };

@@ -1,5 +1,6 @@
 // The local facilitator in a process of its own, for the benchmark: `node --import tsx bench/lib/facilitator-process.ts
-// <network> <chain RPC URL>` prints its URL once it listens. It settles from the stack's usual facilitator account.
+// <network> <chain RPC URL>` prints its URL once it listens. It settles from the stack's usual facilitator account,
+// on the embedded chain.
 import { loadLaunchConfig } from "../../config/env";
 import { devAccount, FACILITATOR_ACCOUNT_INDEX } from "../../server/local-stack/dev-accounts";
 import { startLocalFacilitator } from "../../server/local-stack/local-facilitator";
@@ -10,5 +11,6 @@ const facilitator = await startLocalFacilitator({
   rpcUrl: rpcUrl!,
   privateKey: devAccount(FACILITATOR_ACCOUNT_INDEX).privateKey,
   port: 0,
+  embeddedChain: true,
 });
 console.log(facilitator.url);

@@ -12,10 +12,11 @@ export function registerNetworksCommand(program: Command): void {
       action((options: { json?: boolean }) =>
         print(options.json === true, networks, () =>
           table([
-            ["NETWORK", "CHAIN", "USDC", "SIGNING", "OVERHEAD USD", "GAS IN QUOTE"],
+            ["NETWORK", "CHAIN", "BLOCK", "USDC", "SIGNING", "OVERHEAD USD", "GAS IN QUOTE"],
             ...networks.map((network) => [
               network.id,
               network.kind === "evm" ? `chain id ${network.chainId}` : `${network.cluster} cluster`,
+              `${network.blockTimeMs / 1000} s`,
               network.usdc.addressFromConfiguration ? `${network.usdc.address} (USDC_ADDRESS)` : network.usdc.address,
               network.kind === "evm"
                 ? `EIP-712 ${network.usdc.eip712.name} / ${network.usdc.eip712.version}`

@@ -39,6 +39,7 @@ export function chainFor(network: EvmNetwork, rpcUrl: string): Chain {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
     contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+    blockTime: network.blockTimeMs,
   });
 }
 

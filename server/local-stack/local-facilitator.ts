@@ -16,6 +16,20 @@ interface FacilitatorOptions<N extends NetworkDefinition> {
   rpcUrl: string;
   /** EVM: 0x-hex private key. Solana: base58 64-byte keypair of the fee payer. */
   privateKey: string;
+  /** The chain is the embedded one, which makes a block for each transaction as it arrives. */
+  embeddedChain: boolean;
+}
+
+/** How often the embedded chain is asked for a receipt: it has one as soon as the transaction is sent. */
+const EMBEDDED_CHAIN_POLLING_MS = 20;
+
+/**
+ * How often an EVM settlement looks for its receipt (and how long the block number is cached): a quarter of the
+ * network's block time, so a settlement returns within a quarter block of its transaction's block. viem's default
+ * without a block time is every 4 s, a whole extra wait for any receipt not there at the first look.
+ */
+export function receiptPollingMs(network: EvmNetwork, embeddedChain: boolean): number {
+  return embeddedChain ? EMBEDDED_CHAIN_POLLING_MS : Math.max(100, Math.floor(network.blockTimeMs / 4));
 }
 
 /**
@@ -74,10 +88,13 @@ export async function startLocalFacilitator(
 function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
   // One nonce sequence for every settlement: concurrent settles from one account must not reuse a nonce.
   const account = privateKeyToAccount(options.privateKey as `0x${string}`, { nonceManager });
+  const pollingInterval = receiptPollingMs(options.network, options.embeddedChain);
   const client = createWalletClient({
     account,
     chain: chainFor(options.network, options.rpcUrl),
     transport: http(options.rpcUrl),
+    pollingInterval,
+    cacheTime: pollingInterval,
   }).extend(publicActions);
   // viem's newer verifyTypedData overloads are wider than the signer type @x402/evm declares; the runtime shape
   // is exactly what it expects (its own docs pass a viem client extended with public actions).

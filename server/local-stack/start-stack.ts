@@ -99,6 +99,7 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
         rpcUrl: chainRpcUrl as string,
         privateKey: config.configured.facilitatorPrivateKey ?? dev.facilitator.privateKey,
         port: config.localPorts.facilitator,
+        embeddedChain,
       });
       stoppers.push(facilitator.stop);
       facilitatorUrl = facilitator.url;
