@@ -89,3 +89,23 @@ describe("the header trusted proxies write the client's address into", () => {
     }
   });
 });
+
+describe("the metrics token", () => {
+  const token = (value?: string) =>
+    loadServiceConfig(service({ PAY_TO: EVM_PAY_TO, ...(value === undefined ? {} : { METRICS_TOKEN: value }) }))
+      .metricsToken;
+
+  it("is absent unless set, and taken as given when long enough", () => {
+    expect(token()).toBeUndefined();
+    expect(token("")).toBeUndefined();
+    expect(token(" 0123456789abcdef ")).toBe("0123456789abcdef");
+  });
+
+  it("is refused when short enough to guess or holding a space", () => {
+    for (const value of ["short", "0123456789abcde", "0123456789 abcdef"]) {
+      expect(problemsOf(() => token(value))).toEqual([
+        expect.stringMatching(/^METRICS_TOKEN: must be at least 16 printable characters without spaces/),
+      ]);
+    }
+  });
+});

@@ -110,6 +110,15 @@ const sharedSchema = z.object({
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
+  // A bearer token for GET /metrics; long enough not to be guessed.
+  METRICS_TOKEN: z
+    .string()
+    .trim()
+    .regex(
+      /^[\x21-\x7e]{16,}$/,
+      "must be at least 16 printable characters without spaces, such as `openssl rand -hex 24`",
+    )
+    .optional(),
 });
 
 const launchSchema = sharedSchema.extend({
@@ -190,6 +199,8 @@ export interface ServiceConfig {
   /** PostgreSQL connections per process; callers beyond it queue. */
   databasePoolSize: number;
   paymentTimeoutSeconds: number;
+  /** The bearer token GET /metrics asks for; undefined: no metrics endpoint (404). */
+  metricsToken: string | undefined;
 }
 
 export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
@@ -236,6 +247,7 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     databaseUrl: values.DATABASE_URL,
     databasePoolSize: values.DATABASE_POOL_SIZE,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
+    metricsToken: values.METRICS_TOKEN,
   };
 }
 

@@ -12,6 +12,7 @@ import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
 import { OpenAiUpstream } from "./upstream/openai-upstream";
 import type { ApiRequest } from "./http/api-request";
+import { ServiceMetrics } from "./metrics/service-metrics";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -30,6 +31,8 @@ export interface AppContext {
   clientAddresses: ClientAddressResolver;
   freeChatWindows: FreeChatWindows;
   decisionUpstream: OpenAiUpstream;
+  /** This process's metrics (GET /metrics). */
+  metrics: ServiceMetrics;
 }
 
 /** The context, once the database is reached and migrated; fails with a clear message when it cannot be. */
@@ -41,6 +44,7 @@ export async function createAppContext(
   const { prepaidKeys, ledger } = storage;
   // Reservations left by a process that died have expired or will; they no longer count, so tidy them away.
   await prepaidKeys.deleteExpired();
+  const metrics = new ServiceMetrics(config.network.id);
   const gateway = new PaymentGateway({
     network: config.network,
     payTo: config.payTo,
@@ -53,7 +57,7 @@ export async function createAppContext(
     storage,
     prepaidKeys,
     gateway,
-    x402: new X402Payment(gateway, ledger, liveGas(config, storage.quoteHolds)),
+    x402: new X402Payment(gateway, ledger, metrics, liveGas(config, storage.quoteHolds)),
     catalog,
     upstream: new OpenAiUpstream(config.upstream),
     imageUpstream: new OpenAiUpstream(config.imageUpstream),
@@ -61,6 +65,7 @@ export async function createAppContext(
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: new FreeChatWindows(storage.freeChatLog),
     decisionUpstream: new OpenAiUpstream(config.decisionUpstream),
+    metrics,
   };
 }
 

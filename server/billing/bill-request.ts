@@ -1,5 +1,6 @@
 import { resourceUrl, type AppContext } from "../app-context";
 import type { PaidEndpoint } from "../endpoints/endpoint";
+import { isApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
@@ -9,7 +10,8 @@ import { PrepaidPayment } from "./prepaid-payment";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
- * -> work -> finish (settle, or charge the usage) -> answer. Nothing is charged for work that failed.
+ * -> work -> finish (settle, or charge the usage) -> answer. Nothing is charged for work that failed. Each request
+ * is counted once in the metrics, with what it came to.
  */
 export async function billRequest(
   context: AppContext,
@@ -17,38 +19,56 @@ export async function billRequest(
   request: ApiRequest,
   extensions: Record<string, unknown> | undefined,
 ): Promise<ApiAnswer> {
-  const started = performance.now();
-  const body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
-  const parsed = endpoint.parse(body.value);
-  const quote = endpoint.quote(parsed, context.config.network);
-  const { usage } = endpoint;
-  const call: BillableCall = {
-    request,
-    body,
-    resourceUrl: resourceUrl(context, request),
-    quote,
-    quoteMs: performance.now() - started,
-    extensions,
-    usage: usage && {
-      fromJson: usage.fromJson,
-      streamMeter: (allowedOutput) => usage.streamMeter(parsed, allowedOutput),
-    },
-  };
-  const authorization = await paymentMethod(context, endpoint, request).authorize(call);
-  if (authorization.kind === "answer") return authorization.answer;
-  const { session } = authorization;
-  let prepared;
+  const { metrics } = context;
+  const [path] = endpoint.paths;
+  // A request refused before its payment is looked at is invalid; after, refused.
+  let refusedAs: "invalid" | "refused" = "invalid";
   try {
-    prepared = await endpoint.work(context, parsed, session.grant, request);
+    const started = performance.now();
+    const body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
+    const parsed = endpoint.parse(body.value);
+    const quote = endpoint.quote(parsed, context.config.network);
+    const { usage } = endpoint;
+    const call: BillableCall = {
+      request,
+      body,
+      resourceUrl: resourceUrl(context, request),
+      quote,
+      quoteMs: performance.now() - started,
+      extensions,
+      usage: usage && {
+        fromJson: usage.fromJson,
+        streamMeter: (allowedOutput) => usage.streamMeter(parsed, allowedOutput),
+      },
+    };
+    refusedAs = "refused";
+    const authorization = await paymentMethod(context, endpoint, request).authorize(call);
+    if (authorization.kind === "answer") {
+      metrics.request(path, authorization.outcome);
+      return authorization.answer;
+    }
+    const { session } = authorization;
+    let prepared;
+    try {
+      prepared = await endpoint.work(context, parsed, session.grant, request);
+    } catch (error) {
+      throw await session.failed(error);
+    }
+    const finished = await session.finish(prepared);
+    metrics.request(path, finished.outcome);
+    metrics.timed(finished.payment, finished.timings);
+    if (finished.outcome === "paid") metrics.settled(path, quote.model, quote.amount);
+    return finished.answer;
   } catch (error) {
-    throw await session.failed(error);
+    if (isApiError(error)) metrics.failed(path, error.status, error.code, refusedAs);
+    else metrics.request(path, "error");
+    throw error;
   }
-  return session.finish(prepared);
 }
 
 /** A prepaid key where the endpoint takes one and the bearer is one; x402 otherwise. */
 function paymentMethod(context: AppContext, endpoint: PaidEndpoint, request: ApiRequest): PaymentMethod {
   const code = endpoint.access.includes("prepaid") ? prepaidCodeFor(request) : undefined;
   if (code === undefined) return context.x402;
-  return new PrepaidPayment(context.prepaidKeys, code, context.config.prepaid.reservationTtlMs);
+  return new PrepaidPayment(context.prepaidKeys, code, context.config.prepaid.reservationTtlMs, context.metrics);
 }

@@ -1,6 +1,7 @@
 import type { GptModel } from "../../config/models";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
+import type { PaymentKind, RequestOutcome } from "../metrics/service-metrics";
 import type { JsonBody } from "../http/read-json-body";
 import type { StartedStream } from "../upstream/openai-upstream";
 import type { StreamMeter } from "./stream-meter";
@@ -12,6 +13,8 @@ export interface Quote {
   display: Record<string, unknown>;
   /** The payment's description in the 402. */
   description: string;
+  /** The model the call uses (a pack's model for a prepaid key), for the metrics. */
+  model: string;
   /** For calls that may be billed in tokens to a prepaid key: the model, the counted input and the output cap. */
   tokens?: { model: GptModel; input: number; maxOutput: number };
 }
@@ -57,11 +60,23 @@ export interface BillableCall {
 export interface PaymentSession {
   grant: Grant;
   failed(error: unknown): Promise<unknown>;
-  finish(prepared: PreparedAnswer): Promise<ApiAnswer>;
+  finish(prepared: PreparedAnswer): Promise<Finished>;
 }
 
-/** The answer instead of the work (402 challenge, refused payment), or the session to run the work in. */
-export type Authorization = { kind: "answer"; answer: ApiAnswer } | { kind: "granted"; session: PaymentSession };
+/** A paid call's answer, with what it came to and how long each phase took (ms), for the metrics. */
+export interface Finished {
+  answer: ApiAnswer;
+  outcome: Extract<RequestOutcome, "paid" | "prepaid" | "settle_unknown" | "refused">;
+  payment: PaymentKind;
+  timings: Record<string, number>;
+}
+
+/**
+ * The answer instead of the work (the 402 with the price: `quoted`; a refused payment: `refused`), or the session
+ * to run the work in.
+ */
+export type Authorization =
+  { kind: "answer"; answer: ApiAnswer; outcome: "quoted" | "refused" } | { kind: "granted"; session: PaymentSession };
 
 /** x402 and prepaid keys: the two ways a call is paid for. */
 export interface PaymentMethod {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findGptModel, type GptModel } from "../../config/models";
 import { isApiError } from "../errors";
+import { ServiceMetrics } from "../metrics/service-metrics";
 import { newPrepaidCode } from "../prepaid/prepaid-code";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
@@ -21,6 +22,7 @@ describe("prepaid billing on a real SQLite file", () => {
   let directory: string;
   let storage: Storage;
   let store: PrepaidKeyStore;
+  const metrics = new ServiceMetrics("eip155:137");
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), "paysvc-prepaid-"));
     storage = openSqliteStorage(join(directory, "keys.sqlite"));
@@ -44,7 +46,7 @@ describe("prepaid billing on a real SQLite file", () => {
     },
     body: { value: {}, sha256: "" },
     resourceUrl: "http://service.test/v1/chat/completions",
-    quote: { amount: 1n, display: {}, description: "Chat", tokens: { model, input, maxOutput } },
+    quote: { amount: 1n, display: {}, description: "Chat", model: model.id, tokens: { model, input, maxOutput } },
     quoteMs: 0,
     usage: {
       fromJson: (body) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
@@ -52,7 +54,7 @@ describe("prepaid billing on a real SQLite file", () => {
     },
   });
   async function granted(code: string, billable: BillableCall): Promise<PaymentSession> {
-    const result = await new PrepaidPayment(store, code, 60_000).authorize(billable);
+    const result = await new PrepaidPayment(store, code, 60_000, metrics).authorize(billable);
     if (result.kind !== "granted") throw new Error("expected a grant");
     return result.session;
   }
@@ -61,7 +63,8 @@ describe("prepaid billing on a real SQLite file", () => {
     const key = await keyFor(1000);
     const session = await granted(key.code, call(100, 4096));
     expect(session.grant).toMatchObject({ outputCap: 900, usageRequired: true });
-    const answer = await session.finish({ kind: "json", body: { usage: { completion_tokens: 40 } } });
+    const finished = await session.finish({ kind: "json", body: { usage: { completion_tokens: 40 } } });
+    const answer = finished.answer;
     expect(answer.headers["x-prepaid-max-tokens"]).toBe("900");
     expect(answer.headers["x-prepaid-max-tokens-lowered-from"]).toBe("4096");
     expect(await store.balance(key.id)).toMatchObject({ used: 140, reserved: 0, remaining: 860 });
@@ -99,7 +102,8 @@ describe("prepaid billing on a real SQLite file", () => {
         else controller.close();
       },
     });
-    const answer = await session.finish({ kind: "stream", stream: { body, cancel: async () => undefined } });
+    const finished = await session.finish({ kind: "stream", stream: { body, cancel: async () => undefined } });
+    const answer = finished.answer;
     expect((await store.balance(key.id)).reserved).toBe(60);
     await new Response(answer.body as ReadableStream).text();
     expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
@@ -108,7 +112,7 @@ describe("prepaid billing on a real SQLite file", () => {
   it("refuses an unknown key (401), a key for another model (400) and a spent budget (429), reserving nothing", async () => {
     const key = await keyFor(100);
     const refusal = async (code: string, billable: BillableCall) =>
-      new PrepaidPayment(store, code, 60_000).authorize(billable).then(
+      new PrepaidPayment(store, code, 60_000, metrics).authorize(billable).then(
         () => undefined,
         (error: unknown) => (isApiError(error) ? error.status : error),
       );

@@ -2,13 +2,14 @@ import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
 import type { GptModel } from "../../config/models";
 import type { PreparedAnswer } from "./payment-method";
 import { ApiError } from "../errors";
-import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import { eventStreamAnswer, jsonAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { unknownPrepaidKey } from "../prepaid/prepaid-code";
 import type { PrepaidKeyStore, Reservation } from "../prepaid/prepaid-key-store";
 import { UpstreamError } from "../upstream/upstream-error";
 import { meteredStream } from "./metered-stream";
-import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
+import type { ServiceMetrics } from "../metrics/service-metrics";
+import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
 
 /**
  * A call billed to a prepaid key instead of paid with x402: reserve, let the work use the output cap the
@@ -21,13 +22,14 @@ export class PrepaidPayment implements PaymentMethod {
     private readonly store: PrepaidKeyStore,
     private readonly code: string,
     private readonly reservationTtlMs: number,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
   async authorize(call: BillableCall): Promise<Authorization> {
     const { tokens } = call.quote;
     const { usage } = call;
     if (!tokens || !usage) throw new Error("a prepaid key can pay only for calls billed in tokens");
-    const { store, code } = this;
+    const { store, code, metrics } = this;
     const started = performance.now();
     // The usual case is one statement; only a refused reservation looks the key up to say why.
     const reservation = await store.reserve(
@@ -37,13 +39,18 @@ export class PrepaidPayment implements PaymentMethod {
       this.reservationTtlMs,
     );
     if (!reservation) throw await this.refusal(tokens.model, tokens.input);
+    const model = tokens.model.id;
+    metrics.prepaid("reserved", model, tokens.input + reservation.allowedOutput);
     const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
-    const charge = (outputTokens: number) =>
-      store.settle(reservation, tokens.input + Math.min(outputTokens, reservation.allowedOutput));
+    const charge = async (outputTokens: number) => {
+      const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
+      await store.settle(reservation, charged);
+      metrics.prepaid("charged", model, charged);
+    };
     const release = () => store.settle(reservation, 0);
     const workStarted = performance.now();
 
-    const finish = async (answer: PreparedAnswer): Promise<ApiAnswer> => {
+    const finish = async (answer: PreparedAnswer): Promise<Finished> => {
       timings.upstream = performance.now() - workStarted;
       const headers = this.headers(reservation, tokens.maxOutput);
       if (answer.kind === "json") {
@@ -54,7 +61,8 @@ export class PrepaidPayment implements PaymentMethod {
         await charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
         timings.settle = performance.now() - settleStarted;
         headers["Server-Timing"] = serverTiming(timings);
-        return jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
+        const whole = jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
+        return { answer: whole, outcome: "prepaid", payment: "prepaid", timings };
       }
       headers["Server-Timing"] = serverTiming(timings);
       const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
@@ -64,7 +72,10 @@ export class PrepaidPayment implements PaymentMethod {
         ttlMs: this.reservationTtlMs,
         graceMs: PREPAID_USAGE_GRACE_MS,
       });
-      return eventStreamAnswer(metered, headers);
+      // A stream is charged when it ends, after its answer starts: the metrics get no settle time for it.
+      const { reserve, upstream } = timings;
+      const streamed = eventStreamAnswer(metered, headers);
+      return { answer: streamed, outcome: "prepaid", payment: "prepaid", timings: { reserve, upstream } };
     };
     const failed = async (error: unknown): Promise<unknown> => {
       await release();

@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../errors";
+import { ServiceMetrics } from "../metrics/service-metrics";
 import { PaymentGateway } from "../payment/payment-gateway";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { UpstreamError } from "../upstream/upstream-error";
@@ -49,6 +50,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   const { ledger } = storage;
   let facilitator: FakeFacilitator;
   let payment: X402Payment;
+  let metrics: ServiceMetrics;
   beforeEach(() => {
     facilitator = new FakeFacilitator();
     const gateway = new PaymentGateway({
@@ -59,7 +61,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       paymentTimeoutSeconds: 300,
       facilitator,
     });
-    payment = new X402Payment(gateway, ledger);
+    metrics = new ServiceMetrics(network.id);
+    payment = new X402Payment(gateway, ledger, metrics);
   });
   afterAll(async () => {
     await storage.close();
@@ -75,7 +78,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     },
     body: { value: JSON.parse(body), sha256: body },
     resourceUrl: "http://service.test/v1/chat/completions",
-    quote: { amount: 1234n, display: { amount: "1234" }, description: "Chat" },
+    quote: { amount: 1234n, display: { amount: "1234" }, description: "Chat", model: "vendor-a/gpt-6-luna" },
     quoteMs: 0.5,
   });
 
@@ -114,7 +117,9 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect(facilitator.verified).toBe(1);
     expect(facilitator.settled).toBe(0);
     expect(await statusOf(nonce)).toBe("verified");
-    const answer = await result.session.finish(json);
+    const finished = await result.session.finish(json);
+    const answer = finished.answer;
+    expect(finished.outcome).toBe("paid");
     expect(answer.status).toBe(200);
     expect(answer.headers["payment-response"]).toBeDefined();
     expect(facilitator.settled).toBe(1);
@@ -162,7 +167,9 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const result = await payment.authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     let undone = 0;
-    const answer = await result.session.finish({ ...json, onUnsettled: () => void undone++ });
+    const finished = await result.session.finish({ ...json, onUnsettled: () => void undone++ });
+    const answer = finished.answer;
+    expect(finished.outcome).toBe("refused");
     expect(answer.status).toBe(402);
     expect(JSON.parse(answer.body as string).error.code).toBe("settlement_failed");
     expect(undone).toBe(1);
@@ -174,15 +181,22 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const { signature, nonce } = await signedCall();
     const result = await payment.authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
-    const answer = await result.session.finish(json);
+    const finished = await result.session.finish(json);
+    const answer = finished.answer;
+    expect(finished.outcome).toBe("settle_unknown");
     expect(answer.status).toBe(200);
     expect(answer.headers["payment-response"]).toBeUndefined();
     expect(await statusOf(nonce)).toBe("settle_unknown");
+    const failures = await metrics.registry.getSingleMetric("paysvc_facilitator_errors_total")!.get();
+    expect(failures.values).toEqual([{ labels: { operation: "settle" }, value: 1 }]);
   });
 
   it("refuses a signature made for another amount", async () => {
     const { signature } = await signedCall();
-    const other = { ...call(signature), quote: { amount: 9999n, display: {}, description: "Chat" } };
+    const other = {
+      ...call(signature),
+      quote: { amount: 9999n, display: {}, description: "Chat", model: "vendor-a/gpt-6-luna" },
+    };
     const result = await payment.authorize(other);
     expect(result.kind === "answer" && JSON.parse(result.answer.body as string).error.code).toBe("payment_mismatch");
     expect(facilitator.verified).toBe(0);

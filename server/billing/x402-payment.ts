@@ -1,5 +1,5 @@
 import type { SettleResponse } from "@x402/core/types";
-import { ApiError } from "../errors";
+import { ApiError, isApiError } from "../errors";
 import type { PreparedAnswer } from "./payment-method";
 import type { ApiAnswer } from "../http/api-answer";
 import { logEvent } from "../log";
@@ -9,9 +9,13 @@ import type { PaymentLedger } from "../payment/payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "../payment/payment-signature";
 import { describeMismatch } from "../payment/describe-mismatch";
 import { UpstreamError } from "../upstream/upstream-error";
-import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
+import type { ServiceMetrics } from "../metrics/service-metrics";
+import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument, type ChallengeCode } from "./x402-challenge";
 import { facilitatorUnavailable, priceCall, type LiveGas, type PricedRequest } from "./x402-price";
+
+/** What a payment session works with: the facilitator, the ledger, the metrics. */
+type X402Services = { gateway: PaymentGateway; ledger: PaymentLedger; metrics: ServiceMetrics };
 
 type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
 
@@ -23,18 +27,23 @@ export class X402Payment implements PaymentMethod {
   constructor(
     private readonly gateway: PaymentGateway,
     private readonly ledger: PaymentLedger,
+    private readonly metrics: ServiceMetrics,
     private readonly gas?: LiveGas,
   ) {}
 
   async authorize(call: BillableCall): Promise<Authorization> {
     const entered = performance.now();
-    const { gateway, ledger } = this;
-    const priced = await priceCall(gateway, call, this.gas);
+    const { gateway, ledger, metrics } = this;
+    const priced = await priceCall(gateway, call, this.gas).catch((error: unknown) => {
+      if (isApiError(error) && error.code === "facilitator_unavailable") metrics.facilitatorFailed("supported");
+      throw error;
+    });
     const { amount, requirements } = priced;
     // The 402 document, built only for an answer that needs it (a paid request that succeeds does not).
     const challenge = (code: ChallengeCode, message: string): Authorization => ({
       kind: "answer",
       answer: paymentChallenge(paymentRequiredDocument(call, priced), code, message),
+      outcome: code === "payment_required" ? "quoted" : "refused",
     });
 
     const header = call.request.headers.get("payment-signature");
@@ -78,6 +87,7 @@ export class X402Payment implements PaymentMethod {
     try {
       verification = await gateway.verify(payment.payload, requirements);
     } catch (error) {
+      metrics.facilitatorFailed("verify");
       await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
       throw facilitatorUnavailable(error);
     }
@@ -89,7 +99,7 @@ export class X402Payment implements PaymentMethod {
       return challenge("payment_rejected", `Payment rejected by the facilitator: ${reason}${detail}`);
     }
     await ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
-    const session = new X402Session(this.gateway, this.ledger, call, payment, paymentId, priced, timings, entered);
+    const session = new X402Session({ gateway, ledger, metrics }, call, payment, paymentId, priced, timings, entered);
     return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
   }
 }
@@ -100,8 +110,7 @@ class X402Session {
   private readonly workStarted = performance.now();
 
   constructor(
-    private readonly gateway: PaymentGateway,
-    private readonly ledger: PaymentLedger,
+    private readonly services: X402Services,
     private readonly call: BillableCall,
     private readonly payment: DecodedPayment,
     private readonly paymentId: number,
@@ -117,7 +126,7 @@ class X402Session {
     const { timings } = this;
     timings.upstream = performance.now() - this.workStarted;
     const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
-    await this.ledger.update(this.paymentId, {
+    await this.services.ledger.update(this.paymentId, {
       status: "not_charged",
       failureReason: reason,
       upstreamMs: timings.upstream,
@@ -127,17 +136,19 @@ class X402Session {
     return new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
   };
 
-  finish = async (answer: PreparedAnswer): Promise<ApiAnswer> => {
-    const { timings, ledger, paymentId } = this;
+  finish = async (answer: PreparedAnswer): Promise<Finished> => {
+    const { timings, paymentId } = this;
+    const { ledger } = this.services;
     timings.upstream = performance.now() - this.workStarted;
     const started = performance.now();
     let settlement: SettleResponse;
     try {
-      settlement = await this.gateway.settle(this.payment.payload, this.priced.requirements);
+      settlement = await this.services.gateway.settle(this.payment.payload, this.priced.requirements);
     } catch (error) {
       // The facilitator may or may not have settled. The work is done: deliver it rather than risk a payer paying
       // for nothing, and leave the row for reconciliation against the chain.
       timings.settle = performance.now() - started;
+      this.services.metrics.facilitatorFailed("settle");
       const reason = (error as Error).message;
       await ledger.update(paymentId, {
         status: "settle_unknown",
@@ -147,7 +158,7 @@ class X402Session {
       });
       this.log("settle_unknown", reason);
       timings.total = this.sinceEntry();
-      return paidAnswer(answer, undefined, timings);
+      return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
     }
     timings.settle = performance.now() - started;
     if (!settlement.success) return this.unsettled(answer, settlement);
@@ -170,14 +181,19 @@ class X402Session {
     // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
     // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
     if (answer.kind === "stream") await record();
-    return paidAnswer(answer, settlement, timings, answer.kind === "json" ? () => void record() : undefined);
+    const paid = paidAnswer(answer, settlement, timings, answer.kind === "json" ? () => void record() : undefined);
+    return this.finished(paid, "paid");
   };
 
+  private finished(answer: ApiAnswer, outcome: Finished["outcome"]): Finished {
+    return { answer, outcome, payment: "x402", timings: this.timings };
+  }
+
   /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
-  private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<ApiAnswer> {
+  private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<Finished> {
     const { timings } = this;
     const reason = settlement.errorReason ?? "settlement_failed";
-    await this.ledger.update(this.paymentId, {
+    await this.services.ledger.update(this.paymentId, {
       status: "failed",
       failureReason: reason,
       upstreamMs: timings.upstream,
@@ -188,7 +204,10 @@ class X402Session {
     this.log("settlement_failed", reason);
     const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
     const document = paymentRequiredDocument(this.call, this.priced);
-    return paymentChallenge(document, "settlement_failed", `Settlement failed: ${reason}${detail}`);
+    return this.finished(
+      paymentChallenge(document, "settlement_failed", `Settlement failed: ${reason}${detail}`),
+      "refused",
+    );
   }
 
   private sinceEntry(): number {

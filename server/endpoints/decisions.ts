@@ -26,7 +26,11 @@ export const decisions = paidEndpoint({
     }
     const quote = quoteTokens({ model: decisionModel, inputTokens, maxOutputTokens: 0, network });
     const questions = Object.keys(decision.questions).length;
-    return { ...quote, description: `Structured decision with ${decisionModel.id} (${questions} questions)` };
+    return {
+      ...quote,
+      model: decisionModel.id,
+      description: `Structured decision with ${decisionModel.id} (${questions} questions)`,
+    };
   },
   work: async (context, { decision, inputTokens }) => ({
     kind: "json",

@@ -5,6 +5,7 @@ import { createFreeChatCompletion, freeChatQuota } from "../free-tier/create-fre
 import { freeChatSchema } from "../free-tier/free-chat-request";
 import { healthResponse } from "../health/check-health";
 import { jsonAnswer } from "../http/api-answer";
+import { serveMetrics } from "../metrics/serve-metrics";
 import { listModels } from "../models/list-models";
 import { prepaidStatus } from "../prepaid/prepaid-status";
 import { freeEndpoint } from "./endpoint";
@@ -88,5 +89,20 @@ export const healthEndpoint = freeEndpoint({
     operationId: "getHealth",
     summary: "Service status",
     responseDescription: "{status, network, version, checks}",
+  },
+});
+
+/** For operators, not callers: served only when METRICS_TOKEN is configured, and left out of the catalog. */
+export const metricsEndpoint = freeEndpoint({
+  method: "GET",
+  paths: ["/metrics"],
+  access: ["free"],
+  handle: serveMetrics,
+  docs: {
+    operationId: "getMetrics",
+    summary: "Prometheus metrics (Authorization: Bearer <METRICS_TOKEN>; 404 when none is configured)",
+    responseDescription: "Prometheus text format",
+    listed: false,
+    errors: { 401: "invalid_api_key: no or another bearer token", 404: "not_found: METRICS_TOKEN is not configured" },
   },
 });

@@ -24,7 +24,11 @@ function imageEndpoint(edit: boolean, path: string, docs: { operationId: string;
     quote(parsed, network) {
       const quote = quoteImages(parsed.model, parsed.n, network);
       const kind = edit ? "Image edit" : "Image generation";
-      return { ...quote, description: `${kind} with ${parsed.model.id}, ${parsed.n} x ${parsed.size}` };
+      return {
+        ...quote,
+        model: parsed.model.id,
+        description: `${kind} with ${parsed.model.id}, ${parsed.n} x ${parsed.size}`,
+      };
     },
     work: async (context, parsed) => ({ kind: "json", body: await createImages(context, parsed) }),
     docs: {

@@ -7,6 +7,7 @@ import {
   freeChatCompletions,
   freeChatQuotaEndpoint,
   healthEndpoint,
+  metricsEndpoint,
   modelsEndpoint,
   prepaidStatusEndpoint,
 } from "./free-endpoints";
@@ -36,4 +37,5 @@ export const endpoints: readonly Endpoint[] = [
   openApiEndpoint,
   llmsTxtEndpoint,
   aiAgentsEndpoint,
+  metricsEndpoint,
 ];

@@ -36,6 +36,7 @@ function prepaidCodesEndpoint(withDefaults: boolean, path: string, docs: { opera
           asset_decimals: display.asset_decimals,
         },
         description: `Prepaid key for ${model.id}, ${tokens} tokens`,
+        model: model.id,
       };
     },
     async work(context, purchase, grant, request) {

@@ -4,6 +4,7 @@ import { bazaarExtension } from "../discovery/bazaar-extension";
 import type { CatalogEndpoint } from "../discovery/catalog-endpoint";
 import type { Endpoint } from "../endpoints/endpoint";
 import { ApiError } from "../errors";
+import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { ApiAnswer } from "./api-answer";
 import { answerErrors, type ApiHandler } from "./answer-errors";
 
@@ -23,8 +24,8 @@ export class Router {
     for (const endpoint of endpoints) {
       for (const path of endpoint.paths) {
         const handle = this.handlerOf(endpoint, path, catalog, context);
-        this.routes.set(`${endpoint.method} ${path}`, answerErrors(handle));
-        if (endpoint.method === "GET") this.routes.set(`HEAD ${path}`, answerErrors(handle));
+        this.routes.set(`${endpoint.method} ${path}`, handle);
+        if (endpoint.method === "GET") this.routes.set(`HEAD ${path}`, handle);
         const methods = this.methodsByPath.get(path) ?? [];
         methods.push(...(endpoint.method === "GET" ? ["GET", "HEAD"] : [endpoint.method]));
         this.methodsByPath.set(path, methods);
@@ -32,16 +33,27 @@ export class Router {
     }
   }
 
+  /**
+   * The endpoint's handler, its errors answered. Billing counts a paid request in the metrics; a free one is
+   * counted here, from its answer.
+   */
   private handlerOf(
     endpoint: Endpoint,
     path: string,
     catalog: readonly CatalogEndpoint[],
     context: () => AppContext,
   ): ApiHandler {
-    if (endpoint.kind === "free") return async (request) => endpoint.handle(context(), request);
+    if (endpoint.kind === "free") {
+      const handle = answerErrors(async (request) => endpoint.handle(context(), request));
+      return async (request) => {
+        const answer = await handle(request);
+        countFreeAnswer(context().metrics, endpoint.paths[0], answer);
+        return answer;
+      };
+    }
     const entry = catalog.find((candidate) => candidate.path === path && candidate.method === endpoint.method);
     const extensions = entry && bazaarExtension(entry);
-    return (request) => billRequest(context(), endpoint, request, extensions);
+    return answerErrors((request) => billRequest(context(), endpoint, request, extensions));
   }
 
   /** The handler of a method and path (no query), or undefined for a path that is no endpoint's. */
@@ -66,4 +78,18 @@ export class Router {
 
 function notFound(path: string): ApiAnswer {
   return new ApiError("not_found", `No endpoint at ${path}; see /openapi.json for the endpoints`).toAnswer();
+}
+
+/** A free endpoint's answer: served, or an error, whose code the answer's JSON body names. */
+function countFreeAnswer(metrics: ServiceMetrics, endpoint: string, answer: ApiAnswer): void {
+  if (answer.status < 400) return metrics.request(endpoint, "served");
+  let code: string | undefined;
+  if (typeof answer.body === "string") {
+    try {
+      code = (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code;
+    } catch {
+      code = undefined;
+    }
+  }
+  metrics.failed(endpoint, answer.status, code, "invalid");
 }

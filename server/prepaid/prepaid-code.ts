@@ -1,6 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ApiError } from "../errors";
 import type { ApiRequest } from "../http/api-request";
+import { bearerToken } from "../http/bearer-token";
 
 /** Every prepaid code starts with this, so it is recognisable in a config file or a leaked log. */
 export const PREPAID_CODE_PREFIX = "paysvc_pk_";
@@ -27,13 +28,6 @@ export function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a, "hex");
   const right = Buffer.from(b, "hex");
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** The bearer token of a request, if any. */
-export function bearerToken(request: ApiRequest): string | undefined {
-  const header = request.headers.get("authorization");
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match?.[1];
 }
 
 /**

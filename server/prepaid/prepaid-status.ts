@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
-import { bearerToken, unknownPrepaidKey } from "./prepaid-code";
+import { bearerToken } from "../http/bearer-token";
+import { unknownPrepaidKey } from "./prepaid-code";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 

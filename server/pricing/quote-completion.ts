@@ -32,6 +32,7 @@ export function quoteCompletion(options: {
     amount: quote.amount,
     display: quote.display,
     description: options.description,
+    model: model.id,
     tokens: { model, input: inputTokens, maxOutput: maxOutputTokens },
   };
 }

@@ -1,0 +1,119 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+
+/**
+ * What a request came to. Paid endpoints: `quoted` (the first 402 with the price), `paid` (settled), `prepaid`
+ * (billed to a prepaid key), `settle_unknown` (delivered, the settlement's outcome left to reconciliation),
+ * `refused` (a payment or key refused, a limit reached), `invalid` (a bad request), `upstream_failed`, `error`.
+ * Free endpoints: `served`, or one of the failures.
+ */
+export type RequestOutcome =
+  "quoted" | "paid" | "prepaid" | "settle_unknown" | "served" | "refused" | "invalid" | "upstream_failed" | "error";
+
+export type PaymentKind = "x402" | "prepaid";
+export type FacilitatorOperation = "supported" | "verify" | "settle";
+
+/** Seconds, from half a millisecond (a quote) to two minutes (the upstream's time limit). */
+const PHASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/**
+ * The process's metrics, in a registry of its own (served by GET /metrics). Labels are the endpoint's own path,
+ * models of the catalog, outcomes, phases and operations: bounded sets; never a payer, a key or a resource URL.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests;
+  private readonly revenue;
+  private readonly phases;
+  private readonly prepaidTokens;
+  private readonly freeTierRefusals;
+  private readonly facilitatorErrors;
+  private readonly upstreamErrors;
+
+  constructor(network: string) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ network });
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: "paysvc_requests_total",
+      help: "Requests by endpoint (its own path, aliases included) and outcome",
+      labelNames: ["endpoint", "outcome"] as const,
+      registers,
+    });
+    this.revenue = new Counter({
+      name: "paysvc_revenue_atomic_total",
+      help: "Settled x402 payments in the asset's atomic units (USDC: 6 decimals), by endpoint and model",
+      labelNames: ["endpoint", "model"] as const,
+      registers,
+    });
+    this.phases = new Histogram({
+      name: "paysvc_request_phase_seconds",
+      help: "Phases of paid requests: x402 quote, verify, upstream, settle and total; prepaid reserve, upstream, settle",
+      labelNames: ["payment", "phase"] as const,
+      buckets: PHASE_BUCKETS,
+      registers,
+    });
+    this.prepaidTokens = new Counter({
+      name: "paysvc_prepaid_tokens_total",
+      help: "Prepaid-key tokens reserved for calls and charged to keys, by model",
+      labelNames: ["model", "kind"] as const,
+      registers,
+    });
+    this.freeTierRefusals = new Counter({
+      name: "paysvc_free_tier_refusals_total",
+      help: "Free chat requests refused because the caller's window was full",
+      registers,
+    });
+    this.facilitatorErrors = new Counter({
+      name: "paysvc_facilitator_errors_total",
+      help: "Facilitator calls that failed or timed out, by operation",
+      labelNames: ["operation"] as const,
+      registers,
+    });
+    this.upstreamErrors = new Counter({
+      name: "paysvc_upstream_errors_total",
+      help: "Requests answered 502 because the model provider failed, by endpoint",
+      labelNames: ["endpoint"] as const,
+      registers,
+    });
+  }
+
+  request(endpoint: string, outcome: RequestOutcome): void {
+    this.requests.inc({ endpoint, outcome });
+  }
+
+  /** A request answered with an error: its outcome from the status and code, and the counters that code moves. */
+  failed(endpoint: string, status: number, code: string | undefined, refusedAs: "invalid" | "refused"): void {
+    if (code === "upstream_error") this.upstreamErrors.inc({ endpoint });
+    if (code === "free_tier_exhausted") this.freeTierRefusals.inc();
+    this.request(endpoint, errorOutcome(status, code, refusedAs));
+  }
+
+  /** A settled payment. Counters are doubles: exact to 2^53 atomic units (9 billion USD of USDC). */
+  settled(endpoint: string, model: string, amount: bigint): void {
+    this.revenue.inc({ endpoint, model }, Number(amount));
+  }
+
+  /** Each phase's duration, given in ms. */
+  timed(payment: PaymentKind, timings: Record<string, number>): void {
+    for (const [phase, ms] of Object.entries(timings)) this.phases.observe({ payment, phase }, ms / 1000);
+  }
+
+  prepaid(kind: "reserved" | "charged", model: string, tokens: number): void {
+    this.prepaidTokens.inc({ model, kind }, tokens);
+  }
+
+  facilitatorFailed(operation: FacilitatorOperation): void {
+    this.facilitatorErrors.inc({ operation });
+  }
+}
+
+/**
+ * An error answer's outcome: the provider failed, the server failed, or the request was refused; a 400-class
+ * answer is `refusedAs` (`invalid` before the payment is looked at, `refused` after).
+ */
+function errorOutcome(status: number, code: string | undefined, refusedAs: "invalid" | "refused"): RequestOutcome {
+  if (code === "upstream_error") return "upstream_failed";
+  if (status >= 500) return "error";
+  if ([401, 402, 403, 429].includes(status)) return "refused";
+  return refusedAs;
+}
