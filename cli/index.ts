@@ -4,6 +4,7 @@ import { registerConfigCommand } from "./commands/config-generate";
 import { registerDevCommand } from "./commands/dev";
 import { registerDiscoveryCommand } from "./commands/discovery-build";
 import { registerHealthCommand } from "./commands/health";
+import { registerLedgerCommand } from "./commands/ledger";
 import { registerMcpCommand } from "./commands/mcp";
 import { registerNetworksCommand } from "./commands/networks";
 import { registerQuoteCommand } from "./commands/quote";
@@ -19,6 +20,7 @@ registerConfigCommand(program);
 registerDiscoveryCommand(program);
 registerHealthCommand(program);
 registerQuoteCommand(program);
+registerLedgerCommand(program);
 registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

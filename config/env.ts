@@ -251,6 +251,17 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
   };
 }
 
+/** What `paysvc ledger` reads of a deployment's configuration, from the same variables as the app. */
+export interface LedgerConfig {
+  network: NetworkDefinition;
+  databaseUrl: string;
+}
+
+export function loadLedgerConfig(env: Environment = process.env): LedgerConfig {
+  const values = parse(sharedSchema.pick({ NETWORK: true, DATABASE_URL: true }), env);
+  return { network: getNetwork(values.NETWORK), databaseUrl: values.DATABASE_URL };
+}
+
 /** Configuration of `paysvc start`: which pieces are configured, and which the embedded stack provides. */
 export interface LaunchConfig {
   network: NetworkDefinition;

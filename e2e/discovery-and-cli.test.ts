@@ -6,25 +6,10 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, describe, expect, it } from "vitest";
 import { quote, stack } from "./support/payments";
 import { FREE_PORTS } from "./support/free-ports";
+import { paysvc } from "./support/run-paysvc";
 
 const workDir = mkdtempSync(join(tmpdir(), "paysvc-cli-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
-
-/** Runs the `paysvc` CLI as a user would, and collects its output and exit code. */
-function paysvc(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["cli/bin.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 const served = async (path: string) => {
   const response = await fetch(`${stack().appUrl}${path}`);

@@ -33,6 +33,7 @@ export async function billRequest(
       request,
       body,
       resourceUrl: resourceUrl(context, request),
+      endpoint: path,
       quote,
       quoteMs: performance.now() - started,
       extensions,

@@ -43,6 +43,8 @@ export interface BillableCall {
   body: JsonBody;
   /** Absolute URL of the resource, as the caller sees it; x402 payments are bound to it. */
   resourceUrl: string;
+  /** The endpoint's own path, whichever of its paths was asked. */
+  endpoint: string;
   quote: Quote;
   /** Time spent reading, parsing and quoting the request. */
   quoteMs: number;

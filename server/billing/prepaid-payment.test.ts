@@ -46,6 +46,7 @@ describe("prepaid billing on a real SQLite file", () => {
     },
     body: { value: {}, sha256: "" },
     resourceUrl: "http://service.test/v1/chat/completions",
+    endpoint: "/v1/chat/completions",
     quote: { amount: 1n, display: {}, description: "Chat", model: model.id, tokens: { model, input, maxOutput } },
     quoteMs: 0,
     usage: {

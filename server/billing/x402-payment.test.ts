@@ -78,6 +78,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     },
     body: { value: JSON.parse(body), sha256: body },
     resourceUrl: "http://service.test/v1/chat/completions",
+    endpoint: "/v1/chat/completions",
     quote: { amount: 1234n, display: { amount: "1234" }, description: "Chat", model: "vendor-a/gpt-6-luna" },
     quoteMs: 0.5,
   });

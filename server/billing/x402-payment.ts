@@ -74,6 +74,8 @@ export class X402Payment implements PaymentMethod {
       amount,
       network: requirements.network,
       resource: call.resourceUrl,
+      endpoint: call.endpoint,
+      model: call.quote.model,
       bodyHash: call.body.sha256,
       quoteMs: call.quoteMs,
     });

@@ -6,6 +6,9 @@ export interface NewPayment {
   amount: bigint;
   network: string;
   resource: string;
+  /** The endpoint's own path (aliases give their endpoint's) and the model of the call, for reports. */
+  endpoint: string;
+  model: string;
   bodyHash: string;
   quoteMs: number;
 }
@@ -43,6 +46,8 @@ export function claimValues<At>(payment: NewPayment, at: At) {
     amount: payment.amount.toString(),
     network: payment.network,
     resource: payment.resource,
+    endpoint: payment.endpoint,
+    model: payment.model,
     bodyHash: payment.bodyHash,
     quoteMs: Math.round(payment.quoteMs),
     at,
@@ -75,4 +80,20 @@ export interface PaymentLedger {
   /** A field left out keeps its value. */
   update(id: number, update: PaymentUpdate): Promise<void>;
   findByNonce(nonce: string): Promise<PaymentRecord | undefined>;
+  /** The payments made since `since`, counted and summed by period (UTC), endpoint, model and status, in order. */
+  report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]>;
+}
+
+export type ReportPeriod = "day" | "hour";
+
+/** The payments of one period, endpoint, model and status. Endpoint and model are null on rows from before them. */
+export interface LedgerReportRow {
+  /** `2026-11-23` by day, `2026-11-23T14:00Z` by hour. */
+  period: string;
+  endpoint: string | null;
+  model: string | null;
+  status: PaymentStatus;
+  count: number;
+  /** The sum of their amounts, in atomic units. */
+  amount: bigint;
 }

@@ -15,6 +15,8 @@ const payment = (nonce: string): NewPayment => ({
   amount: 123_456_789_012_345_678_901_234_567_890n,
   network: "eip155:137",
   resource: "http://service.test/v1/chat/completions",
+  endpoint: "/v1/chat/completions",
+  model: "vendor-a/gpt-6-luna",
   bodyHash: "ab".repeat(32),
   quoteMs: 1.4,
 });
@@ -58,6 +60,46 @@ describe.each(engines)("the stores on %s", (engine) => {
       amount: 123_456_789_012_345_678_901_234_567_890n,
     });
     expect(await first.ledger.findByNonce("0xother")).toBeUndefined();
+  });
+
+  it("reports payments by period, endpoint, model and status, summing amounts past 2^64 exactly", async () => {
+    const [first, second] = await twoInstances();
+    const before = new Date();
+    const big = 2n ** 70n + 1n;
+    const rows: [string, string | undefined, bigint, "settled" | "failed" | undefined][] = [
+      ["0xr1", undefined, big, "settled"],
+      ["0xr2", undefined, big, "settled"],
+      ["0xr3", undefined, 5n, "failed"],
+      ["0xr4", "vendor-a/gpt-5.6-sol", 7n, "settled"],
+      ["0xr5", "vendor-a/gpt-5.6-sol", 11n, undefined],
+    ];
+    for (const [index, [nonce, model, amount, status]] of rows.entries()) {
+      const ledger = [first, second][index % 2]!.ledger;
+      const id = await ledger.claim({ ...payment(nonce), amount, ...(model ? { model } : {}) });
+      if (status) await ledger.update(id!, { status });
+    }
+    const after = new Date();
+    const report = await second.ledger.report(new Date(before.getTime() - 1000), "day");
+    const day = report[0]?.period;
+    expect([before, after].map((at) => at.toISOString().slice(0, 10))).toContain(day);
+    const line = (model: string, status: string, count: number, amount: bigint) => ({
+      period: day,
+      endpoint: "/v1/chat/completions",
+      model,
+      status,
+      count,
+      amount,
+    });
+    expect(report).toEqual([
+      line("vendor-a/gpt-5.6-sol", "pending", 1, 11n),
+      line("vendor-a/gpt-5.6-sol", "settled", 1, 7n),
+      line("vendor-a/gpt-6-luna", "failed", 1, 5n),
+      line("vendor-a/gpt-6-luna", "settled", 2, 2n * big),
+    ]);
+    const hourly = await first.ledger.report(new Date(before.getTime() - 1000), "hour");
+    expect(hourly.map((row) => row.period)[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00Z$/);
+    expect(hourly.reduce((sum, row) => sum + row.count, 0)).toBe(5);
+    expect(await first.ledger.report(new Date(after.getTime() + 60_000), "day")).toEqual([]);
   });
 
   it("counts one caller's free chat requests across instances: exactly the window's limit of 30 at once", async () => {

@@ -7,6 +7,8 @@ import {
   type PaymentLedger,
   type PaymentRecord,
   type PaymentUpdate,
+  type ReportPeriod,
+  type LedgerReportRow,
 } from "../../payment/payment-ledger";
 import type { PostgresDatabase } from "./open-postgres";
 import { payments } from "./schema";
@@ -29,6 +31,8 @@ export class PostgresPaymentLedger implements PaymentLedger {
         amount: sql.placeholder("amount"),
         network: sql.placeholder("network"),
         resource: sql.placeholder("resource"),
+        endpoint: sql.placeholder("endpoint"),
+        model: sql.placeholder("model"),
         bodyHash: sql.placeholder("bodyHash"),
         status: "pending",
         quoteMs: sql.placeholder("quoteMs"),
@@ -68,5 +72,17 @@ export class PostgresPaymentLedger implements PaymentLedger {
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
     const [row] = await this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase()));
     return row && { ...row, amount: BigInt(row.amount) };
+  }
+
+  async report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]> {
+    const format = period === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24":00Z"';
+    const { rows } = await this.database.$client.query<Omit<LedgerReportRow, "amount"> & { amount: string }>(
+      `select to_char(created_at at time zone 'UTC', $1) as period, endpoint, model, status,
+        count(*)::integer as count, sum(amount)::text as amount
+      from payments where created_at >= $2
+      group by 1, 2, 3, 4 order by 1, coalesce(endpoint, ''), coalesce(model, ''), 4`,
+      [format, since],
+    );
+    return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
   }
 }

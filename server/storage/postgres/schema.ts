@@ -18,6 +18,8 @@ export const payments = pgTable(
     amount: numeric("amount", { precision: 78, scale: 0 }).notNull(),
     network: text("network").notNull(),
     resource: text("resource").notNull(),
+    endpoint: text("endpoint"),
+    model: text("model"),
     bodyHash: text("body_hash").notNull(),
     status: text("status", { enum: paymentStatuses }).notNull(),
     failureReason: text("failure_reason"),
@@ -29,7 +31,11 @@ export const payments = pgTable(
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
   },
-  (table) => [index("payments_payer_idx").on(table.payer), index("payments_status_idx").on(table.status)],
+  (table) => [
+    index("payments_payer_idx").on(table.payer),
+    index("payments_status_idx").on(table.status),
+    index("payments_created_at_idx").on(table.createdAt),
+  ],
 );
 
 export const prepaidKeys = pgTable("prepaid_keys", {

@@ -20,6 +20,9 @@ export const payments = sqliteTable(
     amount: text("amount").notNull(),
     network: text("network").notNull(),
     resource: text("resource").notNull(),
+    /** The endpoint's own path and the model the call used, for reports; null on rows written before them. */
+    endpoint: text("endpoint"),
+    model: text("model"),
     bodyHash: text("body_hash").notNull(),
     status: text("status", { enum: paymentStatuses }).notNull(),
     failureReason: text("failure_reason"),
@@ -31,7 +34,11 @@ export const payments = sqliteTable(
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (table) => [index("payments_payer_idx").on(table.payer), index("payments_status_idx").on(table.status)],
+  (table) => [
+    index("payments_payer_idx").on(table.payer),
+    index("payments_status_idx").on(table.status),
+    index("payments_created_at_idx").on(table.createdAt),
+  ],
 );
 
 /**

@@ -7,6 +7,8 @@ import {
   type PaymentLedger,
   type PaymentRecord,
   type PaymentUpdate,
+  type ReportPeriod,
+  type LedgerReportRow,
 } from "../../payment/payment-ledger";
 import type { SqliteDatabase } from "./open-sqlite";
 import { payments } from "./schema";
@@ -29,6 +31,8 @@ export class SqlitePaymentLedger implements PaymentLedger {
         amount: sql.placeholder("amount"),
         network: sql.placeholder("network"),
         resource: sql.placeholder("resource"),
+        endpoint: sql.placeholder("endpoint"),
+        model: sql.placeholder("model"),
         bodyHash: sql.placeholder("bodyHash"),
         status: "pending",
         quoteMs: sql.placeholder("quoteMs"),
@@ -67,5 +71,33 @@ export class SqlitePaymentLedger implements PaymentLedger {
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
     const row = this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase())).get();
     return row && { ...row, amount: BigInt(row.amount) };
+  }
+
+  /**
+   * SQLite's integers stop at 2^63 and the amounts are decimal text of any size, so the rows are read in the
+   * groups' order and summed here as bigint, exactly, one group in memory at a time.
+   */
+  async report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]> {
+    const format = period === "day" ? "%Y-%m-%d" : "%Y-%m-%dT%H:00Z";
+    const rows = this.database.$client
+      .prepare<[string, number], Omit<LedgerReportRow, "count" | "amount"> & { amount: string }>(
+        `select strftime(?, created_at / 1000, 'unixepoch') as period, endpoint, model, status, amount
+        from payments where created_at >= ? order by 1, coalesce(endpoint, ''), coalesce(model, ''), status`,
+      )
+      .iterate(format, since.getTime());
+    const report: LedgerReportRow[] = [];
+    for (const { amount, ...group } of rows) {
+      const last = report.at(-1);
+      const same =
+        last?.period === group.period &&
+        last.endpoint === group.endpoint &&
+        last.model === group.model &&
+        last.status === group.status;
+      if (same) {
+        last.count += 1;
+        last.amount += BigInt(amount);
+      } else report.push({ ...group, count: 1, amount: BigInt(amount) });
+    }
+    return report;
   }
 }
