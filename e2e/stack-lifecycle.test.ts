@@ -1,10 +1,20 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import Database from "better-sqlite3";
+import { createPublicClient, http, type Abi } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { pidListeningOn } from "../bench/lib/process-memory";
+import { polygon } from "../networks/eip155-137";
+import { localUsdcAbi } from "../server/local-stack/local-chain";
 import { FREE_PORTS } from "./support/free-ports";
 
 /** True while something accepts TCP connections on the port. */
@@ -28,6 +38,14 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Pr
   return false;
 }
 
+const PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+
+function usdcBalanceAt(chainPort: number, owner: `0x${string}`): Promise<bigint> {
+  const chain = createPublicClient({ transport: http(`http://127.0.0.1:${chainPort}`) });
+  const read = { address: polygon.usdc.address, abi: localUsdcAbi as Abi, functionName: "balanceOf", args: [owner] };
+  return chain.readContract(read) as Promise<bigint>;
+}
+
 interface Started {
   child: ChildProcess;
   output: () => string;
@@ -36,14 +54,20 @@ interface Started {
 const started: Started[] = [];
 const dataDirs: string[] = [];
 
-/** Runs `paysvc start` exactly as `npm start` does, every port 0 (picked free). */
-async function startCli(extraEnv: Record<string, string> = {}): Promise<Started> {
+/** A new data directory, removed after the test. */
+function newDataDir(): string {
   const dataDir = mkdtempSync(join(tmpdir(), "paysvc-lifecycle-"));
   dataDirs.push(dataDir);
+  return dataDir;
+}
+
+/** Runs `paysvc start` exactly as `npm start` does, every port 0 (picked free). */
+async function startCli(extraEnv: Record<string, string> = {}, dataDir = newDataDir()): Promise<Started> {
   const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "start"], {
     env: {
       ...process.env,
       ...FREE_PORTS,
+      DATA_DIR: dataDir,
       DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
       ...extraEnv,
     },
@@ -119,6 +143,57 @@ describe("paysvc start (npm start)", () => {
     expect(stack.output()).toMatch(/exited unexpectedly/);
     for (const port of Object.values(ports))
       expect(await eventually(async () => !(await listening(port))), `port ${port}`).toBe(true);
+  });
+
+  it("keeps the chain across a restart: a payment settled before it is still on chain, as the ledger says", async () => {
+    const dataDir = newDataDir();
+    const first = await startCli({}, dataDir);
+    expect(await eventually(async () => first.output().includes("ready"), 90_000), first.output()).toBe(true);
+    const payerKey = /private key (0x[0-9a-f]{64})/.exec(first.output())![1] as `0x${string}`;
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payerKey)) });
+    const paid = await wrapFetchWithPayment(fetch, client)(
+      `http://127.0.0.1:${printedPorts(first.output()).app}/v1/chat/completions`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "vendor-a/gpt-6-luna",
+          messages: [{ role: "user", content: "restart" }],
+          max_tokens: 8,
+        }),
+      },
+    );
+    expect(paid.status).toBe(200);
+    const { transaction } = decodePaymentResponseHeader(paid.headers.get("payment-response")!);
+    await paid.text();
+    const payToBalance = () => usdcBalanceAt(printedPorts(first.output()).chain, PAY_TO);
+    const before = await payToBalance();
+    first.child.kill("SIGINT");
+    expect(await exited(first.child)).toBe(0);
+
+    const second = await startCli({}, dataDir);
+    expect(await eventually(async () => second.output().includes("ready"), 90_000), second.output()).toBe(true);
+    const chainPort = printedPorts(second.output()).chain;
+    const chain = createPublicClient({ transport: http(`http://127.0.0.1:${chainPort}`) });
+    expect((await chain.getTransactionReceipt({ hash: transaction as `0x${string}` })).status).toBe("success");
+    expect(await usdcBalanceAt(chainPort, PAY_TO)).toBe(before);
+    const ledger = new Database(join(dataDir, "paysvc.sqlite"), { readonly: true });
+    try {
+      const row = ledger.prepare('select status from payments where "transaction" = ?').get(transaction);
+      expect(row).toEqual({ status: "settled" });
+    } finally {
+      ledger.close();
+    }
+  });
+
+  it("says which saved chain state it cannot load, and how to start afresh", async () => {
+    const dataDir = newDataDir();
+    mkdirSync(join(dataDir, "chain"));
+    writeFileSync(join(dataDir, "chain", "eip155-137.json"), "not a saved chain");
+    const stack = await startCli({}, dataDir);
+    expect(await exited(stack.child)).toBe(1);
+    expect(stack.output()).toContain(`its saved state ${join(dataDir, "chain", "eip155-137.json")} cannot be loaded`);
   });
 
   it("refuses invalid configuration with a message that names the variable and how to fix it", async () => {

@@ -16,6 +16,7 @@ export default async function setup(project: TestProject) {
   const config = loadLaunchConfig({
     NETWORK: "eip155:137",
     ...FREE_PORTS,
+    DATA_DIR: dataDir,
     DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
   });
   const appLog: string[] = [];

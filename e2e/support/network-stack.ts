@@ -20,6 +20,7 @@ export async function startNetworkStack(network: string) {
     loadLaunchConfig({
       NETWORK: network,
       ...FREE_PORTS,
+      DATA_DIR: dataDir,
       DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
     }),
   );

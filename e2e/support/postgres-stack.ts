@@ -21,10 +21,13 @@ export async function startPostgresStack(network: string, options: StackOptions 
   const appLog: string[] = [];
   let stack;
   try {
-    stack = await startStack(loadLaunchConfig({ NETWORK: network, ...FREE_PORTS, DATABASE_URL: databaseUrl }), {
-      onAppLogLine: (line) => appLog.push(line),
-      ...options,
-    });
+    stack = await startStack(
+      loadLaunchConfig({ NETWORK: network, ...FREE_PORTS, DATA_DIR: dataDir, DATABASE_URL: databaseUrl }),
+      {
+        onAppLogLine: (line) => appLog.push(line),
+        ...options,
+      },
+    );
   } catch (error) {
     await postgres.stop();
     throw error;

@@ -1,4 +1,6 @@
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import {
   createPublicClient,
@@ -54,20 +56,32 @@ function anvilBinary(): string {
 
 /**
  * Starts anvil with the network's chain id, places our EIP-3009 USDC at the network's canonical USDC address and
- * Multicall3 at its usual address, and funds the development payers.
+ * Multicall3 at its usual address, and funds the development payers. With `stateFile`, the chain (its state, blocks
+ * and receipts) is loaded from that file when it exists, and written back to it when anvil stops (SIGTERM or
+ * SIGINT; a chain killed outright loses what happened since it started); a loaded chain keeps its contracts and
+ * balances.
  */
-export async function startLocalChain(network: EvmNetwork, port: number): Promise<LocalChain> {
+export async function startLocalChain(
+  network: EvmNetwork,
+  port: number,
+  options: { stateFile?: string } = {},
+): Promise<LocalChain> {
+  const state = options.stateFile ? ["--state", options.stateFile] : [];
+  if (options.stateFile) mkdirSync(dirname(options.stateFile), { recursive: true });
   // Not --silent: anvil prints the address it bound, which is how port 0 (any free port) is learned.
   const anvil = startGuardedProcess(
     anvilBinary(),
-    ["--chain-id", String(network.chainId), "--port", String(port), "--host", "127.0.0.1", "--mnemonic", DEV_MNEMONIC],
+    [
+      ...["--chain-id", String(network.chainId), "--port", String(port), "--host", "127.0.0.1"],
+      ...["--mnemonic", DEV_MNEMONIC, ...state],
+    ],
     { output: "pipe" },
   );
   try {
-    const rpcUrl = await listeningUrl(anvil, port);
+    const rpcUrl = await listeningUrl(anvil, port, options.stateFile);
     const chain = chainFor(network, rpcUrl);
     await waitForChain(rpcUrl, network.chainId);
-    await deployContracts(network, rpcUrl, chain);
+    if (!(await deployed(network, rpcUrl))) await deployContracts(network, rpcUrl, chain);
     return { rpcUrl, chain, stop: () => anvil.stop() };
   } catch (error) {
     await anvil.stop();
@@ -76,7 +90,7 @@ export async function startLocalChain(network: EvmNetwork, port: number): Promis
 }
 
 /** Reads anvil's "Listening on 127.0.0.1:PORT" line, then keeps draining its log so the pipe never fills. */
-function listeningUrl(anvil: GuardedProcess, port: number): Promise<string> {
+function listeningUrl(anvil: GuardedProcess, port: number, stateFile: string | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     const output: string[] = [];
     anvil.child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
@@ -86,7 +100,12 @@ function listeningUrl(anvil: GuardedProcess, port: number): Promise<string> {
       if (match) resolve(`http://${match[1]}:${match[2]}`);
     });
     void anvil.exited.then((code) => {
-      const hint = port === 0 ? "" : `; is port ${port} in use? Set LOCAL_CHAIN_PORT to a free port (0 picks one)`;
+      const hint = [
+        port === 0 ? "" : `; is port ${port} in use? Set LOCAL_CHAIN_PORT to a free port (0 picks one)`,
+        stateFile && existsSync(stateFile)
+          ? `; or its saved state ${stateFile} cannot be loaded: remove it to start a new chain`
+          : "",
+      ].join("");
       reject(new Error(`anvil exited at start (code ${code})${hint}: ${output.join("").trim().slice(-500)}`));
     });
   });
@@ -104,6 +123,13 @@ async function waitForChain(rpcUrl: string, chainId: number): Promise<void> {
     },
     { timeoutMs: 15_000, what: `local chain at ${rpcUrl}` },
   );
+}
+
+/** A chain loaded from a saved state already has our USDC (and everything done with it since). */
+async function deployed(network: EvmNetwork, rpcUrl: string): Promise<boolean> {
+  const client = createPublicClient({ transport: http(rpcUrl) });
+  const code = await client.getCode({ address: network.usdc.address });
+  return code !== undefined && code !== "0x";
 }
 
 async function deployContracts(network: EvmNetwork, rpcUrl: string, chain: Chain): Promise<void> {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { redactedDatabaseUrl } from "../../config/database-url";
 import { childEnvironment, type LaunchConfig } from "../../config/env";
 import { openStorage } from "../storage/open-storage";
@@ -73,10 +74,14 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
     if (!embeddedChain) {
       // The configured chain (or the facilitator's) is used as it is.
     } else if (network.kind === "evm") {
-      const chain = await startLocalChain(network, config.localPorts.chain);
+      // Kept across restarts beside the development database, so that the ledger and the chain keep agreeing.
+      const stateFile = join(config.dataDir, "chain", `${network.id.replaceAll(":", "-")}.json`);
+      const chain = await startLocalChain(network, config.localPorts.chain, { stateFile });
       stoppers.push(chain.stop);
       chainRpcUrl = chain.rpcUrl;
-      say(`chain        ${chain.rpcUrl}  (anvil, chain id ${network.chainId}, local USDC at ${network.usdc.address})`);
+      say(
+        `chain        ${chain.rpcUrl}  (anvil, chain id ${network.chainId}, local USDC at ${network.usdc.address}; state in ${stateFile})`,
+      );
     } else {
       const validator = await startLocalSolana({
         network,
