@@ -192,6 +192,31 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect(failures.values).toEqual([{ labels: { operation: "settle" }, value: 1 }]);
   });
 
+  it("delivers the work when the transfer is still pending, and keeps its hash for reconciliation", async () => {
+    const pending = `0x${"cd".repeat(32)}`;
+    facilitator.settlement = {
+      success: false,
+      errorReason: "settlement_pending",
+      transaction: pending,
+      network: network.id,
+    };
+    const { signature, nonce } = await signedCall();
+    const result = await payment.authorize(call(signature));
+    if (result.kind !== "granted") throw new Error("expected a grant");
+    let undone = 0;
+    const finished = await result.session.finish({ ...json, onUnsettled: () => void undone++ });
+    expect(finished.outcome).toBe("settle_unknown");
+    expect(finished.answer.status).toBe(200);
+    expect(undone).toBe(0);
+    // The x402 server asks once more before it gives up on a pending settlement.
+    expect(facilitator.settled).toBe(2);
+    expect(await ledger.findByNonce(nonce)).toMatchObject({
+      status: "settle_unknown",
+      failureReason: "settlement_pending",
+      transaction: pending,
+    });
+  });
+
   it("refuses a signature made for another amount", async () => {
     const { signature } = await signedCall();
     const other = {

@@ -147,22 +147,15 @@ class X402Session {
     try {
       settlement = await this.services.gateway.settle(this.payment.payload, this.priced.requirements);
     } catch (error) {
-      // The facilitator may or may not have settled. The work is done: deliver it rather than risk a payer paying
-      // for nothing, and leave the row for reconciliation against the chain.
       timings.settle = performance.now() - started;
       this.services.metrics.facilitatorFailed("settle");
-      const reason = (error as Error).message;
-      await ledger.update(paymentId, {
-        status: "settle_unknown",
-        failureReason: reason,
-        upstreamMs: timings.upstream,
-        settleMs: timings.settle,
-      });
-      this.log("settle_unknown", reason);
-      timings.total = this.sinceEntry();
-      return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
+      return this.outcomeUnknown(answer, (error as Error).message);
     }
     timings.settle = performance.now() - started;
+    // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
+    if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
+      return this.outcomeUnknown(answer, "settlement_pending", settlement.transaction);
+    }
     if (!settlement.success) return this.unsettled(answer, settlement);
     const { transaction } = settlement;
     const record = async () => {
@@ -189,6 +182,25 @@ class X402Session {
 
   private finished(answer: ApiAnswer, outcome: Finished["outcome"]): Finished {
     return { answer, outcome, payment: "x402", timings: this.timings };
+  }
+
+  /**
+   * The facilitator may or may not have settled (it timed out, or the transfer is still pending). The work is done:
+   * deliver it rather than risk a payer paying for nothing, and leave the row, with the transaction when one is
+   * known, for reconciliation against the chain.
+   */
+  private async outcomeUnknown(answer: PreparedAnswer, reason: string, transaction?: string): Promise<Finished> {
+    const { timings } = this;
+    await this.services.ledger.update(this.paymentId, {
+      status: "settle_unknown",
+      failureReason: reason,
+      transaction,
+      upstreamMs: timings.upstream,
+      settleMs: timings.settle,
+    });
+    this.log("settle_unknown", reason, transaction);
+    timings.total = this.sinceEntry();
+    return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
   }
 
   /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
