@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
-import { payingOpenAI, paymentClient, quote, stack } from "./support/payments";
+import { buyPrepaidCode, payingOpenAI, quote, stack } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 const MODEL = "vendor-a/gpt-6-luna";
@@ -29,12 +28,7 @@ describe("paysvc ledger report", () => {
       await expect(openai.chat.completions.create(failing)).rejects.toMatchObject({ status: 502 });
       const pack = { model: MODEL, tokens: 100_000 };
       packAmount = BigInt((await quote("/prepaid/codes", pack, app.url)).accepts[0]!.amount);
-      const bought = await wrapFetchWithPayment(fetch, paymentClient(payer().privateKey))(`${app.url}/prepaid/codes`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(pack),
-      });
-      expect(bought.status).toBe(201);
+      await buyPrepaidCode(payer().privateKey, pack, "/prepaid/codes", app.url);
     } finally {
       await app.stop();
     }

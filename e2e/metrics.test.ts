@@ -1,9 +1,8 @@
-import { wrapFetchWithPayment } from "@x402/fetch";
 import OpenAI from "openai";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
-import { payingOpenAI, paymentClient, postJson, quote, stack } from "./support/payments";
+import { buyPrepaidCode, payingOpenAI, postJson, quote, stack } from "./support/payments";
 import { requestFrom } from "./support/request-from";
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -89,14 +88,12 @@ describe("GET /metrics", () => {
     });
     await expect(failing).rejects.toMatchObject({ status: 502 });
     // A prepaid key bought here, then one call billed to it.
-    const paidFetch = wrapFetchWithPayment(fetch, paymentClient(payer().privateKey));
-    const bought = await paidFetch(`${app.url}/prepaid/codes`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: MODEL, tokens: 100_000 }),
-    });
-    expect(bought.status).toBe(201);
-    const { code } = (await bought.json()) as { code: string };
+    const { code } = await buyPrepaidCode(
+      payer().privateKey,
+      { model: MODEL, tokens: 100_000 },
+      "/prepaid/codes",
+      app.url,
+    );
     const prepaid = await new OpenAI({ apiKey: code, baseURL: `${app.url}/v1`, maxRetries: 0 }).chat.completions.create(
       chatBody("metrics prepaid") as OpenAI.ChatCompletionCreateParamsNonStreaming,
     );

@@ -8,39 +8,21 @@ import { waitFor } from "../server/local-stack/wait-for";
 import { localUsdcAbi, chainFor } from "../server/local-stack/local-chain";
 import {
   balances,
+  buyPrepaidCode,
   officialPayment,
-  paymentClient,
   polygon,
+  type PrepaidCode,
   postJson,
   quote,
   stack,
   usdcBalance,
 } from "./support/payments";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
 const payer = () => stack().payers[6]!;
 
-interface PrepaidCode {
-  object: string;
-  code: string;
-  model: string;
-  tokens: { total: number; remaining: number };
-  api_base: string;
-  status_url: string;
-}
-
-async function buy(body?: unknown, path = "/prepaid/codes", privateKey = payer().privateKey): Promise<PrepaidCode> {
-  const paidFetch = wrapFetchWithPayment(fetch, paymentClient(privateKey));
-  const response = await paidFetch(`${stack().appUrl}${path}`, {
-    method: "POST",
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status !== 201) throw new Error(`purchase failed: ${response.status} ${JSON.stringify(json)}`);
-  return json as PrepaidCode;
-}
+const buy = (body?: unknown, path = "/prepaid/codes", privateKey = payer().privateKey) =>
+  buyPrepaidCode(privateKey, body, path);
 
 async function status(code: string, base = `${stack().appUrl}/v1`) {
   const response = await fetch(`${base}/prepaid/status`, { headers: { authorization: `Bearer ${code}` } });

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ConfigurationError, loadLedgerConfig } from "../../config/env";
 import type { ReportPeriod } from "../../server/payment/payment-ledger";
 import { openStorage } from "../../server/storage/open-storage";
-import { csv, ledgerReport, parseSince, reportRows } from "../lib/ledger-report";
+import { csv, ledgerReport, parseSince, reportRow, reportRows } from "../lib/ledger-report";
 import { fail, print, table } from "../lib/output";
 
 interface ReportOptions {
@@ -60,7 +60,5 @@ export function registerLedgerCommand(program: Command): void {
 function text(report: ReturnType<typeof ledgerReport>): string {
   const heading = `${report.network}, payments since ${report.since}, by ${report.by} (UTC)`;
   if (report.lines.length === 0) return `${heading}: none`;
-  const rows = reportRows(report);
-  const total = reportRows({ ...report, lines: [{ period: "TOTAL", endpoint: "", model: "", ...report.total }] })[1]!;
-  return `${heading}\n${table([...rows, total])}`;
+  return `${heading}\n${table([...reportRows(report), reportRow("TOTAL", "", "", report.total)])}`;
 }

@@ -62,25 +62,26 @@ export function ledgerReport(
   };
 }
 
-/** The columns of the table and the CSV: settled, the other outcomes, and revenue. */
+/** The columns of the table and the CSV: settled, the other outcomes, and revenue; a heading, then each line. */
 export function reportRows(report: LedgerReport): string[][] {
-  const counts = (requests: Partial<Record<PaymentStatus, number>>) => {
-    const of = (...statuses: PaymentStatus[]) =>
-      String(statuses.reduce((sum, status) => sum + (requests[status] ?? 0), 0));
-    // Open: not final yet (in flight, or settle_unknown waiting for reconciliation).
-    return [of("settled"), of("not_charged"), of("failed"), of("pending", "verified", "settle_unknown")];
-  };
   return [
     ["PERIOD", "ENDPOINT", "MODEL", "SETTLED", "NOT_CHARGED", "FAILED", "OPEN", "REVENUE_USD", "REVENUE_ATOMIC"],
-    ...report.lines.map((line) => [
-      line.period,
-      line.endpoint,
-      line.model,
-      ...counts(line.requests),
-      line.revenueUsd,
-      line.revenueAtomic.toString(),
-    ]),
+    ...report.lines.map((line) => reportRow(line.period, line.endpoint, line.model, line)),
   ];
+}
+
+/** One row of those columns; the table's total is one too. */
+export function reportRow(
+  period: string,
+  endpoint: string,
+  model: string,
+  figures: Pick<ReportLine, "requests" | "revenueAtomic" | "revenueUsd">,
+): string[] {
+  const of = (...statuses: PaymentStatus[]) =>
+    String(statuses.reduce((sum, status) => sum + (figures.requests[status] ?? 0), 0));
+  // Open: not final yet (in flight, or settle_unknown waiting for reconciliation).
+  const counts = [of("settled"), of("not_charged"), of("failed"), of("pending", "verified", "settle_unknown")];
+  return [period, endpoint, model, ...counts, figures.revenueUsd, figures.revenueAtomic.toString()];
 }
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */

@@ -148,3 +148,30 @@ export function ledgerRow(signature: string): Record<string, unknown> | undefine
     database.close();
   }
 }
+
+export interface PrepaidCode {
+  object: string;
+  code: string;
+  model: string;
+  tokens: { total: number; remaining: number };
+  api_base: string;
+  status_url: string;
+}
+
+/** A prepaid key bought through the official x402 fetch wrapper; throws unless the purchase answers 201. */
+export async function buyPrepaidCode(
+  privateKey: `0x${string}`,
+  body?: unknown,
+  path = "/prepaid/codes",
+  base = stack().appUrl,
+): Promise<PrepaidCode> {
+  const paidFetch = wrapFetchWithPayment(fetch, paymentClient(privateKey));
+  const response = await paidFetch(`${base}${path}`, {
+    method: "POST",
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (response.status !== 201) throw new Error(`purchase failed: ${response.status} ${JSON.stringify(json)}`);
+  return json as PrepaidCode;
+}

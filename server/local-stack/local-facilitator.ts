@@ -28,7 +28,7 @@ const EMBEDDED_CHAIN_POLLING_MS = 20;
  * network's block time, so a settlement returns within a quarter block of its transaction's block. viem's default
  * without a block time is every 4 s, a whole extra wait for any receipt not there at the first look.
  */
-export function receiptPollingMs(network: EvmNetwork, embeddedChain: boolean): number {
+function receiptPollingMs(network: EvmNetwork, embeddedChain: boolean): number {
   return embeddedChain ? EMBEDDED_CHAIN_POLLING_MS : Math.max(100, Math.floor(network.blockTimeMs / 4));
 }
 

@@ -1,3 +1,4 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { PaymentStatus } from "../storage/payment-status";
 
 export interface NewPayment {
@@ -51,6 +52,28 @@ export function claimValues<At>(payment: NewPayment, at: At) {
     bodyHash: payment.bodyHash,
     quoteMs: Math.round(payment.quoteMs),
     at,
+  };
+}
+
+/**
+ * The columns of the claim's insert, as both engines prepare it: each bound to the claimValues field of its name,
+ * the times to `at` (the engine's cast of that field).
+ */
+export function claimColumns(at: SQL) {
+  const bound = (name: Exclude<keyof ReturnType<typeof claimValues>, "at">) => sql.placeholder(name);
+  return {
+    nonce: bound("nonce"),
+    payer: bound("payer"),
+    amount: bound("amount"),
+    network: bound("network"),
+    resource: bound("resource"),
+    endpoint: bound("endpoint"),
+    model: bound("model"),
+    bodyHash: bound("bodyHash"),
+    status: "pending" as const,
+    quoteMs: bound("quoteMs"),
+    createdAt: at,
+    updatedAt: at,
   };
 }
 

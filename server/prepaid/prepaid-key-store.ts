@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { PrepaidKeyStatus } from "../storage/payment-status";
+import { hashPrepaidCode } from "./prepaid-code";
 
 export interface PrepaidKey {
   id: number;
@@ -60,6 +61,20 @@ export interface PrepaidKeyStore {
   settle(reservation: Reservation, usedTokens: number): Promise<void>;
   /** Reservations whose process died long ago; they no longer count, this only tidies the table. */
   deleteExpired(now?: number): Promise<void>;
+}
+
+/** The row a new key is, on both engines: active, stored by its code's hash only. */
+export function newKeyValues(code: string, model: string, totalTokens: number, paymentNonce: string | undefined) {
+  const now = new Date();
+  return {
+    codeHash: hashPrepaidCode(code),
+    model,
+    totalTokens,
+    status: "active" as const,
+    paymentNonce,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** A reservation id: random (48 bits), so that none takes the id of one ended before it (see the schemas). */

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
+  newKeyValues,
   randomReservationId,
   withReservationId,
   type KeyBalance,
@@ -26,18 +27,9 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
   ) {}
 
   async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {
-    const now = new Date();
     const [row] = await this.database
       .insert(prepaidKeys)
-      .values({
-        codeHash: hashPrepaidCode(code),
-        model,
-        totalTokens,
-        status: "active",
-        paymentNonce,
-        createdAt: now,
-        updatedAt: now,
-      })
+      .values(newKeyValues(code, model, totalTokens, paymentNonce))
       .returning({ id: prepaidKeys.id });
     if (!row) throw new Error("prepaid key insert returned no row");
     return row.id;

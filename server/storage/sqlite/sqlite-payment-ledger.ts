@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
+  claimColumns,
   claimValues,
   updateValues,
   type NewPayment,
@@ -25,20 +26,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
     const at = sql`${sql.placeholder("at")}`;
     this.insertPending = database
       .insert(payments)
-      .values({
-        nonce: sql.placeholder("nonce"),
-        payer: sql.placeholder("payer"),
-        amount: sql.placeholder("amount"),
-        network: sql.placeholder("network"),
-        resource: sql.placeholder("resource"),
-        endpoint: sql.placeholder("endpoint"),
-        model: sql.placeholder("model"),
-        bodyHash: sql.placeholder("bodyHash"),
-        status: "pending",
-        quoteMs: sql.placeholder("quoteMs"),
-        createdAt: at,
-        updatedAt: at,
-      })
+      .values(claimColumns(at))
       .onConflictDoNothing({ target: payments.nonce })
       .returning({ id: payments.id })
       .prepare();
