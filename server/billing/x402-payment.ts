@@ -77,6 +77,7 @@ export class X402Payment implements PaymentMethod {
       endpoint: call.endpoint,
       model: call.quote.model,
       bodyHash: call.body.sha256,
+      paymentSignature: header.trim(),
       quoteMs: call.quoteMs,
     });
     if (paymentId === undefined) {

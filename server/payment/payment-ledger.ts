@@ -11,6 +11,8 @@ export interface NewPayment {
   endpoint: string;
   model: string;
   bodyHash: string;
+  /** The PAYMENT-SIGNATURE header as received: what reconciliation checks and settles with. */
+  paymentSignature: string;
   quoteMs: number;
 }
 
@@ -31,7 +33,11 @@ export interface PaymentRecord {
   amount: bigint;
   network: string;
   resource: string;
+  endpoint: string | null;
+  model: string | null;
   bodyHash: string;
+  /** Null on rows written before it was recorded. */
+  paymentSignature: string | null;
   status: PaymentStatus;
   failureReason: string | null;
   transaction: string | null;
@@ -50,6 +56,7 @@ export function claimValues<At>(payment: NewPayment, at: At) {
     endpoint: payment.endpoint,
     model: payment.model,
     bodyHash: payment.bodyHash,
+    paymentSignature: payment.paymentSignature,
     quoteMs: Math.round(payment.quoteMs),
     at,
   };
@@ -70,6 +77,7 @@ export function claimColumns(at: SQL) {
     endpoint: bound("endpoint"),
     model: bound("model"),
     bodyHash: bound("bodyHash"),
+    paymentSignature: bound("paymentSignature"),
     status: "pending" as const,
     quoteMs: bound("quoteMs"),
     createdAt: at,
@@ -102,7 +110,14 @@ export interface PaymentLedger {
   claim(payment: NewPayment): Promise<number | undefined>;
   /** A field left out keeps its value. */
   update(id: number, update: PaymentUpdate): Promise<void>;
+  /**
+   * The same, only while the row's status is still `from` (one conditional statement): whether it applied. Of
+   * reconcilers racing over a row (or a reconciler and the app), one moves it and the others see it moved.
+   */
+  updateIf(id: number, from: PaymentStatus, update: PaymentUpdate): Promise<boolean>;
   findByNonce(nonce: string): Promise<PaymentRecord | undefined>;
+  /** A page of the rows in `statuses`, in id order after `afterId` (0 for the first page). */
+  listByStatus(statuses: readonly PaymentStatus[], afterId: number, limit: number): Promise<PaymentRecord[]>;
   /** The payments made since `since`, counted and summed by period (UTC), endpoint, model and status, in order. */
   report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]>;
 }

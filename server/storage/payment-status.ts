@@ -1,5 +1,16 @@
-/** The states of a payments-ledger row, the same on every engine. */
-export const paymentStatuses = ["pending", "verified", "settled", "not_charged", "failed", "settle_unknown"] as const;
+/**
+ * The states of a payments-ledger row, the same on every engine (README "The ledger statuses" says what each means).
+ * `unsettled`: reconciliation found the authorization unused past its validity, so it can never be settled.
+ */
+export const paymentStatuses = [
+  "pending",
+  "verified",
+  "settled",
+  "not_charged",
+  "failed",
+  "settle_unknown",
+  "unsettled",
+] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 /** The states of a prepaid key: see the schemas. */

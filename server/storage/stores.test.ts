@@ -18,6 +18,7 @@ const payment = (nonce: string): NewPayment => ({
   endpoint: "/v1/chat/completions",
   model: "vendor-a/gpt-6-luna",
   bodyHash: "ab".repeat(32),
+  paymentSignature: `signature of ${nonce}`,
   quoteMs: 1.4,
 });
 
@@ -60,6 +61,34 @@ describe.each(engines)("the stores on %s", (engine) => {
       amount: 123_456_789_012_345_678_901_234_567_890n,
     });
     expect(await first.ledger.findByNonce("0xother")).toBeUndefined();
+  });
+
+  it("moves a row only from the status a reconciler read, once across instances, and lists rows by status", async () => {
+    const [first, second] = await twoInstances();
+    const ids: number[] = [];
+    for (const nonce of ["0xl1", "0xl2", "0xl3", "0xl4"]) ids.push((await first.ledger.claim(payment(nonce)))!);
+    await first.ledger.update(ids[1]!, { status: "settle_unknown", failureReason: "timeout" });
+    await first.ledger.update(ids[3]!, { status: "settle_unknown" });
+    const moves = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        [first, second][index % 2]!.ledger.updateIf(ids[1]!, "settle_unknown", {
+          status: "settled",
+          transaction: `0xtx${index}`,
+        }),
+      ),
+    );
+    expect(moves.filter(Boolean)).toHaveLength(1);
+    const moved = await second.ledger.findByNonce("0xl2");
+    expect(moved).toMatchObject({ status: "settled", failureReason: "timeout", paymentSignature: "signature of 0xl2" });
+    expect(moved!.transaction).toBe(`0xtx${moves.indexOf(true)}`);
+    expect(await second.ledger.updateIf(ids[0]!, "verified", { status: "unsettled" })).toBe(false);
+    expect((await first.ledger.findByNonce("0xl1"))!.status).toBe("pending");
+
+    const listed = await second.ledger.listByStatus(["pending", "settle_unknown"], 0, 2);
+    expect(listed.map((row) => row.id)).toEqual([ids[0], ids[2]]);
+    const next = await second.ledger.listByStatus(["pending", "settle_unknown"], ids[2]!, 2);
+    expect(next.map((row) => [row.id, row.status])).toEqual([[ids[3], "settle_unknown"]]);
+    expect(next[0]).toMatchObject({ amount: 123_456_789_012_345_678_901_234_567_890n, endpoint: "/v1/chat/completions" });
   });
 
   it("reports payments by period, endpoint, model and status, summing amounts past 2^64 exactly", async () => {

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import {
   claimColumns,
@@ -11,6 +11,7 @@ import {
   type ReportPeriod,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
+import type { PaymentStatus } from "../payment-status";
 import type { PostgresDatabase } from "./open-postgres";
 import { payments } from "./schema";
 
@@ -21,6 +22,7 @@ import { payments } from "./schema";
 export class PostgresPaymentLedger implements PaymentLedger {
   private readonly insertPending;
   private readonly updateRow;
+  private readonly updateRowIf;
 
   constructor(private readonly database: PostgresDatabase) {
     const at = sql`${sql.placeholder("at")}::timestamptz`;
@@ -33,9 +35,7 @@ export class PostgresPaymentLedger implements PaymentLedger {
     // A field left out of an update keeps its value.
     const keep = (column: PgColumn, name: string, type: string) =>
       sql`coalesce(${sql.placeholder(name)}::${sql.raw(type)}, ${column})`;
-    this.updateRow = database
-      .update(payments)
-      .set({
+    const set = {
         status: sql`${sql.placeholder("status")}`,
         failureReason: keep(payments.failureReason, "failureReason", "text"),
         transaction: keep(payments.transaction, "transaction", "text"),
@@ -43,9 +43,15 @@ export class PostgresPaymentLedger implements PaymentLedger {
         upstreamMs: keep(payments.upstreamMs, "upstreamMs", "integer"),
         settleMs: keep(payments.settleMs, "settleMs", "integer"),
         updatedAt: at,
-      })
-      .where(eq(payments.id, sql.placeholder("id")))
-      .prepare("paysvc_payment_update");
+    };
+    const id = eq(payments.id, sql.placeholder("id"));
+    this.updateRow = database.update(payments).set(set).where(id).prepare("paysvc_payment_update");
+    this.updateRowIf = database
+      .update(payments)
+      .set(set)
+      .where(and(id, eq(payments.status, sql`${sql.placeholder("from")}`)))
+      .returning({ id: payments.id })
+      .prepare("paysvc_payment_update_if");
   }
 
   async claim(payment: NewPayment): Promise<number | undefined> {
@@ -55,6 +61,21 @@ export class PostgresPaymentLedger implements PaymentLedger {
 
   async update(id: number, update: PaymentUpdate): Promise<void> {
     await this.updateRow.execute(updateValues(id, update, new Date()));
+  }
+
+  async updateIf(id: number, from: PaymentStatus, update: PaymentUpdate): Promise<boolean> {
+    const rows = await this.updateRowIf.execute({ ...updateValues(id, update, new Date()), from });
+    return rows.length > 0;
+  }
+
+  async listByStatus(statuses: readonly PaymentStatus[], afterId: number, limit: number): Promise<PaymentRecord[]> {
+    const rows = await this.database
+      .select()
+      .from(payments)
+      .where(and(inArray(payments.status, [...statuses]), gt(payments.id, afterId)))
+      .orderBy(asc(payments.id))
+      .limit(limit);
+    return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
   }
 
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {

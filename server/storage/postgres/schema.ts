@@ -21,6 +21,7 @@ export const payments = pgTable(
     endpoint: text("endpoint"),
     model: text("model"),
     bodyHash: text("body_hash").notNull(),
+    paymentSignature: text("payment_signature"),
     status: text("status", { enum: paymentStatuses }).notNull(),
     failureReason: text("failure_reason"),
     transaction: text("transaction"),

@@ -24,6 +24,11 @@ export const payments = sqliteTable(
     endpoint: text("endpoint"),
     model: text("model"),
     bodyHash: text("body_hash").notNull(),
+    /**
+     * The PAYMENT-SIGNATURE header as received (base64 of the signed x402 payload): what the reconciler checks
+     * against the chain and settles with. It can only move the payer's money to our pay-to. Null on older rows.
+     */
+    paymentSignature: text("payment_signature"),
     status: text("status", { enum: paymentStatuses }).notNull(),
     failureReason: text("failure_reason"),
     transaction: text("transaction"),

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   claimColumns,
@@ -11,6 +11,7 @@ import {
   type ReportPeriod,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
+import type { PaymentStatus } from "../payment-status";
 import type { SqliteDatabase } from "./open-sqlite";
 import { payments } from "./schema";
 
@@ -21,6 +22,7 @@ import { payments } from "./schema";
 export class SqlitePaymentLedger implements PaymentLedger {
   private readonly insertPending;
   private readonly updateRow;
+  private readonly updateRowIf;
 
   constructor(private readonly database: SqliteDatabase) {
     const at = sql`${sql.placeholder("at")}`;
@@ -32,9 +34,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
       .prepare();
     // A field left out of an update keeps its value.
     const keep = (column: SQLiteColumn, name: string) => sql`coalesce(${sql.placeholder(name)}, ${column})`;
-    this.updateRow = database
-      .update(payments)
-      .set({
+    const set = {
         status: sql`${sql.placeholder("status")}`,
         failureReason: keep(payments.failureReason, "failureReason"),
         transaction: keep(payments.transaction, "transaction"),
@@ -42,8 +42,15 @@ export class SqlitePaymentLedger implements PaymentLedger {
         upstreamMs: keep(payments.upstreamMs, "upstreamMs"),
         settleMs: keep(payments.settleMs, "settleMs"),
         updatedAt: at,
-      })
-      .where(eq(payments.id, sql.placeholder("id")))
+    };
+    const id = eq(payments.id, sql.placeholder("id"));
+    this.updateRow = database.update(payments).set(set).where(id).prepare();
+    const still = eq(payments.status, sql.placeholder("from"));
+    this.updateRowIf = database
+      .update(payments)
+      .set(set)
+      .where(and(id, still))
+      .returning({ id: payments.id })
       .prepare();
   }
 
@@ -54,6 +61,21 @@ export class SqlitePaymentLedger implements PaymentLedger {
 
   async update(id: number, update: PaymentUpdate): Promise<void> {
     this.updateRow.run(updateValues(id, update, Date.now()));
+  }
+
+  async updateIf(id: number, from: PaymentStatus, update: PaymentUpdate): Promise<boolean> {
+    return this.updateRowIf.all({ ...updateValues(id, update, Date.now()), from }).length > 0;
+  }
+
+  async listByStatus(statuses: readonly PaymentStatus[], afterId: number, limit: number): Promise<PaymentRecord[]> {
+    const rows = this.database
+      .select()
+      .from(payments)
+      .where(and(inArray(payments.status, [...statuses]), gt(payments.id, afterId)))
+      .orderBy(asc(payments.id))
+      .limit(limit)
+      .all();
+    return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
   }
 
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
