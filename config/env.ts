@@ -34,6 +34,7 @@ const optionalAddress = z
   .optional();
 
 const positiveInteger = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const nonNegativeInteger = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
 /** Empty strings count as unset, so `PAY_TO= npm start` behaves like not setting it. */
 function withoutEmpty(env: Environment): Environment {
@@ -110,6 +111,8 @@ const sharedSchema = z.object({
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
+  // How often each app process reconciles the ledger's open rows with the chain; 0: never (run the command).
+  RECONCILE_INTERVAL_SECONDS: nonNegativeInteger(300),
   // A bearer token for GET /metrics; long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -201,6 +204,8 @@ export interface ServiceConfig {
   paymentTimeoutSeconds: number;
   /** The bearer token GET /metrics asks for; undefined: no metrics endpoint (404). */
   metricsToken: string | undefined;
+  /** How often the process reconciles the ledger's open rows in the background; 0: never. */
+  reconcileIntervalMs: number;
 }
 
 export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
@@ -248,7 +253,13 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     databasePoolSize: values.DATABASE_POOL_SIZE,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
     metricsToken: values.METRICS_TOKEN,
+    reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
   };
+}
+
+/** The chain a deployment's payments are read from: CHAIN_RPC_URL, else the network's public RPC. */
+export function chainRpcUrlOf(config: Pick<ServiceConfig, "network" | "chainRpcUrl">): string {
+  return config.chainRpcUrl ?? config.network.defaultRpcUrl;
 }
 
 /** What `paysvc ledger` reads of a deployment's configuration, from the same variables as the app. */
@@ -260,6 +271,38 @@ export interface LedgerConfig {
 export function loadLedgerConfig(env: Environment = process.env): LedgerConfig {
   const values = parse(sharedSchema.pick({ NETWORK: true, DATABASE_URL: true }), env);
   return { network: getNetwork(values.NETWORK), databaseUrl: values.DATABASE_URL };
+}
+
+/** What `paysvc ledger reconcile` reads besides the ledger: the chain, the facilitator, the payment timeout. */
+export interface ReconcileConfig extends LedgerConfig {
+  chainRpcUrl: string;
+  facilitatorUrl: string;
+  facilitatorTimeoutMs: number;
+  paymentTimeoutSeconds: number;
+}
+
+/**
+ * From the app's variables. Neither CHAIN_RPC_URL nor FACILITATOR_URL set means the embedded stack of `npm
+ * start`, on its local ports; a facilitator without a chain is read from the network's public RPC.
+ */
+export function loadReconcileConfig(env: Environment = process.env): ReconcileConfig {
+  const values = parse(launchSchema, env);
+  const network = networkWithAddresses(values);
+  const local = (port: number) => `http://127.0.0.1:${port}`;
+  const embedded = !values.CHAIN_RPC_URL && !values.FACILITATOR_URL;
+  if (!embedded && !values.FACILITATOR_URL) {
+    throw new ConfigurationError(["FACILITATOR_URL: required with CHAIN_RPC_URL, to settle what can still be"]);
+  }
+  return {
+    network,
+    databaseUrl: values.DATABASE_URL,
+    chainRpcUrl: embedded
+      ? local(values.LOCAL_CHAIN_PORT)
+      : chainRpcUrlOf({ network, chainRpcUrl: values.CHAIN_RPC_URL }),
+    facilitatorUrl: values.FACILITATOR_URL ?? local(values.LOCAL_FACILITATOR_PORT),
+    facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
+    paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
+  };
 }
 
 /** Configuration of `paysvc start`: which pieces are configured, and which the embedded stack provides. */

@@ -13,6 +13,7 @@ import type { Storage } from "./storage/storage";
 import { OpenAiUpstream } from "./upstream/openai-upstream";
 import type { ApiRequest } from "./http/api-request";
 import { ServiceMetrics } from "./metrics/service-metrics";
+import { reconcileInBackground } from "./reconcile/background-reconcile";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -52,6 +53,7 @@ export async function createAppContext(
     facilitatorTimeoutMs: config.facilitatorTimeoutMs,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
   });
+  reconcileInBackground(config, { ledger, gateway, metrics });
   return {
     config,
     storage,

@@ -21,6 +21,7 @@ export async function startExtraApp(overrides: Record<string, string> = {}, opti
       DATABASE_URL: `file:${stack().databasePath}`,
       UPSTREAM_TIMEOUT_MS: "3000",
       FACILITATOR_TIMEOUT_MS: "3000",
+      RECONCILE_INTERVAL_SECONDS: "0",
       ...Object.fromEntries(
         Object.entries(overrides).map(([name, value]) => [name, value.replace("CLOSED_PORT", String(closedPort))]),
       ),

@@ -13,6 +13,8 @@ export default async function setup(project: TestProject) {
   process.env.UPSTREAM_TIMEOUT_MS = "3000";
   // Requests from 127.0.0.2 play a trusted reverse proxy; the tests' own 127.0.0.1 is an ordinary client.
   process.env.TRUSTED_PROXIES = "127.0.0.2";
+  // Tests look at open ledger rows; reconciliation runs only where a test starts it.
+  process.env.RECONCILE_INTERVAL_SECONDS = "0";
   const config = loadLaunchConfig({
     NETWORK: "eip155:137",
     ...FREE_PORTS,

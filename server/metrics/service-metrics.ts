@@ -28,6 +28,7 @@ export class ServiceMetrics {
   private readonly freeTierRefusals;
   private readonly facilitatorErrors;
   private readonly upstreamErrors;
+  private readonly reconciled;
 
   constructor(network: string) {
     const registers = [this.registry];
@@ -75,6 +76,12 @@ export class ServiceMetrics {
       labelNames: ["endpoint"] as const,
       registers,
     });
+    this.reconciled = new Counter({
+      name: "paysvc_reconciled_rows_total",
+      help: "Ledger rows the background reconciliation read, by what it found (mismatch: the chain disagrees)",
+      labelNames: ["outcome"] as const,
+      registers,
+    });
   }
 
   request(endpoint: string, outcome: RequestOutcome): void {
@@ -104,6 +111,10 @@ export class ServiceMetrics {
 
   facilitatorFailed(operation: FacilitatorOperation): void {
     this.facilitatorErrors.inc({ operation });
+  }
+
+  reconciledRows(outcome: string, count: number): void {
+    if (count > 0) this.reconciled.inc({ outcome }, count);
   }
 }
 

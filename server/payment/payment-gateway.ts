@@ -108,6 +108,8 @@ export class PaymentGateway {
   }
 
   async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    // A reconciler may settle before anything else asked the facilitator what it supports.
+    await this.ensureInitialized();
     try {
       return await this.server.settlePayment(payload, requirements);
     } catch (error) {

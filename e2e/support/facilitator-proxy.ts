@@ -1,0 +1,60 @@
+import { listen, readBody, sendJson } from "../../server/local-stack/json-http-server";
+
+/** What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, or never forward it. */
+export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } | { kind: "drop" };
+
+/**
+ * A facilitator in front of the real one, for settlements that time out: every call is forwarded, except that
+ * /settle follows `mode`. `forwarded` holds the real facilitator's answers to the settles it passed on, in order.
+ */
+export async function startFacilitatorProxy(target: string) {
+  let mode: SettleMode = { kind: "forward" };
+  const forwarded: Promise<Record<string, unknown>>[] = [];
+  const dropped: (() => void)[] = [];
+  const forward = async (method: string, path: string, body: Buffer | undefined) => {
+    const answer = await fetch(`${target}${path}`, {
+      method,
+      headers: body ? { "content-type": "application/json" } : {},
+      body,
+    });
+    return { status: answer.status, json: (await answer.json()) as Record<string, unknown> };
+  };
+  const server = await listen(
+    async (request, response) => {
+      const body = request.method === "POST" ? await readBody(request) : undefined;
+      const path = request.url ?? "/";
+      if (path === "/settle" && mode.kind === "drop") {
+        // Never answered: the app gives up at its timeout; the connection is closed when the proxy stops.
+        dropped.push(() => response.destroy());
+        return;
+      }
+      if (path === "/settle" && mode.kind === "hold") {
+        const holdMs = mode.holdMs;
+        const settled = new Promise<void>((resolve) => setTimeout(resolve, holdMs)).then(() =>
+          forward("POST", path, body),
+        );
+        forwarded.push(settled.then(({ json }) => json));
+        const { status, json } = await settled;
+        if (!response.destroyed) sendJson(response, status, json);
+        return;
+      }
+      const { status, json } = await forward(request.method ?? "GET", path, body);
+      if (path === "/settle") forwarded.push(Promise.resolve(json));
+      sendJson(response, status, json);
+    },
+    0,
+    "facilitator proxy",
+  );
+  return {
+    url: server.url,
+    setMode(next: SettleMode) {
+      mode = next;
+    },
+    /** The real facilitator's answer to the last settle passed on, once it came. */
+    lastForwarded: () => forwarded.at(-1),
+    stop: async () => {
+      for (const close of dropped) close();
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { chainRpcUrlOf, type ServiceConfig } from "../../config/env";
+import { logEvent } from "../log";
+import type { ServiceMetrics } from "../metrics/service-metrics";
+import type { PaymentGateway } from "../payment/payment-gateway";
+import type { PaymentLedger } from "../payment/payment-ledger";
+import { chainReaderFor } from "./chain-payment";
+import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
+
+/**
+ * Reconciles the ledger's open rows every RECONCILE_INTERVAL_SECONDS in this process, as `paysvc ledger
+ * reconcile` does (safe beside other instances doing the same). One run at a time; the timer does not keep the
+ * process alive. A run that changed or found something is logged; mismatches as errors.
+ */
+export function reconcileInBackground(
+  config: ServiceConfig,
+  services: { ledger: PaymentLedger; gateway: PaymentGateway; metrics: ServiceMetrics },
+): void {
+  if (config.reconcileIntervalMs === 0) return;
+  let running = false;
+  const run = async () => {
+    // A reader per run: what it caches of the chain's history is for one pass.
+    const reconciler = new LedgerReconciler({
+      network: config.network,
+      ledger: services.ledger,
+      gateway: services.gateway,
+      reader: chainReaderFor(config.network, chainRpcUrlOf(config)),
+      paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
+    });
+    const report = await reconciler.run({ check: false, all: false });
+    for (const outcome of reconcileOutcomes) services.metrics.reconciledRows(outcome, report.outcomes[outcome].count);
+    const { settled, recovered, unsettled, mismatch } = report.outcomes;
+    if (settled.count + recovered.count + unsettled.count + mismatch.count === 0) return;
+    logEvent(mismatch.count > 0 ? "error" : "info", "ledger_reconciled", {
+      checked: report.checked,
+      ...Object.fromEntries(reconcileOutcomes.map((outcome) => [outcome, report.outcomes[outcome].count])),
+      rows: report.rows.filter((row) => row.outcome !== "open").map((row) => ({ ...row, amount: String(row.amount) })),
+    });
+  };
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    run()
+      .catch((error: unknown) => logEvent("error", "ledger_reconcile_failed", { error: (error as Error).message }))
+      .finally(() => {
+        running = false;
+      });
+  }, config.reconcileIntervalMs);
+  timer.unref();
+}

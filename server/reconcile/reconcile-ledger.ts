@@ -1,0 +1,227 @@
+import type { NetworkDefinition } from "../../networks";
+import type { PaymentGateway } from "../payment/payment-gateway";
+import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
+import { decodePaymentSignature, type DecodedPayment } from "../payment/payment-signature";
+import { paymentStatuses, type PaymentStatus } from "../storage/payment-status";
+import type { ChainPayment, ChainReader } from "./chain-payment";
+
+/** What reconciliation found of a row (in --check mode, what it would do). */
+export const reconcileOutcomes = [
+  /** A final row the chain confirms (rows already final are read only with --all). */
+  "agrees",
+  /** The chain has the transfer: the row now says settled, with its transaction. */
+  "settled",
+  /** Unused and still valid, the work delivered: settled now through the facilitator. */
+  "recovered",
+  /** It can never be settled (expired, cancelled, failed on chain): the row now says unsettled. */
+  "unsettled",
+  /** Left for a later run: in flight, still valid with its work not delivered, or settling failed for now. */
+  "open",
+  /** The chain contradicts the ledger: another amount, another recipient, money moved for a row not charged. */
+  "mismatch",
+  /** Nothing to check it with: no signature recorded (rows from older releases). */
+  "unreadable",
+  /** The chain could not be read for it (the run goes on with the next row). */
+  "error",
+] as const;
+export type ReconcileOutcome = (typeof reconcileOutcomes)[number];
+
+export interface ReconciledRow {
+  id: number;
+  nonce: string;
+  payer: string;
+  amount: bigint;
+  /** The status read, before this run. */
+  status: PaymentStatus;
+  outcome: ReconcileOutcome;
+  transaction?: string;
+  detail?: string;
+}
+
+export interface ReconcileReport {
+  network: string;
+  /** Only read (--check), or applied. */
+  check: boolean;
+  /** Rows read: those not final, or all (--all). */
+  scope: "open" | "all";
+  checked: number;
+  outcomes: Record<ReconcileOutcome, { count: number; amount: bigint }>;
+  /** Every row but those that agree. */
+  rows: ReconciledRow[];
+  /** What the rows read that are (or, checking, would be) settled add up to. */
+  settledAmount: bigint;
+}
+
+/** The statuses not known to be final: what a run reads unless told to read them all. */
+export const openStatuses: readonly PaymentStatus[] = ["pending", "verified", "settle_unknown"];
+const PAGE = 500;
+
+export interface ReconcilerServices {
+  network: NetworkDefinition;
+  ledger: PaymentLedger;
+  reader: ChainReader;
+  /** Settles what can still be settled, through the deployment's facilitator. */
+  gateway: PaymentGateway;
+  /** A pending or verified row younger than this may still be in its request: left alone. */
+  paymentTimeoutMs: number;
+}
+
+/**
+ * Reads ledger rows back against the chain and records what the chain says. Safe to run repeatedly and from
+ * several machines at once: a row moves only from the status it was read in (a conditional update), and a
+ * payment can be settled only once on chain (its authorization nonce or transaction), so racing runs agree.
+ */
+export class LedgerReconciler {
+  constructor(private readonly services: ReconcilerServices) {}
+
+  async run(options: { check: boolean; all: boolean; now?: number }): Promise<ReconcileReport> {
+    const now = options.now ?? Date.now();
+    const report: ReconcileReport = {
+      network: this.services.network.id,
+      check: options.check,
+      scope: options.all ? "all" : "open",
+      checked: 0,
+      outcomes: Object.fromEntries(reconcileOutcomes.map((outcome) => [outcome, { count: 0, amount: 0n }])) as never,
+      rows: [],
+      settledAmount: 0n,
+    };
+    const statuses = options.all ? paymentStatuses : openStatuses;
+    for (let afterId = 0; ;) {
+      const page = await this.services.ledger.listByStatus(statuses, afterId, PAGE);
+      for (const record of page) {
+        const row = await this.reconcile(record, options.check, now).catch((error: unknown): ReconciledRow => ({
+          ...rowOf(record, "error"),
+          detail: `the chain could not be read: ${(error as Error).message}`,
+        }));
+        report.checked += 1;
+        report.outcomes[row.outcome].count += 1;
+        report.outcomes[row.outcome].amount += row.amount;
+        const settled = row.outcome === "settled" || row.outcome === "recovered";
+        if (settled || (row.outcome === "agrees" && row.status === "settled")) report.settledAmount += row.amount;
+        if (row.outcome !== "agrees") report.rows.push(row);
+      }
+      if (page.length < PAGE) break;
+      afterId = page.at(-1)!.id;
+    }
+    return report;
+  }
+
+  private async reconcile(record: PaymentRecord, check: boolean, now: number): Promise<ReconciledRow> {
+    const { status } = record;
+    const inFlight = status === "pending" || status === "verified";
+    if (inFlight && record.createdAt.getTime() + this.services.paymentTimeoutMs > now) {
+      return { ...rowOf(record, "open"), detail: "in flight: younger than the payment timeout" };
+    }
+    if (!record.paymentSignature) {
+      return { ...rowOf(record, "unreadable"), detail: "no payment signature recorded (a row from an older release)" };
+    }
+    const payment = decodePaymentSignature(record.paymentSignature, this.services.network.kind);
+    const chain = await this.services.reader.find(payment, record.transaction, record.createdAt);
+    return this.judge(record, payment, chain, check);
+  }
+
+  /** What the chain's answer means for the row, and the row's new status when it gets one. */
+  private async judge(
+    record: PaymentRecord,
+    payment: DecodedPayment,
+    chain: ChainPayment,
+    check: boolean,
+  ): Promise<ReconciledRow> {
+    const { status } = record;
+    const open = openStatuses.includes(status);
+    if (chain.state === "transferred") {
+      const problems = await this.disagreements(record, payment, chain);
+      if (problems.length > 0) return { ...rowOf(record, "mismatch", chain.transaction), detail: problems.join("; ") };
+      if (status === "settled") return rowOf(record, "agrees", chain.transaction);
+      if (!open) {
+        const said = record.failureReason ? `${status} (${record.failureReason})` : status;
+        const detail = `the ledger says ${said}, but the chain transferred it`;
+        return { ...rowOf(record, "mismatch", chain.transaction), detail };
+      }
+      return this.move(record, "settled", { transaction: chain.transaction }, check);
+    }
+    if (status === "settled") {
+      const detail = `the ledger says settled${record.transaction ? ` in ${record.transaction}` : ""}, but ${
+        chain.state === "void" ? chain.reason : "the payment is unused on chain"
+      }`;
+      return { ...rowOf(record, "mismatch", record.transaction ?? undefined), detail };
+    }
+    if (!open) return rowOf(record, "agrees");
+    if (chain.state === "void") return this.move(record, "unsettled", { failureReason: chain.reason }, check);
+    const delivered = status === "settle_unknown";
+    if (chain.expired) {
+      const failureReason = delivered
+        ? "the authorization expired before it was settled"
+        : "the work was not delivered, and the authorization expired";
+      return this.move(record, "unsettled", { failureReason }, check);
+    }
+    if (!delivered) {
+      const until = chain.validUntil ? ` (valid until ${chain.validUntil.toISOString()})` : "";
+      return { ...rowOf(record, "open"), detail: `the work was not delivered: not settled${until}` };
+    }
+    if (check) return { ...rowOf(record, "recovered"), detail: "unused and still valid: would settle it now" };
+    return this.settleNow(record, payment);
+  }
+
+  /** Settles a delivered, unused, valid payment; a refusal is looked at again on chain (another run may have won). */
+  private async settleNow(record: PaymentRecord, payment: DecodedPayment): Promise<ReconciledRow> {
+    const { gateway, reader } = this.services;
+    const settlement = await gateway
+      .settle(payment.payload, payment.payload.accepted)
+      .catch((error: unknown) => ({ success: false as const, errorReason: (error as Error).message }));
+    if (settlement.success) {
+      return this.move(record, "settled", { transaction: settlement.transaction }, false, "recovered");
+    }
+    const chain = await reader.find(payment, record.transaction, record.createdAt);
+    if (chain.state !== "unused") return this.judge(record, payment, chain, false);
+    return { ...rowOf(record, "open"), detail: `settling failed for now: ${settlement.errorReason ?? "refused"}` };
+  }
+
+  /** What the chain's transfer says that the ledger does not. */
+  private async disagreements(
+    record: PaymentRecord,
+    payment: DecodedPayment,
+    chain: Extract<ChainPayment, { state: "transferred" }>,
+  ): Promise<string[]> {
+    const problems: string[] = [];
+    if (chain.amount !== record.amount) {
+      problems.push(`the chain transferred ${chain.amount} atomic units, the ledger says ${record.amount}`);
+    }
+    const payTo = await this.services.reader.recipientOf(payment.payload.accepted.payTo);
+    if (chain.to !== payTo) problems.push(`the transfer went to ${chain.to}, not to the pay-to ${payTo}`);
+    if (chain.from.toLowerCase() !== record.payer.toLowerCase()) {
+      problems.push(`the transfer came from ${chain.from}, the ledger says ${record.payer}`);
+    }
+    if (record.transaction && record.transaction !== chain.transaction) {
+      problems.push(`the ledger names transaction ${record.transaction}, the chain used ${chain.transaction}`);
+    }
+    return problems;
+  }
+
+  /** Moves the row from the status it was read in; another process that moved it first wins. */
+  private async move(
+    record: PaymentRecord,
+    to: "settled" | "unsettled",
+    update: { transaction?: string; failureReason?: string },
+    check: boolean,
+    outcome: ReconcileOutcome = to,
+  ): Promise<ReconciledRow> {
+    const row = { ...rowOf(record, outcome, update.transaction), detail: update.failureReason };
+    if (check) return row;
+    if (await this.services.ledger.updateIf(record.id, record.status, { status: to, ...update })) return row;
+    const now = await this.services.ledger.findByNonce(record.nonce);
+    return { ...rowOf(record, "open"), detail: `moved to ${now?.status ?? "?"} by another process meanwhile` };
+  }
+}
+
+function rowOf(record: PaymentRecord, outcome: ReconcileOutcome, transaction?: string): ReconciledRow {
+  return {
+    id: record.id,
+    nonce: record.nonce,
+    payer: record.payer,
+    amount: record.amount,
+    status: record.status,
+    outcome,
+    ...(transaction ? { transaction } : {}),
+  };
+}
