@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
+import { LedgerCheckLast } from "./e2e/support/ledger-check-last";
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: LedgerCheckLast },
     projects: [
       {
         test: {

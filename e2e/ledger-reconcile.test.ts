@@ -35,6 +35,18 @@ async function reconcile(...args: string[]) {
   return { code, report, stderr };
 }
 
+/** The ledger row of a payment once it has `status` (within `withinMs`); the last one read otherwise. */
+async function rowWithStatus(signature: string, status: string, withinMs = 5_000) {
+  const deadline = Date.now() + withinMs;
+  let row = ledgerRow(signature)!;
+  while (row.status !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    row = ledgerRow(signature)!;
+  }
+  expect(row).toMatchObject({ status });
+  return row;
+}
+
 const rowOf = (report: Awaited<ReturnType<typeof reconcile>>["report"], id: unknown) =>
   report.rows.find((row) => row.id === id);
 
@@ -141,8 +153,8 @@ describe("paysvc ledger reconcile", () => {
   it("reports a row whose amount the chain contradicts, and exits 1", async () => {
     proxy.setMode({ kind: "forward" });
     const { signature, amount } = await paidChat("settled normally");
-    const row = ledgerRow(signature)!;
-    expect(row).toMatchObject({ status: "settled" });
+    // A whole answer goes out before the ledger records its settlement.
+    const row = await rowWithStatus(signature, "settled");
     const edit = (value: bigint) => {
       const database = new Database(stack().databasePath);
       try {
@@ -175,6 +187,32 @@ describe("paysvc ledger reconcile", () => {
     const { code, report } = await reconcile("--all", "--check");
     expect(code).toBe(0);
     expect(report.outcomes.mismatch!.count).toBe(0);
+  });
+
+  it("runs in the app's background every RECONCILE_INTERVAL_SECONDS", async () => {
+    proxy.setMode({ kind: "drop" });
+    const reconciling = await startExtraApp({
+      FACILITATOR_URL: proxy.url,
+      FACILITATOR_TIMEOUT_MS: "1500",
+      RECONCILE_INTERVAL_SECONDS: "1",
+    });
+    try {
+      const before = await usdcBalance(payer().address);
+      const paymentRequired = await quote(PATH, chatBody("background"), reconciling.url);
+      const signature = await officialPayment(payer().privateKey, paymentRequired);
+      const headers = { "PAYMENT-SIGNATURE": signature };
+      const response = await postJson(PATH, chatBody("background"), headers, reconciling.url);
+      expect(response.status).toBe(200);
+      expect(ledgerRow(signature)).toMatchObject({ status: "settle_unknown" });
+      // The facilitator is reachable again: the app's next pass settles the delivered payment.
+      proxy.setMode({ kind: "forward" });
+      const row = await rowWithStatus(signature, "settled", 20_000);
+      expect(row.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      const amount = BigInt(paymentRequired.accepts[0]!.amount);
+      expect(await usdcBalance(payer().address)).toBe(before - amount);
+    } finally {
+      await reconciling.stop();
+    }
   });
 
   it("refuses bad configuration with exit 2", async () => {

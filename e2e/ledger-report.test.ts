@@ -7,6 +7,7 @@ import { buyPrepaidCode, payingOpenAI, quote, stack } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 const MODEL = "vendor-a/gpt-6-luna";
+const OWN_PAY_TO = "0x000000000000000000000000000000000000dEaD";
 const payer = () => stack().payers[4]!;
 const chat = { model: MODEL, messages: [{ role: "user" as const, content: "ledger report" }], max_tokens: 20 };
 
@@ -18,7 +19,8 @@ describe("paysvc ledger report", () => {
 
   beforeAll(async () => {
     // An app over a ledger of its own: two paid chats, one that fails upstream (not charged), one key bought.
-    const app = await startExtraApp({ DATABASE_URL: env.DATABASE_URL });
+    // Paid to an address of its own, so that the shared pay-to receives only what the shared ledger records.
+    const app = await startExtraApp({ DATABASE_URL: env.DATABASE_URL, PAY_TO: OWN_PAY_TO });
     try {
       chatAmount = BigInt((await quote("/v1/chat/completions", chat, app.url)).accepts[0]!.amount);
       const openai = payingOpenAI(payer().privateKey, `${app.url}/v1`);
@@ -76,11 +78,12 @@ describe("paysvc ledger report", () => {
       "SETTLED",
       "NOT_CHARGED",
       "FAILED",
+      "UNSETTLED",
       "OPEN",
       "REVENUE_USD",
       "REVENUE_ATOMIC",
     ]);
-    expect(rows.slice(1).map((row) => [row[1], row[3], row[4], row[8]])).toEqual([
+    expect(rows.slice(1).map((row) => [row[1], row[3], row[4], row[9]])).toEqual([
       ["/prepaid/codes", "1", "0", packAmount.toString()],
       ["/v1/chat/completions", "2", "1", (2n * chatAmount).toString()],
     ]);
@@ -88,7 +91,7 @@ describe("paysvc ledger report", () => {
     const asTable = await paysvc(["ledger", "report"], 60_000, env);
     expect(asTable.stdout).toMatch(/^eip155:137, payments since .* by day \(UTC\)\n/);
     expect(asTable.stdout).toMatch(
-      new RegExp(`\\nTOTAL\\s+3\\s+1\\s+0\\s+0\\s+[\\d.]+\\s+${2n * chatAmount + packAmount}\\n?$`),
+      new RegExp(`\\nTOTAL\\s+3\\s+1\\s+0\\s+0\\s+0\\s+[\\d.]+\\s+${2n * chatAmount + packAmount}\\n?$`),
     );
     const future = await paysvc(["ledger", "report", "--since", "2099-01-01"], 60_000, env);
     expect(future.stdout).toMatch(/: none\n$/);

@@ -65,7 +65,18 @@ export function ledgerReport(
 /** The columns of the table and the CSV: settled, the other outcomes, and revenue; a heading, then each line. */
 export function reportRows(report: LedgerReport): string[][] {
   return [
-    ["PERIOD", "ENDPOINT", "MODEL", "SETTLED", "NOT_CHARGED", "FAILED", "OPEN", "REVENUE_USD", "REVENUE_ATOMIC"],
+    [
+      "PERIOD",
+      "ENDPOINT",
+      "MODEL",
+      "SETTLED",
+      "NOT_CHARGED",
+      "FAILED",
+      "UNSETTLED",
+      "OPEN",
+      "REVENUE_USD",
+      "REVENUE_ATOMIC",
+    ],
     ...report.lines.map((line) => reportRow(line.period, line.endpoint, line.model, line)),
   ];
 }
@@ -80,7 +91,13 @@ export function reportRow(
   const of = (...statuses: PaymentStatus[]) =>
     String(statuses.reduce((sum, status) => sum + (figures.requests[status] ?? 0), 0));
   // Open: not final yet (in flight, or settle_unknown waiting for reconciliation).
-  const counts = [of("settled"), of("not_charged"), of("failed"), of("pending", "verified", "settle_unknown")];
+  const counts = [
+    of("settled"),
+    of("not_charged"),
+    of("failed"),
+    of("unsettled"),
+    of("pending", "verified", "settle_unknown"),
+  ];
   return [period, endpoint, model, ...counts, figures.revenueUsd, figures.revenueAtomic.toString()];
 }
 

@@ -6,7 +6,7 @@ import { table } from "./output";
 /** The reconcile report as text: the outcomes with their amounts, then every row that did not simply agree. */
 export function reconcileText(report: ReconcileReport, network: NetworkDefinition): string {
   const usd = (atomic: bigint) => atomicToDecimal(atomic, network.usdc.decimals);
-  const rowsRead = report.scope === "all" ? "all rows" : "rows not final";
+  const rowsRead = report.scope === "all" ? "rows (all of them)" : "rows not known to be final";
   const mode = report.check ? "checked only, nothing written; outcomes say what a run would do" : "applied";
   const heading = `${report.network}: ${report.checked} ${rowsRead} reconciled with the chain (${mode})`;
   const outcomes = table([

@@ -11,12 +11,14 @@ export async function startExtraApp(overrides: Record<string, string> = {}, opti
   const closedPort = await freePort();
   return startNextApp({
     framework: options.framework,
+    onLogLine: process.env.PAYSVC_E2E_SHOW_APP_LOG === "1" ? (line) => console.log(line) : undefined,
     host: "127.0.0.1",
     port: await freePort(),
     env: childEnvironment({
       NETWORK: "eip155:137",
       PAY_TO: stack().payTo,
       FACILITATOR_URL: stack().facilitatorUrl,
+      CHAIN_RPC_URL: stack().chainRpcUrl,
       UPSTREAM_BASE_URL: stack().upstreamBaseUrl,
       DATABASE_URL: `file:${stack().databasePath}`,
       UPSTREAM_TIMEOUT_MS: "3000",

@@ -3,8 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { loadLaunchConfig } from "../../config/env";
-import { startStack } from "../../server/local-stack/start-stack";
+import { createPublicClient, http, type Abi } from "viem";
+import { localUsdcAbi } from "../../server/local-stack/local-chain";
+import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
+import { getNetwork, type EvmNetwork } from "../../networks";
 import { FREE_PORTS } from "./free-ports";
+
+const polygon = getNetwork("eip155:137") as EvmNetwork;
 
 /** Starts one embedded stack (real anvil, facilitator, upstream, Next.js app, SQLite file) for every e2e file. */
 export default async function setup(project: TestProject) {
@@ -23,6 +28,8 @@ export default async function setup(project: TestProject) {
   });
   const appLog: string[] = [];
   const stack = await startStack(config, { onAppLogLine: (line) => appLog.push(line) });
+  // What the shared pay-to holds before any journey: the last e2e file compares the ledger with what it gained.
+  const payToAtStart = await payToBalance(stack);
   project.provide("stack", {
     appUrl: stack.appUrl,
     chainRpcUrl: stack.chainRpcUrl ?? "",
@@ -36,12 +43,23 @@ export default async function setup(project: TestProject) {
     })),
     databasePath: join(dataDir, "paysvc.sqlite"),
     dataDir,
+    payToAtStart: payToAtStart.toString(),
   });
   return async () => {
     await stack.stop();
     if (process.env.PAYSVC_E2E_SHOW_APP_LOG === "1") console.log(appLog.join("\n"));
     rmSync(dataDir, { recursive: true, force: true });
   };
+}
+
+async function payToBalance(stack: RunningStack): Promise<bigint> {
+  const client = createPublicClient({ transport: http(stack.chainRpcUrl) });
+  return (await client.readContract({
+    address: polygon.usdc.address,
+    abi: localUsdcAbi as Abi,
+    functionName: "balanceOf",
+    args: [stack.payTo as `0x${string}`],
+  })) as bigint;
 }
 
 declare module "vitest" {
@@ -55,6 +73,8 @@ declare module "vitest" {
       payers: { address: `0x${string}`; privateKey: `0x${string}` }[];
       databasePath: string;
       dataDir: string;
+      /** The pay-to's USDC balance before the first file, in atomic units. */
+      payToAtStart: string;
     };
   }
 }

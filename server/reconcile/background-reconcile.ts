@@ -28,9 +28,9 @@ export function reconcileInBackground(
     });
     const report = await reconciler.run({ check: false, all: false });
     for (const outcome of reconcileOutcomes) services.metrics.reconciledRows(outcome, report.outcomes[outcome].count);
-    const { settled, recovered, unsettled, mismatch } = report.outcomes;
-    if (settled.count + recovered.count + unsettled.count + mismatch.count === 0) return;
-    logEvent(mismatch.count > 0 ? "error" : "info", "ledger_reconciled", {
+    const { settled, recovered, unsettled, mismatch, error } = report.outcomes;
+    if (settled.count + recovered.count + unsettled.count + mismatch.count + error.count === 0) return;
+    logEvent(mismatch.count + error.count > 0 ? "error" : "info", "ledger_reconciled", {
       checked: report.checked,
       ...Object.fromEntries(reconcileOutcomes.map((outcome) => [outcome, report.outcomes[outcome].count])),
       rows: report.rows.filter((row) => row.outcome !== "open").map((row) => ({ ...row, amount: String(row.amount) })),
