@@ -15,7 +15,7 @@ export async function startFacilitatorProxy(target: string) {
     const answer = await fetch(`${target}${path}`, {
       method,
       headers: body ? { "content-type": "application/json" } : {},
-      body,
+      body: body && new Uint8Array(body),
     });
     return { status: answer.status, json: (await answer.json()) as Record<string, unknown> };
   };

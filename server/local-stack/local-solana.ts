@@ -12,6 +12,8 @@ import { LiteSVM } from "litesvm";
 import type { SvmNetwork } from "../../networks";
 import { PAYER_STARTING_BALANCE } from "./dev-accounts";
 import { listen, readJson, sendJson } from "./json-http-server";
+import { SolanaJournal } from "./solana-journal";
+import { LandedTransactions } from "./landed-transactions";
 import { RpcError, solanaRpcMethods } from "./solana-rpc";
 
 export interface LocalSolana {
@@ -26,6 +28,8 @@ const FEE_PAYER_LAMPORTS = 1_000n * 1_000_000_000n;
  * The embedded Solana validator: LiteSVM holding a USDC mint at the network's canonical mint address (6
  * decimals, as on mainnet), token accounts for the pay-to and each payer (funded with the starting balance), SOL
  * for the fee payer, and a JSON-RPC endpoint over it serving what the official x402 client and facilitator call.
+ * With `stateFile`, every transaction it includes is journaled there, and an existing journal is replayed after
+ * the setup, so that balances, statuses, history and the slot are those it had when it stopped.
  */
 export async function startLocalSolana(options: {
   network: SvmNetwork;
@@ -33,6 +37,7 @@ export async function startLocalSolana(options: {
   feePayer: string;
   payTo: string;
   payers: string[];
+  stateFile?: string;
 }): Promise<LocalSolana> {
   // The native mint (wrapped SOL) exists on every cluster; with it, a transfer of another token can be signed.
   const svm = new LiteSVM().withNativeMints().withTransactionHistory(100_000n);
@@ -74,7 +79,9 @@ export async function startLocalSolana(options: {
   }
   svm.airdrop(options.feePayer as Address, lamports(FEE_PAYER_LAMPORTS));
 
-  const call = solanaRpcMethods(svm, options.network);
+  const landed = new LandedTransactions(svm, options.stateFile ? new SolanaJournal(options.stateFile) : undefined);
+  landed.replay();
+  const call = solanaRpcMethods(svm, options.network, landed);
   const server = await listen(
     async (request, response) => {
       if (request.method !== "POST") return sendJson(response, 405, { error: "JSON-RPC over POST" });

@@ -1,15 +1,18 @@
 import {
-  getBase58Decoder,
   getBase64Decoder,
   getBase64Encoder,
   getTransactionDecoder,
   isAddress,
+  isBlockhash,
+  isSignature,
   type Address,
 } from "@solana/kit";
 import { getMintDecoder, getTokenDecoder } from "@solana-program/token";
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
 import type { SvmNetwork } from "../../networks";
 import { atomicToDecimal } from "../money";
+import type { TokenBalance } from "./solana-accounts";
+import type { LandedTransaction, LandedTransactions } from "./landed-transactions";
 
 /** A JSON-RPC error answered to the caller, with Solana's codes. */
 export class RpcError extends Error {
@@ -25,22 +28,21 @@ const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 /** What a real node answers when a transaction fails its preflight checks. */
 const TRANSACTION_FAILED = -32002;
+/** What a real node answers when getTransaction is asked for a v0 transaction by a legacy-only client. */
+const UNSUPPORTED_TRANSACTION_VERSION = -32015;
 /** Blocks a blockhash stays usable on Solana; the local validator's blockhash does not expire on its own. */
 const BLOCKHASH_VALIDITY = 150n;
+const SIGNATURES_LIMIT = 1000;
 
 type Params = unknown[];
-interface TransactionStatus {
-  slot: bigint;
-  err: unknown;
-}
 
 /**
- * The JSON-RPC methods the official x402 client and facilitator call (plus a few that tools expect), answered
- * from a LiteSVM instance with the shapes of a Solana node. Numbers go out as JSON numbers; the kit client turns
- * them into bigints itself.
+ * The JSON-RPC methods the official x402 client and facilitator call, those a ledger reconciler calls (history
+ * of an address, a transaction, a blockhash's validity), and a few that tools expect, answered from a LiteSVM
+ * instance and the record of what it included, with the shapes of a Solana node. Numbers go out as JSON numbers;
+ * the kit client turns them into bigints itself.
  */
-export function solanaRpcMethods(svm: LiteSVM, network: SvmNetwork) {
-  const statuses = new Map<string, TransactionStatus>();
+export function solanaRpcMethods(svm: LiteSVM, network: SvmNetwork, transactions: LandedTransactions) {
   const slot = () => svm.getClock().slot;
   const context = () => ({ slot: Number(slot()), apiVersion: "2.2.0" });
 
@@ -95,12 +97,7 @@ export function solanaRpcMethods(svm: LiteSVM, network: SvmNetwork) {
       const token = getTokenDecoder().decode(account.data);
       const mint = svm.getAccount(token.mint);
       const decimals = mint.exists ? getMintDecoder().decode(mint.data).decimals : 0;
-      const amount = token.amount.toString();
-      const uiAmountString = atomicToDecimal(token.amount, decimals);
-      return {
-        context: context(),
-        value: { amount, decimals, uiAmount: Number(uiAmountString), uiAmountString },
-      };
+      return { context: context(), value: uiTokenAmount(token.amount, decimals) };
     },
     simulateTransaction: ([wire, config]) => {
       const options = (config ?? {}) as { sigVerify?: boolean; replaceRecentBlockhash?: boolean };
@@ -129,37 +126,86 @@ export function solanaRpcMethods(svm: LiteSVM, network: SvmNetwork) {
         },
       };
     },
-    sendTransaction: ([wire]) => {
+    sendTransaction: ([wire, config]) => {
       const transaction = decodeTransaction(wire);
       const [firstSignature] = Object.values(transaction.signatures);
       if (!firstSignature) throw new RpcError(TRANSACTION_FAILED, "Transaction is not signed by its fee payer");
-      const signature = getBase58Decoder().decode(firstSignature);
-      const result = svm.sendTransaction(transaction as never);
-      if (result instanceof FailedTransactionMetadata) {
-        throw new RpcError(
-          TRANSACTION_FAILED,
-          `Transaction simulation failed: ${JSON.stringify(describeFailure(result))}`,
-        );
+      // As on a node: a transaction that fails its preflight is not sent; one sent without it may land failed.
+      if ((config as { skipPreflight?: boolean } | undefined)?.skipPreflight !== true) {
+        const preflight = svm.simulateTransaction(transaction as never);
+        if (preflight instanceof FailedTransactionMetadata) throw simulationFailed(describeFailure(preflight));
       }
-      statuses.set(signature, { slot: slot(), err: null });
-      // Each transaction lands in its own slot, as on a live cluster, so later reads see a later slot.
-      svm.warpToSlot(slot() + 1n);
-      return signature;
+      const outcome = transactions.send(transaction);
+      if ("message" in outcome) throw simulationFailed(outcome);
+      return outcome.signature;
     },
     getSignatureStatuses: ([signatures]) => ({
       context: context(),
       value: (signatures as string[]).map((signature) => {
-        const status = statuses.get(signature);
-        if (!status) return null;
+        const landed = transactions.get(signature);
+        if (!landed) return null;
         return {
-          slot: Number(status.slot),
+          slot: Number(landed.slot),
           confirmations: null,
-          err: status.err,
-          status: status.err ? { Err: status.err } : { Ok: null },
+          err: landed.err,
+          status: status(landed),
           confirmationStatus: "finalized",
         };
       }),
     }),
+    getSignaturesForAddress: ([address, config]) => {
+      const { limit = SIGNATURES_LIMIT, before, until } = (config ?? {}) as Record<string, unknown>;
+      if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > SIGNATURES_LIMIT) {
+        throw new RpcError(INVALID_PARAMS, `Invalid limit; max ${SIGNATURES_LIMIT}`);
+      }
+      const found = transactions.history(asAddress(address), {
+        limit,
+        before: before === undefined ? undefined : asSignature(before),
+        until: until === undefined ? undefined : asSignature(until),
+      });
+      return found.map((landed) => ({
+        signature: landed.signature,
+        slot: Number(landed.slot),
+        err: landed.err,
+        memo: null,
+        blockTime: landed.blockTime,
+        confirmationStatus: "finalized",
+      }));
+    },
+    getTransaction: ([signature, config]) => {
+      // The second parameter was once the encoding alone; nodes still accept that form.
+      const options = (typeof config === "string" ? { encoding: config } : (config ?? {})) as {
+        encoding?: string;
+        maxSupportedTransactionVersion?: number;
+      };
+      const encoding = options.encoding ?? "json";
+      if (encoding !== "base64") {
+        throw new RpcError(INVALID_PARAMS, `encoding ${encoding} is not served by the local validator; use base64`);
+      }
+      const landed = transactions.get(asSignature(signature));
+      if (!landed) return null;
+      const supported = options.maxSupportedTransactionVersion;
+      if (landed.version !== "legacy" && (supported === undefined || supported < landed.version)) {
+        throw new RpcError(
+          UNSUPPORTED_TRANSACTION_VERSION,
+          `Transaction version (${landed.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${landed.version}`,
+        );
+      }
+      return {
+        slot: Number(landed.slot),
+        blockTime: landed.blockTime,
+        ...(supported === undefined ? {} : { version: landed.version }),
+        transaction: [landed.wire, "base64"],
+        meta: transactionMeta(landed),
+      };
+    },
+    // LiteSVM accepts a transaction whose blockhash is its latest one (or a durable nonce), nothing older.
+    isBlockhashValid: ([blockhash]) => {
+      if (typeof blockhash !== "string" || !isBlockhash(blockhash)) {
+        throw new RpcError(INVALID_PARAMS, `Invalid param: ${String(blockhash)} is not a blockhash`);
+      }
+      return { context: context(), value: blockhash === svm.latestBlockhash() };
+    },
   };
 
   return (method: string, params: Params): unknown => {
@@ -176,6 +222,52 @@ function asAddress(value: unknown): Address {
   return value as Address;
 }
 
-function describeFailure(failure: FailedTransactionMetadata): unknown {
+function asSignature(value: unknown): string {
+  if (typeof value !== "string" || !isSignature(value)) {
+    throw new RpcError(INVALID_PARAMS, `Invalid param: ${String(value)} is not a base58 signature`);
+  }
+  return value;
+}
+
+function describeFailure(failure: FailedTransactionMetadata): { message: string; logs: string[] } {
   return { message: failure.toString(), logs: failure.meta().logs() };
+}
+
+function simulationFailed(failure: { message: string; logs: string[] }): RpcError {
+  return new RpcError(TRANSACTION_FAILED, `Transaction simulation failed: ${JSON.stringify(failure)}`);
+}
+
+function status(landed: LandedTransaction) {
+  return landed.err === null ? { Ok: null } : { Err: landed.err };
+}
+
+/** A token amount as nodes write it: the decimal string without trailing zeros ("1.5", "0"). */
+function uiTokenAmount(amount: bigint, decimals: number) {
+  const decimal = atomicToDecimal(amount, decimals);
+  const uiAmountString = decimal.includes(".") ? decimal.replace(/\.?0+$/, "") : decimal;
+  return { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString };
+}
+
+function transactionMeta(landed: LandedTransaction) {
+  const tokenBalance = ({ accountIndex, mint, owner, programId, amount, decimals }: TokenBalance) => ({
+    accountIndex,
+    mint,
+    owner,
+    programId,
+    uiTokenAmount: uiTokenAmount(amount, decimals),
+  });
+  return {
+    err: landed.err,
+    status: status(landed),
+    fee: Number(landed.fee),
+    preBalances: landed.preBalances.map(Number),
+    postBalances: landed.postBalances.map(Number),
+    innerInstructions: landed.innerInstructions,
+    logMessages: landed.logMessages,
+    preTokenBalances: landed.preTokenBalances.map(tokenBalance),
+    postTokenBalances: landed.postTokenBalances.map(tokenBalance),
+    rewards: [],
+    loadedAddresses: landed.loadedAddresses,
+    computeUnitsConsumed: Number(landed.computeUnitsConsumed),
+  };
 }

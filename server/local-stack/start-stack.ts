@@ -83,17 +83,20 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
         `chain        ${chain.rpcUrl}  (anvil, chain id ${network.chainId}, local USDC at ${network.usdc.address}; state in ${stateFile})`,
       );
     } else {
+      // Its journal of transactions, replayed at the next start, keeps it agreeing with the ledger likewise.
+      const stateFile = join(config.dataDir, "chain", `${network.id.replaceAll(":", "-")}.jsonl`);
       const validator = await startLocalSolana({
         network,
         port: config.localPorts.chain,
         feePayer: dev.facilitator.address,
         payTo,
         payers: dev.payers.map((payer) => payer.address),
+        stateFile,
       });
       stoppers.push(validator.stop);
       chainRpcUrl = validator.rpcUrl;
       say(
-        `chain        ${validator.rpcUrl}  (LiteSVM JSON-RPC, ${network.id}, local USDC mint ${network.usdc.address})`,
+        `chain        ${validator.rpcUrl}  (LiteSVM JSON-RPC, ${network.id}, local USDC mint ${network.usdc.address}; state in ${stateFile})`,
       );
     }
 
