@@ -15,10 +15,14 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import type { PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
+import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningStack } from "../server/local-stack/start-stack";
+import { startExtraApp } from "./support/extra-app";
+import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { chatBody, quoteOf, startNetworkStack } from "./support/network-stack";
+import { paysvc } from "./support/run-paysvc";
 
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
@@ -231,5 +235,102 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     } finally {
       await evmClient.close();
     }
+  });
+});
+
+describe("reconciling Solana payments with the embedded validator", () => {
+  let proxy: Awaited<ReturnType<typeof startFacilitatorProxy>>;
+  let app: Awaited<ReturnType<typeof startExtraApp>>;
+  beforeAll(async () => {
+    // An app whose facilitator holds /settle past the app's 1.5 s timeout, then passes it on.
+    proxy = await startFacilitatorProxy(stack().facilitatorUrl);
+    app = await startExtraApp(
+      { FACILITATOR_TIMEOUT_MS: "1500" },
+      { over: { ...started.deployment, facilitatorUrl: proxy.url } },
+    );
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await proxy?.stop();
+  });
+
+  const row = () => {
+    const database = new Database(started.deployment.databasePath, { readonly: true });
+    try {
+      return database.prepare("select * from payments order by id desc limit 1").get() as Record<string, unknown>;
+    } finally {
+      database.close();
+    }
+  };
+  const reconcile = async (...args: string[]) => {
+    const run = await paysvc(["ledger", "reconcile", "--json", ...args], 60_000, {
+      NETWORK: SOLANA,
+      DATABASE_URL: `file:${started.deployment.databasePath}`,
+      CHAIN_RPC_URL: stack().chainRpcUrl!,
+      FACILITATOR_URL: stack().facilitatorUrl,
+    });
+    expect(run.code).toBe(0);
+    return JSON.parse(run.stdout);
+  };
+  /** A paid chat through the app, by the official SVM client; delivered whatever the settle does. */
+  const paidChat = async (signer: KeyPairSigner, content: string) => {
+    const response = await fetch(`${app.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chatBody(content)),
+    });
+    const required = decodePaymentRequiredHeader(response.headers.get("payment-required")!);
+    await response.body?.cancel();
+    const amount = BigInt(required.accepts[0]!.amount);
+    const payload = await svmClient(signer).createPaymentPayload(required);
+    const paid = await fetch(`${app.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+      body: JSON.stringify(chatBody(content)),
+    });
+    expect(paid.status).toBe(200);
+    return amount;
+  };
+
+  it("marks a settle that timed out and landed later as settled, with its signature and amount", async () => {
+    const signer = await payerSigner(3);
+    const before = await usdcBalance(signer.address);
+    proxy.setMode({ kind: "hold", holdMs: 2_500 });
+    const amount = await paidChat(signer, "held settle on Solana");
+    expect(row()).toMatchObject({ status: "settle_unknown", transaction: null, amount: amount.toString() });
+    const late = await proxy.lastForwarded()!;
+    expect(late).toMatchObject({ success: true });
+    expect(await usdcBalance(signer.address)).toBe(before - amount);
+
+    const report = await reconcile();
+    expect(report.rows).toEqual([
+      expect.objectContaining({
+        id: row().id,
+        outcome: "settled",
+        transaction: late.transaction,
+        amount: amount.toString(),
+      }),
+    ]);
+    expect(row()).toMatchObject({ status: "settled", transaction: late.transaction });
+  });
+
+  it("settles one whose settle never reached the facilitator, and then the whole ledger agrees", async () => {
+    const signer = await payerSigner(3);
+    const before = await usdcBalance(signer.address);
+    proxy.setMode({ kind: "drop" });
+    const amount = await paidChat(signer, "dropped settle on Solana");
+    expect(row()).toMatchObject({ status: "settle_unknown" });
+    expect(await usdcBalance(signer.address)).toBe(before);
+
+    const report = await reconcile();
+    expect(report.rows).toEqual([expect.objectContaining({ id: row().id, outcome: "recovered" })]);
+    expect(row()).toMatchObject({ status: "settled", transaction: report.rows[0].transaction });
+    expect(await usdcBalance(signer.address)).toBe(before - amount);
+
+    // Every payment of this stack against the chain: all agree, nothing is left open.
+    const all = await reconcile("--all", "--check");
+    expect(all.outcomes.mismatch.count).toBe(0);
+    expect(all.outcomes.open.count).toBe(0);
+    expect(all.outcomes.agrees.count).toBeGreaterThan(2);
   });
 });

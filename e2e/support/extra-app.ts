@@ -2,25 +2,41 @@ import { childEnvironment } from "../../config/env";
 import { freePort, startNextApp } from "../../server/local-stack/next-app";
 import { stack } from "./payments";
 
+/** What an extra app runs over: the shared stack unless a test started a stack of its own. */
+export interface Deployment {
+  network: string;
+  payTo: string;
+  facilitatorUrl: string;
+  upstreamBaseUrl: string;
+  chainRpcUrl: string;
+  databasePath: string;
+}
+
+const sharedDeployment = (): Deployment => ({ network: "eip155:137", ...stack() });
+
 /**
- * A second app process over the shared stack's chain, facilitator, upstream and database, with some settings
- * replaced; `CLOSED_PORT` in a value becomes a port nothing listens on. `framework`: served by `next start` (the
- * route file) instead of app/serve.mjs.
+ * A second app process over a deployment's chain, facilitator, upstream and database (the shared stack's by
+ * default), with some settings replaced; `CLOSED_PORT` in a value becomes a port nothing listens on. `framework`:
+ * served by `next start` (the route file) instead of app/serve.mjs.
  */
-export async function startExtraApp(overrides: Record<string, string> = {}, options: { framework?: boolean } = {}) {
+export async function startExtraApp(
+  overrides: Record<string, string> = {},
+  options: { framework?: boolean; over?: Deployment } = {},
+) {
   const closedPort = await freePort();
+  const deployment = options.over ?? sharedDeployment();
   return startNextApp({
     framework: options.framework,
     onLogLine: process.env.PAYSVC_E2E_SHOW_APP_LOG === "1" ? (line) => console.log(line) : undefined,
     host: "127.0.0.1",
     port: await freePort(),
     env: childEnvironment({
-      NETWORK: "eip155:137",
-      PAY_TO: stack().payTo,
-      FACILITATOR_URL: stack().facilitatorUrl,
-      CHAIN_RPC_URL: stack().chainRpcUrl,
-      UPSTREAM_BASE_URL: stack().upstreamBaseUrl,
-      DATABASE_URL: `file:${stack().databasePath}`,
+      NETWORK: deployment.network,
+      PAY_TO: deployment.payTo,
+      FACILITATOR_URL: deployment.facilitatorUrl,
+      CHAIN_RPC_URL: deployment.chainRpcUrl,
+      UPSTREAM_BASE_URL: deployment.upstreamBaseUrl,
+      DATABASE_URL: `file:${deployment.databasePath}`,
       UPSTREAM_TIMEOUT_MS: "3000",
       FACILITATOR_TIMEOUT_MS: "3000",
       RECONCILE_INTERVAL_SECONDS: "0",

@@ -16,16 +16,21 @@ import { FREE_PORTS } from "./free-ports";
 /** A complete embedded deployment of `network`, like `NETWORK=<network> npm start`, and how to remove it. */
 export async function startNetworkStack(network: string) {
   const dataDir = mkdtempSync(join(tmpdir(), `paysvc-${network.replace(":", "-").slice(0, 20)}-`));
+  const databasePath = join(dataDir, "paysvc.sqlite");
   const stack = await startStack(
-    loadLaunchConfig({
-      NETWORK: network,
-      ...FREE_PORTS,
-      DATA_DIR: dataDir,
-      DATABASE_URL: `file:${join(dataDir, "paysvc.sqlite")}`,
-    }),
+    loadLaunchConfig({ NETWORK: network, ...FREE_PORTS, DATA_DIR: dataDir, DATABASE_URL: `file:${databasePath}` }),
   );
   return {
     stack,
+    /** For extra apps over the same pieces (support/extra-app.ts). */
+    deployment: {
+      network,
+      payTo: stack.payTo,
+      facilitatorUrl: stack.facilitatorUrl,
+      upstreamBaseUrl: stack.upstreamBaseUrl,
+      chainRpcUrl: stack.chainRpcUrl ?? "",
+      databasePath,
+    },
     remove: async () => {
       await stack.stop();
       rmSync(dataDir, { recursive: true, force: true });
