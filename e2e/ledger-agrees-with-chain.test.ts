@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentGateway } from "../server/payment/payment-gateway";
-import { chainReaderFor } from "../server/reconcile/chain-payment";
+import { chainReaderFor } from "../server/reconcile/chain-reader-for";
 import { LedgerReconciler } from "../server/reconcile/reconcile-ledger";
 import { openStorage } from "../server/storage/open-storage";
 import type { Storage } from "../server/storage/storage";

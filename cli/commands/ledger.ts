@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { ConfigurationError, loadLedgerConfig, loadReconcileConfig } from "../../config/env";
 import { PaymentGateway } from "../../server/payment/payment-gateway";
-import { chainReaderFor } from "../../server/reconcile/chain-payment";
+import { chainReaderFor } from "../../server/reconcile/chain-reader-for";
 import { LedgerReconciler } from "../../server/reconcile/reconcile-ledger";
 import { reconcileText } from "../lib/reconcile-output";
 import type { ReportPeriod } from "../../server/payment/payment-ledger";

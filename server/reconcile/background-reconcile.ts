@@ -3,7 +3,7 @@ import { logEvent } from "../log";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
-import { chainReaderFor } from "./chain-payment";
+import { chainReaderFor } from "./chain-reader-for";
 import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
 
 /**

@@ -1,7 +1,4 @@
-import type { NetworkDefinition } from "../../networks";
 import type { DecodedPayment } from "../payment/payment-signature";
-import { EvmChainReader } from "./evm-chain-reader";
-import { SvmChainReader } from "./svm-chain-reader";
 
 /** What the chain says of one signed payment. */
 export type ChainPayment =
@@ -21,8 +18,4 @@ export interface ChainReader {
   find(payment: DecodedPayment, recorded: string | null, since: Date): Promise<ChainPayment>;
   /** How `find` names a transfer's recipient when it is `payTo` (on Solana, the pay-to's token account). */
   recipientOf(payTo: string): Promise<string>;
-}
-
-export function chainReaderFor(network: NetworkDefinition, rpcUrl: string): ChainReader {
-  return network.kind === "evm" ? new EvmChainReader(network, rpcUrl) : new SvmChainReader(network, rpcUrl);
 }

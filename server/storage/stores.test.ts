@@ -88,7 +88,10 @@ describe.each(engines)("the stores on %s", (engine) => {
     expect(listed.map((row) => row.id)).toEqual([ids[0], ids[2]]);
     const next = await second.ledger.listByStatus(["pending", "settle_unknown"], ids[2]!, 2);
     expect(next.map((row) => [row.id, row.status])).toEqual([[ids[3], "settle_unknown"]]);
-    expect(next[0]).toMatchObject({ amount: 123_456_789_012_345_678_901_234_567_890n, endpoint: "/v1/chat/completions" });
+    expect(next[0]).toMatchObject({
+      amount: 123_456_789_012_345_678_901_234_567_890n,
+      endpoint: "/v1/chat/completions",
+    });
   });
 
   it("reports payments by period, endpoint, model and status, summing amounts past 2^64 exactly", async () => {

@@ -36,13 +36,13 @@ export class PostgresPaymentLedger implements PaymentLedger {
     const keep = (column: PgColumn, name: string, type: string) =>
       sql`coalesce(${sql.placeholder(name)}::${sql.raw(type)}, ${column})`;
     const set = {
-        status: sql`${sql.placeholder("status")}`,
-        failureReason: keep(payments.failureReason, "failureReason", "text"),
-        transaction: keep(payments.transaction, "transaction", "text"),
-        verifyMs: keep(payments.verifyMs, "verifyMs", "integer"),
-        upstreamMs: keep(payments.upstreamMs, "upstreamMs", "integer"),
-        settleMs: keep(payments.settleMs, "settleMs", "integer"),
-        updatedAt: at,
+      status: sql`${sql.placeholder("status")}`,
+      failureReason: keep(payments.failureReason, "failureReason", "text"),
+      transaction: keep(payments.transaction, "transaction", "text"),
+      verifyMs: keep(payments.verifyMs, "verifyMs", "integer"),
+      upstreamMs: keep(payments.upstreamMs, "upstreamMs", "integer"),
+      settleMs: keep(payments.settleMs, "settleMs", "integer"),
+      updatedAt: at,
     };
     const id = eq(payments.id, sql.placeholder("id"));
     this.updateRow = database.update(payments).set(set).where(id).prepare("paysvc_payment_update");

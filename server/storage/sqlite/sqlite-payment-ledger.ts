@@ -35,13 +35,13 @@ export class SqlitePaymentLedger implements PaymentLedger {
     // A field left out of an update keeps its value.
     const keep = (column: SQLiteColumn, name: string) => sql`coalesce(${sql.placeholder(name)}, ${column})`;
     const set = {
-        status: sql`${sql.placeholder("status")}`,
-        failureReason: keep(payments.failureReason, "failureReason"),
-        transaction: keep(payments.transaction, "transaction"),
-        verifyMs: keep(payments.verifyMs, "verifyMs"),
-        upstreamMs: keep(payments.upstreamMs, "upstreamMs"),
-        settleMs: keep(payments.settleMs, "settleMs"),
-        updatedAt: at,
+      status: sql`${sql.placeholder("status")}`,
+      failureReason: keep(payments.failureReason, "failureReason"),
+      transaction: keep(payments.transaction, "transaction"),
+      verifyMs: keep(payments.verifyMs, "verifyMs"),
+      upstreamMs: keep(payments.upstreamMs, "upstreamMs"),
+      settleMs: keep(payments.settleMs, "settleMs"),
+      updatedAt: at,
     };
     const id = eq(payments.id, sql.placeholder("id"));
     this.updateRow = database.update(payments).set(set).where(id).prepare();
