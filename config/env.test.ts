@@ -109,3 +109,45 @@ describe("the metrics token", () => {
     }
   });
 });
+
+describe("the origins whose pages may read the API (CORS_ORIGINS)", () => {
+  const origins = (value?: string) =>
+    loadServiceConfig(service({ PAY_TO: EVM_PAY_TO, ...(value === undefined ? {} : { CORS_ORIGINS: value }) }))
+      .corsOrigins;
+
+  it("are any origin unless set", () => {
+    expect(origins()).toBe("*");
+    expect(origins(" ")).toBe("*");
+    expect(origins(" * ")).toBe("*");
+  });
+
+  it("are a list of origins in the form browsers send them", () => {
+    expect(origins("https://a.example, http://localhost:5173")).toEqual(["https://a.example", "http://localhost:5173"]);
+    // Lower-cased host, default port dropped, repeats once: Origin headers are compared as sent.
+    expect(origins("HTTPS://A.Example:443,https://a.example,http://[::1]:8080,")).toEqual([
+      "https://a.example",
+      "http://[::1]:8080",
+    ]);
+  });
+
+  it("are refused when an entry is no origin, naming it", () => {
+    for (const [value, named] of [
+      ["https://a.example/app", "https://a.example/app"],
+      ["https://a.example/", "https://a.example/"],
+      ["a.example", "a.example"],
+      ["ftp://a.example", "ftp://a.example"],
+      ["https://user@a.example", "https://user@a.example"],
+      ["https://a.example:99999", "https://a.example:99999"],
+      ["*, https://a.example", "*"],
+      ["http://localhost:5173, https://a.example?x=1", "https://a.example?x=1"],
+    ]) {
+      expect(
+        problemsOf(() => origins(value)),
+        value,
+      ).toEqual([
+        `CORS_ORIGINS: must be * or a comma-separated list of origins such as https://a.example, http://localhost:5173; ${JSON.stringify(named)} is not scheme://host[:port] (no path). Set it in the environment.`,
+      ]);
+    }
+    expect(problemsOf(() => origins(" , "))).toEqual([expect.stringMatching(/^CORS_ORIGINS: must be \* or a/)]);
+  });
+});

@@ -3,6 +3,7 @@ import { addressProblem, getNetwork, networkIds, privateKeyProblem, type Network
 import { databaseLocation, DatabaseUrlError } from "./database-url";
 import { decisionModel } from "./decision-model";
 import { parseAddressRange } from "./address-range";
+import { corsOriginsSchema, type CorsOrigins } from "./cors-origins";
 
 /** The only module that reads process.env: everything else receives validated configuration. */
 type Environment = Record<string, string | undefined>;
@@ -94,6 +95,7 @@ const sharedSchema = z.object({
     .toLowerCase()
     .default("x-forwarded-for")
     .pipe(z.enum(forwardedHeaders, { error: `must be ${forwardedHeaders.join(" or ")}` })),
+  CORS_ORIGINS: corsOriginsSchema,
   PREPAID_API_BASE: optionalUrl,
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(600),
   DATABASE_URL: z
@@ -111,6 +113,8 @@ const sharedSchema = z.object({
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
+  // How long a paid answer is kept for a retry under its payment-identifier.
+  PAYMENT_ID_TTL_SECONDS: positiveInteger(3600),
   // How often each app process reconciles the ledger's open rows with the chain; 0: never (run the command).
   RECONCILE_INTERVAL_SECONDS: nonNegativeInteger(300),
   // A bearer token for GET /metrics; long enough not to be guessed.
@@ -206,6 +210,10 @@ export interface ServiceConfig {
   metricsToken: string | undefined;
   /** How often the process reconciles the ledger's open rows in the background; 0: never. */
   reconcileIntervalMs: number;
+  /** How long a paid answer is kept for a retry under its payment-identifier. */
+  paymentIdTtlMs: number;
+  /** Origins whose pages may read the API's answers (CORS). */
+  corsOrigins: CorsOrigins;
 }
 
 export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
@@ -254,6 +262,8 @@ export function loadServiceConfig(env: Environment = process.env): ServiceConfig
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
     metricsToken: values.METRICS_TOKEN,
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
+    paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,
+    corsOrigins: values.CORS_ORIGINS,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * What a handler answers, whatever server sends it: a route file turns it into a Web Response
  * (`toWebResponse`), app/serve.mjs writes it to Node's response directly (node-http-adapter.ts), a whole body in
- * one write with its length. Header names are lower case, so that a header is never sent twice.
+ * one write with its length. Header names are lower case, so that a header is never sent twice; each answer owns
+ * its headers object (never a shared one), which the CORS layer adds to in place (cors.ts).
  */
 export interface ApiAnswer {
   status: number;

@@ -23,7 +23,10 @@ export function nodeHandler(router: Router, origin: string) {
         if (!request.complete && request.destroyed) return void response.destroy();
         logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error) });
         if (response.headersSent) response.destroy();
-        else await sendAnswer(new ApiError("internal_error", "Internal server error").toAnswer(), response);
+        else {
+          const failed = new ApiError("internal_error", "Internal server error").toAnswer();
+          await sendAnswer(router.withCors(failed, request.headers.origin ?? null), response);
+        }
       });
     return true;
   };
