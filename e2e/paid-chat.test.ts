@@ -82,7 +82,20 @@ describe("paid chat completions through the official openai SDK and x402 client"
         extra: { name: "USD Coin", version: "2" },
       },
     ]);
-    expect(json.accepts).toEqual(required.accepts);
+    // The body is x402 v1's document on Polygon (v1 clients read it): the same terms, in v1's names.
+    expect(json).toMatchObject({ x402Version: 1, extensions: { quote: required.extensions?.quote } });
+    const [v2] = required.accepts;
+    expect(json.accepts).toEqual([
+      expect.objectContaining({
+        network: "polygon",
+        maxAmountRequired: v2!.amount,
+        asset: v2!.asset,
+        payTo: v2!.payTo,
+        maxTimeoutSeconds: v2!.maxTimeoutSeconds,
+        extra: v2!.extra,
+        resource: required.resource.url,
+      }),
+    ]);
     const breakdown = required.extensions?.quote as Record<string, unknown>;
     expect(breakdown).toMatchObject({
       model: "vendor-a/gpt-6-luna",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { balances, ledgerRow, officialPayment, postJson, quote, stack } from "./support/payments";
+import { atomicToDecimal } from "../server/money";
 
 const PATH = "/jev";
 const payer = () => stack().payers[5]!;
@@ -41,7 +42,14 @@ describe("paid structured decisions", () => {
     expect(answer.answers.safety.type).toBe("score");
     expect(answer.answers.safety.score).toBeGreaterThanOrEqual(0);
     expect(answer.answers.safety.score).toBeLessThanOrEqual(1);
-    expect(answer.usage).toEqual({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+    expect(answer.usage).toEqual({
+      input_tokens: expect.any(Number),
+      output_tokens: expect.any(Number),
+      // What the answer cost: the settled price and its transaction.
+      cost: atomicToDecimal(price, 6),
+      cost_details: { network: "eip155:137", transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+    });
+    expect(response.headers.get("x-paysvc-cost")).toBe(atomicToDecimal(price, 6));
 
     const after = await balances(payer().address);
     expect(before.payer - after.payer).toBe(price);

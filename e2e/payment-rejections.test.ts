@@ -22,9 +22,22 @@ async function expectRejected(body: unknown, signature: string, code: string, pa
   const json = await response.json();
   expect(response.status, JSON.stringify(json)).toBe(402);
   expect(json.error.code).toBe(code);
-  // The header is x402's document with its `error` string; the body is the same document with OpenAI's error object.
+  // The header is x402's v2 document with its `error` string; the body (on Polygon) is the same terms as x402 v1's
+  // document, for v1 clients, with OpenAI's error object.
   const challenge = decodePaymentRequiredHeader(response.headers.get("payment-required")!);
-  expect(challenge).toEqual({ ...json, error: json.error.message });
+  expect(challenge.error).toBe(json.error.message);
+  expect(json).toMatchObject({ x402Version: 1, extensions: challenge.extensions });
+  expect(json.accepts).toEqual(
+    challenge.accepts.map((accepted) =>
+      expect.objectContaining({
+        network: "polygon",
+        maxAmountRequired: accepted.amount,
+        payTo: accepted.payTo,
+        asset: accepted.asset,
+        resource: challenge.resource.url,
+      }),
+    ),
+  );
   expect(response.headers.get("payment-response")).toBeNull();
   return json as { error: { message: string } };
 }

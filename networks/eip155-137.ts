@@ -4,6 +4,7 @@ export const polygon: EvmNetwork = {
   id: "eip155:137",
   kind: "evm",
   displayName: "Polygon PoS",
+  x402V1Network: "polygon",
   chainId: 137,
   usdc: {
     address: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",

@@ -4,6 +4,7 @@ export const base: EvmNetwork = {
   id: "eip155:8453",
   kind: "evm",
   displayName: "Base",
+  x402V1Network: "base",
   chainId: 8453,
   usdc: {
     address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",

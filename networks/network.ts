@@ -31,6 +31,11 @@ export interface EvmNetwork extends NetworkBase {
     addressFromConfiguration?: boolean;
   };
   /**
+   * The network's name in x402 v1 (`polygon`, `base`), where v1 has one: v1 clients (`x402-fetch` 1.x, `x402-axios`)
+   * then pay with X-PAYMENT on the requirements of the 402's body. Absent: v1 is not offered.
+   */
+  x402V1Network?: string;
+  /**
    * How settlement gas is priced. Absent: the overhead covers it. Present: every quote adds a live estimate,
    * the transferWithAuthorization gas x the chain's gas price, converted to USD at `nativeUsd` per whole native
    * token of `nativeDecimals`, plus `marginPercent`, rounded up.

@@ -1,4 +1,5 @@
 import type { ServiceConfig } from "../config/env";
+import { PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
@@ -59,7 +60,13 @@ export async function createAppContext(
     storage,
     prepaidKeys,
     gateway,
-    x402: new X402Payment(gateway, ledger, metrics, liveGas(config, storage.quoteHolds)),
+    x402: new X402Payment(
+      gateway,
+      ledger,
+      metrics,
+      new PaidRetries(storage.paidAnswers, config.paymentIdTtlMs),
+      liveGas(config, storage.quoteHolds),
+    ),
     catalog,
     upstream: new OpenAiUpstream(config.upstream),
     imageUpstream: new OpenAiUpstream(config.imageUpstream),

@@ -24,6 +24,8 @@ const errorTable = {
   payment_already_used: { status: 402, type: "payment_error" },
   payment_rejected: { status: 402, type: "payment_error" },
   settlement_failed: { status: 402, type: "payment_error" },
+  // A payment-identifier sent again with another request (billing/paid-retries.ts).
+  payment_identifier_conflict: { status: 409, type: "invalid_request_error" },
   upstream_error: { status: 502, type: "upstream_error" },
   facilitator_unavailable: { status: 503, type: "service_unavailable" },
   service_unavailable: { status: 503, type: "service_unavailable" },

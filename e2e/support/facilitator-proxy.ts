@@ -5,10 +5,11 @@ export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } 
 
 /**
  * A facilitator in front of the real one, for settlements that time out: every call is forwarded, except that
- * /settle follows `mode`. `forwarded` holds the real facilitator's answers to the settles it passed on, in order.
+ * /settle follows `mode` and /supported lists the kinds `setSupported` keeps. `forwarded` holds the real facilitator's answers to the settles it passed on, in order.
  */
 export async function startFacilitatorProxy(target: string) {
   let mode: SettleMode = { kind: "forward" };
+  let onlyKinds: (kind: { x402Version: number; network: string }) => boolean = () => true;
   const forwarded: Promise<Record<string, unknown>>[] = [];
   const dropped: (() => void)[] = [];
   const forward = async (method: string, path: string, body: Buffer | undefined) => {
@@ -40,6 +41,7 @@ export async function startFacilitatorProxy(target: string) {
       }
       const { status, json } = await forward(request.method ?? "GET", path, body);
       if (path === "/settle") forwarded.push(Promise.resolve(json));
+      if (path === "/supported") json.kinds = (json.kinds as Parameters<typeof onlyKinds>[0][]).filter(onlyKinds);
       sendJson(response, status, json);
     },
     0,
@@ -49,6 +51,10 @@ export async function startFacilitatorProxy(target: string) {
     url: server.url,
     setMode(next: SettleMode) {
       mode = next;
+    },
+    /** Lists in /supported only the kinds `keep` keeps (a facilitator without x402 v1, say). */
+    setSupported(keep: typeof onlyKinds) {
+      onlyKinds = keep;
     },
     /** The real facilitator's answer to the last settle passed on, once it came. */
     lastForwarded: () => forwarded.at(-1),

@@ -15,8 +15,11 @@ export interface Quote {
   description: string;
   /** The model the call uses (a pack's model for a prepaid key), for the metrics. */
   model: string;
-  /** For calls that may be billed in tokens to a prepaid key: the model, the counted input and the output cap. */
-  tokens?: { model: GptModel; input: number; maxOutput: number };
+  /**
+   * For calls that may be billed in tokens to a prepaid key: the model, the counted input, the output cap, and the
+   * decimals of the network's USDC (a prepaid answer states what its tokens are worth in them).
+   */
+  tokens?: { model: GptModel; input: number; maxOutput: number; decimals: number };
 }
 
 /** What the payment bought, handed to the work. */
@@ -29,13 +32,21 @@ export interface Grant {
   payment?: { nonce: string; payer: string };
 }
 
+/** The price an x402 payment settles, in atomic units of the network's USDC: every paid answer states it. */
+export interface X402Price {
+  amount: bigint;
+  decimals: number;
+  network: string;
+}
+
 /**
  * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onUnsettled`
- * undoes what the work wrote (a prepaid key) when the payment is not taken.
+ * undoes what the work wrote (a prepaid key) when the payment is not taken; `price` is set by the x402 session, so
+ * that each answer it builds, settled or not, says what it cost.
  */
 export type PreparedAnswer = (
   { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
-) & { onUnsettled?: () => Promise<void> | void };
+) & { onUnsettled?: () => Promise<void> | void; price?: X402Price };
 
 /** One request to bill: what was asked, and its price. */
 export interface BillableCall {
@@ -78,7 +89,8 @@ export interface Finished {
  * to run the work in.
  */
 export type Authorization =
-  { kind: "answer"; answer: ApiAnswer; outcome: "quoted" | "refused" } | { kind: "granted"; session: PaymentSession };
+  | { kind: "answer"; answer: ApiAnswer; outcome: "quoted" | "refused" | "replayed" }
+  | { kind: "granted"; session: PaymentSession };
 
 /** x402 and prepaid keys: the two ways a call is paid for. */
 export interface PaymentMethod {

@@ -47,7 +47,13 @@ describe("prepaid billing on a real SQLite file", () => {
     body: { value: {}, sha256: "" },
     resourceUrl: "http://service.test/v1/chat/completions",
     endpoint: "/v1/chat/completions",
-    quote: { amount: 1n, display: {}, description: "Chat", model: model.id, tokens: { model, input, maxOutput } },
+    quote: {
+      amount: 1n,
+      display: {},
+      description: "Chat",
+      model: model.id,
+      tokens: { model, input, maxOutput, decimals: 6 },
+    },
     quoteMs: 0,
     usage: {
       fromJson: (body) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
@@ -107,6 +113,91 @@ describe("prepaid billing on a real SQLite file", () => {
     const answer = finished.answer;
     expect((await store.balance(key.id)).reserved).toBe(60);
     await new Response(answer.body as ReadableStream).text();
+    expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
+  });
+
+  const streamOfEvents = (events: string[]) => {
+    let index = 0;
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const next = events[index++];
+        if (next) controller.enqueue(encoder.encode(next));
+        else controller.close();
+      },
+    });
+  };
+
+  it("says what the tokens charged cost at the key's price, and what is left, in usage and the headers", async () => {
+    const key = await keyFor(1000);
+    const session = await granted(key.code, call(100, 4096));
+    const body = { id: "chatcmpl-1", usage: { prompt_tokens: 98, completion_tokens: 40, total_tokens: 138 } };
+    const { answer } = await session.finish({ kind: "json", body });
+    // 140 tokens at luna's input rate, 0.07 USD per 1M: 9.8 atomic units, rounded up.
+    expect(JSON.parse(answer.body as string)).toEqual({
+      id: "chatcmpl-1",
+      usage: {
+        ...body.usage,
+        cost: "0.000010",
+        prepaid_charged_tokens: 140,
+        prepaid_remaining_tokens: 860,
+      },
+    });
+    expect(answer.headers["x-paysvc-cost"]).toBe("0.000010");
+    expect(answer.headers["x-paysvc-prepaid-remaining"]).toBe("860");
+    expect((await store.balance(key.id)).remaining).toBe(860);
+  });
+
+  it("says the cost of an answer without usage in the headers only", async () => {
+    const key = await keyFor(1000);
+    const session = await granted(key.code, call(10, 50));
+    const { answer } = await session.finish({ kind: "json", body: { id: "x" } });
+    expect(answer.body).toBe('{"id":"x"}');
+    expect(answer.headers["x-paysvc-cost"]).toBe("0.000005"); // 60 tokens: 4.2 units, rounded up
+    expect(answer.headers["x-paysvc-prepaid-remaining"]).toBe("940");
+  });
+
+  it("charges a stream as its usage chunk passes, once, and states the charge and the balance after it there", async () => {
+    const key = await keyFor(1000);
+    const session = await granted(key.code, call(10, 50));
+    const events = [
+      'data: {"choices":[{"delta":{"content":"hi"}}],"usage":null}\n\n',
+      'data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":7,"total_tokens":16}}\n\n',
+      "data: [DONE]\n\n",
+    ];
+    const stream = { body: streamOfEvents(events), cancel: async () => undefined };
+    const { answer } = await session.finish({ kind: "stream", stream });
+    // Not known before the stream's end: no cost header.
+    expect(answer.headers["x-paysvc-cost"]).toBeUndefined();
+    const text = await new Response(answer.body as ReadableStream).text();
+    expect(text).toBe(
+      [
+        events[0],
+        'data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":7,"total_tokens":16,"cost":"0.000002","prepaid_charged_tokens":17,"prepaid_remaining_tokens":983}}\n\n',
+        events[2],
+      ].join(""),
+    );
+    expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0, remaining: 983 });
+  });
+
+  it("charges a stream whose caller did not ask for usage at its end, as before", async () => {
+    const key = await keyFor(1000);
+    const hidden: BillableCall = {
+      ...call(10, 50),
+      usage: {
+        fromJson: () => undefined,
+        streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: true }),
+      },
+    };
+    const session = await granted(key.code, hidden);
+    const events = [
+      'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n',
+      'data: {"choices":[],"usage":{"completion_tokens":7}}\n\n',
+      "data: [DONE]\n\n",
+    ];
+    const stream = { body: streamOfEvents(events), cancel: async () => undefined };
+    const { answer } = await session.finish({ kind: "stream", stream });
+    const text = await new Response(answer.body as ReadableStream).text();
+    expect(text).toBe(`${events[0]}${events[2]}`);
     expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
   });
 

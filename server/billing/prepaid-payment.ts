@@ -6,8 +6,11 @@ import { eventStreamAnswer, jsonAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { unknownPrepaidKey } from "../prepaid/prepaid-code";
 import type { PrepaidKeyStore, Reservation } from "../prepaid/prepaid-key-store";
+import { prepaidTokensCost } from "../pricing/prepaid-token-cost";
 import { UpstreamError } from "../upstream/upstream-error";
+import { prepaidCost, withUsageCost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
+import { withStreamUsageCost } from "./stream-usage-cost";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
 
@@ -15,7 +18,7 @@ import type { Authorization, BillableCall, Finished, PaymentMethod } from "./pay
  * A call billed to a prepaid key instead of paid with x402: reserve, let the work use the output cap the
  * reservation covers, then charge the input as counted plus the output as reported (never more than reserved) and
  * release the rest. A call that fails before any output releases everything; a stream is metered as it passes
- * (see metered-stream.ts).
+ * (see metered-stream.ts). Each answer says what its tokens cost at the key's price and what the key has left.
  */
 export class PrepaidPayment implements PaymentMethod {
   constructor(
@@ -42,12 +45,25 @@ export class PrepaidPayment implements PaymentMethod {
     const model = tokens.model.id;
     metrics.prepaid("reserved", model, tokens.input + reservation.allowedOutput);
     const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
-    const charge = async (outputTokens: number) => {
-      const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
-      await store.settle(reservation, charged);
-      metrics.prepaid("charged", model, charged);
+    // Settled once, by whichever comes first: a stream's usage event (whose answer states the charge) or its end.
+    // The settlement answers what the key has left after it, in the same round trip.
+    let settled: Promise<{ charged: number; remaining: number }> | undefined;
+    /** Charges the input plus the output (never more than reserved). */
+    const charge = (outputTokens: number) =>
+      (settled ??= (async () => {
+        const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
+        const remaining = await store.settle(reservation, charged);
+        metrics.prepaid("charged", model, charged);
+        return { charged, remaining };
+      })());
+    const release = async () => {
+      await (settled ??= store.settle(reservation, 0).then((remaining) => ({ charged: 0, remaining })));
     };
-    const release = () => store.settle(reservation, 0);
+    /** What the tokens charged are worth at the key's price, and what the key has left once they are charged. */
+    const costOf = ({ charged, remaining }: { charged: number; remaining: number }): AnswerCost => {
+      const amount = prepaidTokensCost(tokens.model, charged, tokens.decimals);
+      return prepaidCost({ amount, decimals: tokens.decimals, chargedTokens: charged, remainingTokens: remaining });
+    };
     const workStarted = performance.now();
 
     const finish = async (answer: PreparedAnswer): Promise<Finished> => {
@@ -58,23 +74,33 @@ export class PrepaidPayment implements PaymentMethod {
         // asks for its balance right after, from any process over this database, must see the charge.
         const settleStarted = performance.now();
         // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
-        await charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
+        const settlement = await charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
         timings.settle = performance.now() - settleStarted;
+        const cost = costOf(settlement);
+        Object.assign(headers, cost.headers);
         headers["Server-Timing"] = serverTiming(timings);
-        const whole = jsonAnswer(answer.body, { status: answer.status ?? 200, headers });
+        const whole = jsonAnswer(withUsageCost(answer.body, cost.usage), { status: answer.status ?? 200, headers });
         return { answer: whole, outcome: "prepaid", payment: "prepaid", timings };
       }
       headers["Server-Timing"] = serverTiming(timings);
       const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
-        charge,
+        charge: async (outputTokens) => void (await charge(outputTokens)),
         release,
         extend: () => store.extend(reservation, this.reservationTtlMs),
         ttlMs: this.reservationTtlMs,
         graceMs: PREPAID_USAGE_GRACE_MS,
       });
-      // A stream is charged when it ends, after its answer starts: the metrics get no settle time for it.
+      // The usage event the caller asked for is charged as it passes, so that it can state the charge and the
+      // balance after it; the stream's end then charges nothing more.
+      const stated = withStreamUsageCost(metered, async (reported) => {
+        // The usage object read as a whole answer's would be: `usage.completion_tokens` or `usage.output_tokens`.
+        const outputTokens = usage.fromJson({ usage: reported });
+        if (outputTokens === undefined || !Number.isInteger(outputTokens) || outputTokens < 0) return undefined;
+        return costOf(await charge(outputTokens)).usage;
+      });
+      // A stream is charged after its answer starts (at its usage event or its end): no settle time for the metrics.
       const { reserve, upstream } = timings;
-      const streamed = eventStreamAnswer(metered, headers);
+      const streamed = eventStreamAnswer(stated, headers);
       return { answer: streamed, outcome: "prepaid", payment: "prepaid", timings: { reserve, upstream } };
     };
     const failed = async (error: unknown): Promise<unknown> => {

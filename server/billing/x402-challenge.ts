@@ -3,12 +3,13 @@ import type { PaymentRequired, SettleResponse } from "@x402/core/types";
 import { errorObject, errorStatus } from "../errors";
 import { eventStreamAnswer, jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
+import { withUsageCost, x402Cost } from "./answer-cost";
+import { withStreamUsageCost } from "./stream-usage-cost";
 import type { PreparedAnswer } from "./payment-method";
 import { paymentRequiredJson } from "../payment/payment-required-json";
+import { v1Requirements } from "../payment/x402-v1";
 import type { BillableCall } from "./payment-method";
 import type { PricedRequest } from "./x402-price";
-
-const EXPOSED_HEADERS = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Server-Timing";
 
 export type ChallengeCode =
   | "payment_required"
@@ -18,38 +19,65 @@ export type ChallengeCode =
   | "payment_rejected"
   | "settlement_failed";
 
+/** What a priced call's payment is for, as both x402 versions describe it. */
+export function resourceInfo(call: BillableCall): { url: string; description: string; mimeType: string } {
+  return { url: call.resourceUrl, description: call.quote.description, mimeType: "application/json" };
+}
+
 /** The x402 document of a priced call: what to sign, the quote's breakdown and the call's extensions. */
-export function paymentRequiredDocument(call: BillableCall, priced: PricedRequest): PaymentRequired {
+export function paymentRequiredDocument(
+  call: BillableCall,
+  priced: PricedRequest,
+  paymentIdentifier?: object,
+): PaymentRequired {
+  const identifier = paymentIdentifier ? { "payment-identifier": paymentIdentifier } : {};
   return {
     x402Version: 2,
-    resource: { url: call.resourceUrl, description: call.quote.description, mimeType: "application/json" },
+    resource: resourceInfo(call),
     accepts: [priced.requirements],
-    extensions: { quote: priced.quote, ...call.extensions },
+    extensions: { quote: priced.quote, ...identifier, ...call.extensions },
   };
 }
 
-/** A 402: x402's document in PAYMENT-REQUIRED, and the same document with OpenAI's error object as the body. */
-export function paymentChallenge(paymentRequired: PaymentRequired, code: ChallengeCode, message: string): ApiAnswer {
+/**
+ * A 402: x402's v2 document in PAYMENT-REQUIRED, and as the body the same document with OpenAI's error object; or,
+ * on a network with an x402 v1 name (`v1Network`), the v1 document, which v1 clients read from the body, with the
+ * quote's breakdown and the error object.
+ */
+export function paymentChallenge(
+  paymentRequired: PaymentRequired,
+  code: ChallengeCode,
+  message: string,
+  v1Network?: string,
+): ApiAnswer {
   // The header carries x402's document (with its `error` string when there is one); the body is the same document
   // with OpenAI's error object under `error`. The document's JSON is written once, and `error` appended to it as its
   // last member for each: this is the path of every quote.
   const documentJson = paymentRequiredJson(paymentRequired);
   const withError = (error: unknown) => `${documentJson.slice(0, -1)},"error":${JSON.stringify(error)}}`;
   const challengeJson = code === "payment_required" ? documentJson : withError(message);
-  const body = withError(errorObject(code, message));
+  const body = v1Network
+    ? JSON.stringify({
+        x402Version: 1,
+        accepts: paymentRequired.accepts.map((accepted) =>
+          v1Requirements(accepted, v1Network, paymentRequired.resource),
+        ),
+        extensions: paymentRequired.extensions,
+        error: errorObject(code, message),
+      })
+    : withError(errorObject(code, message));
   return textAnswer(body, "application/json", {
     status: errorStatus(code),
     headers: {
       // What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer:
       // the package builds a binary string a character at a time, which was a sixth of the cost of a 402 answer.
       "PAYMENT-REQUIRED": Buffer.from(challengeJson, "utf8").toString("base64"),
-      "Access-Control-Expose-Headers": EXPOSED_HEADERS,
       "Cache-Control": "no-store",
     },
   });
 }
 
-/** The answer of paid work, with its settlement (when known) and the phases' timings. */
+/** The answer of paid work, with its settlement (when known), what it cost and the phases' timings. */
 export function paidAnswer(
   answer: PreparedAnswer,
   settlement: SettleResponse | undefined,
@@ -58,11 +86,17 @@ export function paidAnswer(
 ): ApiAnswer {
   const headers: Record<string, string> = {
     "Server-Timing": serverTiming(timings),
-    "Access-Control-Expose-Headers": EXPOSED_HEADERS,
     "Cache-Control": "no-store",
   };
   if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
-  if (answer.kind === "json")
-    return { ...jsonAnswer(answer.body, { status: answer.status ?? 200, headers }), afterSent };
-  return eventStreamAnswer(answer.stream.body, headers);
+  // The cost is the price, known before settling (so a stream's headers have it too); the transaction only once
+  // settled. A stream states it in its final usage event, when the caller asked for one.
+  const cost = answer.price && x402Cost(answer.price, settlement?.transaction);
+  if (cost) Object.assign(headers, cost.headers);
+  if (answer.kind === "json") {
+    const body = cost ? withUsageCost(answer.body, cost.usage) : answer.body;
+    return { ...jsonAnswer(body, { status: answer.status ?? 200, headers }), afterSent };
+  }
+  const stream = cost ? withStreamUsageCost(answer.stream.body, () => cost.usage) : answer.stream.body;
+  return eventStreamAnswer(stream, headers);
 }

@@ -17,6 +17,7 @@ import { PaymentGateway } from "../payment/payment-gateway";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { BillableCall, PreparedAnswer } from "./payment-method";
+import { PaidRetries } from "./paid-retries";
 import { X402Payment } from "./x402-payment";
 
 const network = getNetwork("eip155:137");
@@ -62,7 +63,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       facilitator,
     });
     metrics = new ServiceMetrics(network.id);
-    payment = new X402Payment(gateway, ledger, metrics);
+    payment = new X402Payment(gateway, ledger, metrics, new PaidRetries(storage.paidAnswers, 3_600_000));
   });
   afterAll(async () => {
     await storage.close();

@@ -1,23 +1,23 @@
-import type { SettleResponse } from "@x402/core/types";
-import { ApiError, isApiError } from "../errors";
-import type { PreparedAnswer } from "./payment-method";
-import type { ApiAnswer } from "../http/api-answer";
-import { logEvent } from "../log";
+import { isApiError } from "../errors";
+import type { ServiceMetrics } from "../metrics/service-metrics";
 import { atomicToDecimal } from "../money";
+import { describeMismatch } from "../payment/describe-mismatch";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "../payment/payment-signature";
-import { describeMismatch } from "../payment/describe-mismatch";
-import { UpstreamError } from "../upstream/upstream-error";
-import type { ServiceMetrics } from "../metrics/service-metrics";
-import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
-import { paidAnswer, paymentChallenge, paymentRequiredDocument, type ChallengeCode } from "./x402-challenge";
-import { facilitatorUnavailable, priceCall, type LiveGas, type PricedRequest } from "./x402-price";
-
-/** What a payment session works with: the facilitator, the ledger, the metrics. */
-type X402Services = { gateway: PaymentGateway; ledger: PaymentLedger; metrics: ServiceMetrics };
-
-type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
+import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements, type V1Requirements } from "../payment/x402-v1";
+import {
+  identifierConflict,
+  paymentIdentifierDeclaration,
+  paymentIdentifierOf,
+  replayedAnswer,
+  requestKey,
+  type PaidRetries,
+} from "./paid-retries";
+import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
+import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
+import { facilitatorUnavailable, priceCall, type LiveGas } from "./x402-price";
+import { X402Session, type Timings } from "./x402-session";
 
 /**
  * x402 per request: quote (402), then with a signature: match, claim the nonce, verify; after the work, settle
@@ -28,8 +28,24 @@ export class X402Payment implements PaymentMethod {
     private readonly gateway: PaymentGateway,
     private readonly ledger: PaymentLedger,
     private readonly metrics: ServiceMetrics,
+    private readonly retries: PaidRetries,
     private readonly gas?: LiveGas,
-  ) {}
+  ) {
+    this.declaration = paymentIdentifierDeclaration(retries.ttlMs / 1000);
+  }
+
+  /** The payment-identifier extension every 402 declares (one object: its JSON is the same each time). */
+  private readonly declaration;
+
+  /** Whether the facilitator finds a payment valid (verify only: nothing is claimed or settled). */
+  private async verified(terms: ReturnType<typeof facilitatorTerms>): Promise<boolean> {
+    try {
+      return (await this.gateway.verify(terms.payload, terms.requirements)).isValid;
+    } catch (error) {
+      this.metrics.facilitatorFailed("verify");
+      throw facilitatorUnavailable(error);
+    }
+  }
 
   async authorize(call: BillableCall): Promise<Authorization> {
     const entered = performance.now();
@@ -39,14 +55,17 @@ export class X402Payment implements PaymentMethod {
       throw error;
     });
     const { amount, requirements } = priced;
+    const v1Network = gateway.network.kind === "evm" ? gateway.network.x402V1Network : undefined;
     // The 402 document, built only for an answer that needs it (a paid request that succeeds does not).
     const challenge = (code: ChallengeCode, message: string): Authorization => ({
       kind: "answer",
-      answer: paymentChallenge(paymentRequiredDocument(call, priced), code, message),
+      answer: paymentChallenge(paymentRequiredDocument(call, priced, this.declaration), code, message, v1Network),
       outcome: code === "payment_required" ? "quoted" : "refused",
     });
 
-    const header = call.request.headers.get("payment-signature");
+    // x402 v2 in PAYMENT-SIGNATURE; v1 clients send X-PAYMENT (when both come, v2 is read).
+    const v2Header = call.request.headers.get("payment-signature");
+    const header = v2Header ?? call.request.headers.get("x-payment");
     if (!header) {
       const total = `${atomicToDecimal(amount, gateway.network.usdc.decimals)} USD`;
       return challenge(
@@ -55,18 +74,49 @@ export class X402Payment implements PaymentMethod {
       );
     }
     let payment: DecodedPayment;
+    let v1: V1Requirements | undefined;
     try {
-      payment = decodePaymentSignature(header, gateway.network.kind);
+      if (v2Header) payment = decodePaymentSignature(header, gateway.network.kind);
+      else {
+        payment = decodeV1Payment(header, gateway.network);
+        v1 = v1Requirements(requirements, v1Network!, resourceInfo(call));
+      }
     } catch (error) {
       if (error instanceof MalformedPaymentError) return challenge("payment_invalid", error.message);
       throw error;
     }
-    if (!gateway.matches(payment.payload, requirements)) {
-      return challenge("payment_mismatch", describeMismatch(payment.payload.accepted, requirements));
+    if (v1 && !(await gateway.acceptsV1().catch(() => true))) {
+      return challenge(
+        "payment_invalid",
+        `This deployment's facilitator does not settle x402 v1 payments on ${v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
+      );
     }
-    const signedResource = payment.payload.resource?.url;
-    if (signedResource !== undefined && signedResource !== call.resourceUrl) {
-      return challenge("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
+    if (v1) {
+      // v1 signs no resource: a payment is bound to its amount and pay-to (and the nonce, once).
+      const problem = v1Mismatch(payment, v1);
+      if (problem) return challenge("payment_mismatch", problem);
+    } else {
+      if (!gateway.matches(payment.payload, requirements)) {
+        return challenge("payment_mismatch", describeMismatch(payment.payload.accepted, requirements));
+      }
+      const signedResource = payment.payload.resource?.url;
+      if (signedResource !== undefined && signedResource !== call.resourceUrl) {
+        return challenge("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
+      }
+    }
+    const terms = facilitatorTerms(payment, requirements, v1);
+    const identified = paymentIdentifierOf(payment);
+    if (identified.problem) return challenge("payment_invalid", identified.problem);
+    const kept = identified.id && (await this.retries.find(payment.payer, identified.id));
+    if (kept) {
+      // A retry of a delivered request: its kept answer, charged once (for the first).
+      if (kept.request !== requestKey(call.resourceUrl, call.body.sha256)) {
+        return { kind: "answer", answer: identifierConflict(identified.id!), outcome: "refused" };
+      }
+      // Signed anew for the retry: it must be the payer's valid signature, though it is never settled.
+      const again = kept.nonce === payment.nonce || (await this.verified(terms));
+      if (!again) return challenge("payment_rejected", "The payment for this retry was rejected by the facilitator");
+      return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" };
     }
     const paymentId = await ledger.claim({
       nonce: payment.nonce,
@@ -81,14 +131,20 @@ export class X402Payment implements PaymentMethod {
       quoteMs: call.quoteMs,
     });
     if (paymentId === undefined) {
-      return challenge("payment_already_used", "This payment signature has already been used; sign a new payment");
+      const retry = identified.id
+        ? " (if its request is still being answered, send it again shortly with the same payment-identifier to get its answer)"
+        : "";
+      return challenge(
+        "payment_already_used",
+        `This payment signature has already been used; sign a new payment${retry}`,
+      );
     }
 
     const timings: Timings = { quote: call.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
     const started = performance.now();
     let verification;
     try {
-      verification = await gateway.verify(payment.payload, requirements);
+      verification = await gateway.verify(terms.payload, terms.requirements);
     } catch (error) {
       metrics.facilitatorFailed("verify");
       await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
@@ -102,144 +158,9 @@ export class X402Payment implements PaymentMethod {
       return challenge("payment_rejected", `Payment rejected by the facilitator: ${reason}${detail}`);
     }
     await ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
-    const session = new X402Session({ gateway, ledger, metrics }, call, payment, paymentId, priced, timings, entered);
+    const services = { gateway, ledger, metrics, retries: this.retries };
+    const session = new X402Session(services, call, payment, paymentId, priced, terms, timings, entered);
+    session.paymentIdentifier = identified.id;
     return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
-  }
-}
-
-/** One verified payment, from the work's start to its settlement. */
-class X402Session {
-  readonly grant;
-  private readonly workStarted = performance.now();
-
-  constructor(
-    private readonly services: X402Services,
-    private readonly call: BillableCall,
-    private readonly payment: DecodedPayment,
-    private readonly paymentId: number,
-    private readonly priced: PricedRequest,
-    private readonly timings: Timings,
-    private readonly entered: number,
-  ) {
-    const outputCap = call.quote.tokens?.maxOutput ?? 0;
-    this.grant = { outputCap, usageRequired: false, payment: { nonce: payment.nonce, payer: payment.payer } };
-  }
-
-  failed = async (error: unknown): Promise<unknown> => {
-    const { timings } = this;
-    timings.upstream = performance.now() - this.workStarted;
-    const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
-    await this.services.ledger.update(this.paymentId, {
-      status: "not_charged",
-      failureReason: reason,
-      upstreamMs: timings.upstream,
-    });
-    this.log("not_charged", reason);
-    if (!(error instanceof UpstreamError)) return error;
-    return new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
-  };
-
-  finish = async (answer: PreparedAnswer): Promise<Finished> => {
-    const { timings, paymentId } = this;
-    const { ledger } = this.services;
-    timings.upstream = performance.now() - this.workStarted;
-    const started = performance.now();
-    let settlement: SettleResponse;
-    try {
-      settlement = await this.services.gateway.settle(this.payment.payload, this.priced.requirements);
-    } catch (error) {
-      timings.settle = performance.now() - started;
-      this.services.metrics.facilitatorFailed("settle");
-      return this.outcomeUnknown(answer, (error as Error).message);
-    }
-    timings.settle = performance.now() - started;
-    // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
-    if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
-      return this.outcomeUnknown(answer, "settlement_pending", settlement.transaction);
-    }
-    if (!settlement.success) return this.unsettled(answer, settlement);
-    const { transaction } = settlement;
-    const record = async () => {
-      try {
-        await ledger.update(paymentId, {
-          status: "settled",
-          transaction,
-          upstreamMs: timings.upstream,
-          settleMs: timings.settle,
-        });
-      } catch (error) {
-        // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
-        logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });
-      }
-      this.log("settled", undefined, transaction);
-    };
-    timings.total = this.sinceEntry();
-    // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
-    // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
-    if (answer.kind === "stream") await record();
-    const paid = paidAnswer(answer, settlement, timings, answer.kind === "json" ? () => void record() : undefined);
-    return this.finished(paid, "paid");
-  };
-
-  private finished(answer: ApiAnswer, outcome: Finished["outcome"]): Finished {
-    return { answer, outcome, payment: "x402", timings: this.timings };
-  }
-
-  /**
-   * The facilitator may or may not have settled (it timed out, or the transfer is still pending). The work is done:
-   * deliver it rather than risk a payer paying for nothing, and leave the row, with the transaction when one is
-   * known, for reconciliation against the chain.
-   */
-  private async outcomeUnknown(answer: PreparedAnswer, reason: string, transaction?: string): Promise<Finished> {
-    const { timings } = this;
-    await this.services.ledger.update(this.paymentId, {
-      status: "settle_unknown",
-      failureReason: reason,
-      transaction,
-      upstreamMs: timings.upstream,
-      settleMs: timings.settle,
-    });
-    this.log("settle_unknown", reason, transaction);
-    timings.total = this.sinceEntry();
-    return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
-  }
-
-  /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
-  private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<Finished> {
-    const { timings } = this;
-    const reason = settlement.errorReason ?? "settlement_failed";
-    await this.services.ledger.update(this.paymentId, {
-      status: "failed",
-      failureReason: reason,
-      upstreamMs: timings.upstream,
-      settleMs: timings.settle,
-    });
-    if (answer.kind === "stream") await answer.stream.cancel();
-    await answer.onUnsettled?.();
-    this.log("settlement_failed", reason);
-    const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
-    const document = paymentRequiredDocument(this.call, this.priced);
-    return this.finished(
-      paymentChallenge(document, "settlement_failed", `Settlement failed: ${reason}${detail}`),
-      "refused",
-    );
-  }
-
-  private sinceEntry(): number {
-    return this.call.quoteMs + performance.now() - this.entered;
-  }
-
-  private log(outcome: string, reason?: string, transaction?: string): void {
-    logEvent(outcome === "settled" ? "info" : "warn", "paid_request", {
-      resource: this.call.resourceUrl,
-      outcome,
-      payer: this.payment.payer,
-      amount: this.payment.payload.accepted.amount,
-      reason,
-      transaction,
-      timings_ms: Object.fromEntries(
-        Object.entries(this.timings).map(([name, value]) => [name, Number(value.toFixed(2))]),
-      ),
-    });
   }
 }

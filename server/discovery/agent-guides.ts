@@ -135,6 +135,25 @@ export function llmsTxt(facts: DeploymentFacts): string {
 }
 
 /** GET /AI-AGENTS.md: what an agent needs to use the service, from the same tables as the quotes. */
+/** How x402 v1 clients pay, on networks with a v1 name; nothing elsewhere. */
+function v1ClientLines(facts: DeploymentFacts): string[] {
+  const v1Network = facts.network.kind === "evm" ? facts.network.x402V1Network : undefined;
+  if (!v1Network) return [];
+  return [
+    "## x402 v1 clients",
+    "",
+    `x402 v1 clients (x402-fetch 1.x, x402-axios) pay too: the 402's JSON body is the v1 document (x402Version 1, accepts[0] with maxAmountRequired and network "${v1Network}"); sign it and send X-PAYMENT; the settlement comes back in X-PAYMENT-RESPONSE. The same authorization is spent once, as v1 or v2.`,
+    "",
+    "```ts",
+    'import { wrapFetchWithPayment, decodeXPaymentResponse } from "x402-fetch";',
+    `const pay = wrapFetchWithPayment(fetch, walletClient); // a viem wallet client on ${v1Network}`,
+    `const response = await pay("${facts.origin}/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body });`,
+    'const settlement = decodeXPaymentResponse(response.headers.get("x-payment-response")!);',
+    "```",
+    "",
+  ];
+}
+
 export function aiAgentsMd(facts: DeploymentFacts): string {
   return [
     `# Using paysvc (${facts.network.id}) from an agent`,
@@ -157,9 +176,18 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "",
     "Spend controls: the official client refuses payments above $1 and assets it does not know unless allowed, as above. Set maxAmountPerPayment to the most you accept to pay per request.",
     "",
+    ...v1ClientLines(facts),
+    "## Safe retries (payment-identifier)",
+    "",
+    'Every 402 declares the x402 payment-identifier extension (@x402/extensions/payment-identifier). Put an id of your own (16 to 128 letters, digits, - and _) in the payment\'s extensions["payment-identifier"].info.id, e.g. appendPaymentIdentifierToExtensions(payload.extensions, generatePaymentId()). If the connection drops after you paid, send the same request again with the same id (the same payment, or one signed anew): you get the first answer again (header Idempotent-Replayed: true) and are charged once. The same id with another request is refused (409 payment_identifier_conflict). Answers are kept for the time the extension states (1 hour by default). Streamed answers are not kept and cannot be replayed: retrying a stream needs a new payment.',
+    "",
     "## Prepaid keys",
     "",
     `POST ${facts.origin}/prepaid/codes {model, tokens} (or /prepaid/codes/auto) with x402 returns a key (paysvc_pk_...). Use it as the API key: new OpenAI({ apiKey: key, baseURL: "${facts.prepaidApiBase}" }); chat completions and responses are then billed to its token budget (input + output). Status: GET ${facts.prepaidApiBase}/prepaid/status with Authorization: Bearer <key>.`,
+    "",
+    "## What an answer cost",
+    "",
+    "Every paid answer says what it cost, in USD as a decimal string: usage.cost in a whole answer with a usage object (chat completions, responses, decisions) and in a stream's final usage event (the chat chunk that stream_options.include_usage adds, and response.usage of response.completed), and the header X-Paysvc-Cost on whole answers (images and key purchases have the header only). Paid with x402, the cost is the settled amount and usage.cost_details is {network, transaction} (transaction null while the settlement's outcome is unknown). With a prepaid key, the cost is the tokens charged at the key's price (its model's input rate, rounded up to a whole atomic unit), with usage.prepaid_charged_tokens and usage.prepaid_remaining_tokens (also the header X-Paysvc-Prepaid-Remaining on whole answers): the key's balance after the call.",
     "",
     "## Free endpoints",
     "",

@@ -20,7 +20,8 @@ const errorSchema = {
 
 const paymentRequiredSchema = {
   type: "object",
-  description: "The decoded PAYMENT-REQUIRED header (the JSON body repeats it beside an OpenAI-shaped error)",
+  description:
+    "The decoded PAYMENT-REQUIRED header (x402 v2); on networks without an x402 v1 name the JSON body repeats it beside an OpenAI-shaped error",
   required: ["x402Version", "resource", "accepts"],
   properties: {
     x402Version: { const: 2 },
@@ -53,6 +54,74 @@ const paymentRequiredSchema = {
   },
 };
 
+/** The 402's JSON body on networks with an x402 v1 name: what v1 clients (x402-fetch 1.x, x402-axios) read. */
+const paymentRequiredV1Schema = {
+  type: "object",
+  description:
+    "x402 v1 requirements (pay with X-PAYMENT, settlement in X-PAYMENT-RESPONSE), with the quote's breakdown and an OpenAI-shaped error; v2 clients read the PAYMENT-REQUIRED header instead",
+  required: ["x402Version", "accepts", "error"],
+  properties: {
+    x402Version: { const: 1 },
+    accepts: {
+      type: "array",
+      items: {
+        type: "object",
+        required: [
+          "scheme",
+          "network",
+          "maxAmountRequired",
+          "resource",
+          "description",
+          "mimeType",
+          "payTo",
+          "maxTimeoutSeconds",
+          "asset",
+          "extra",
+        ],
+        properties: {
+          scheme: { const: "exact" },
+          network: { type: "string", description: "the network's v1 name: polygon, base" },
+          maxAmountRequired: { type: "string", description: "the exact amount, in atomic units of the asset" },
+          resource: { type: "string" },
+          description: { type: "string" },
+          mimeType: { type: "string" },
+          payTo: { type: "string" },
+          maxTimeoutSeconds: { type: "integer" },
+          asset: { type: "string" },
+          extra: { type: "object" },
+        },
+      },
+    },
+    extensions: { type: "object" },
+    error: errorSchema.properties.error,
+  },
+};
+
+/** Headers of a paid or prepaid answer (see the README's "What an answer cost" and "Safe retries"). */
+const paidAnswerHeaders = {
+  "PAYMENT-RESPONSE": {
+    description: "x402: base64 of the JSON settlement (transaction, network, payer)",
+    schema: { type: "string" },
+  },
+  "X-PAYMENT-RESPONSE": {
+    description: "x402 v1 payments: the same settlement, where v1 clients read it",
+    schema: { type: "string" },
+  },
+  "X-Paysvc-Cost": {
+    description: "what the answer cost, USD as a decimal string (whole answers)",
+    schema: { type: "string" },
+  },
+  "X-Paysvc-Prepaid-Remaining": {
+    description: "prepaid key: tokens left after this call (whole answers)",
+    schema: { type: "string" },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "true on an answer kept for a retry under its payment-identifier (charged once, for the first request)",
+    schema: { type: "string" },
+  },
+};
+
 const errorResponse = (description: string) => ({
   description,
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
@@ -61,11 +130,14 @@ const errorResponse = (description: string) => ({
 /** OpenAPI 3.1 description of one deployment, version 1.0.0. */
 export function openApiDocument(facts: DeploymentFacts): Record<string, unknown> {
   const payment = paymentInfo(facts);
+  const v1Network = facts.network.kind === "evm" ? facts.network.x402V1Network : undefined;
+  const bodySchema = v1Network ? "PaymentRequiredV1" : "PaymentRequired";
   const paths: Record<string, Record<string, unknown>> = {};
   for (const endpoint of facts.catalog) {
     const responses: Record<string, unknown> = {
       [endpoint.successStatus]: {
         description: endpoint.responseDescription,
+        ...(endpoint.access === "free" ? {} : { headers: paidAnswerHeaders }),
         content: {
           "application/json": { schema: { type: "object" } },
           ...(endpoint.streaming ? { "text/event-stream": { schema: { type: "string" } } } : {}),
@@ -79,8 +151,11 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
         headers: {
           "PAYMENT-REQUIRED": { description: "base64 of the JSON payment requirements", schema: { type: "string" } },
         },
-        content: { "application/json": { schema: { $ref: "#/components/schemas/PaymentRequired" } } },
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${bodySchema}` } } },
       };
+      responses[409] = errorResponse(
+        "payment_identifier_conflict: the payment-identifier was used for another request; nothing was charged",
+      );
       responses[502] = errorResponse("The upstream failed; the payment was not settled");
       responses[503] = errorResponse("The facilitator is unavailable; nothing was charged");
     }
@@ -111,6 +186,17 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
           description: "base64 of the JSON x402 payment payload",
           schema: { type: "string" },
         },
+        ...(v1Network
+          ? [
+              {
+                name: "X-PAYMENT",
+                in: "header",
+                required: false,
+                description: `x402 v1: base64 of the JSON v1 payment payload (network ${v1Network}), for clients that read the 402's body`,
+                schema: { type: "string" },
+              },
+            ]
+          : []),
       ];
       operation["x-payment-info"] = { ...payment, pricing: endpoint.pricing };
     }
@@ -127,7 +213,11 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
     servers: [{ url: facts.origin }],
     paths,
     components: {
-      schemas: { Error: errorSchema, PaymentRequired: paymentRequiredSchema },
+      schemas: {
+        Error: errorSchema,
+        PaymentRequired: paymentRequiredSchema,
+        ...(v1Network ? { PaymentRequiredV1: paymentRequiredV1Schema } : {}),
+      },
       securitySchemes: { prepaidKey: { type: "http", scheme: "bearer", description: "a prepaid key (paysvc_pk_...)" } },
     },
   };

@@ -3,11 +3,21 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client
 /**
  * What a request came to. Paid endpoints: `quoted` (the first 402 with the price), `paid` (settled), `prepaid`
  * (billed to a prepaid key), `settle_unknown` (delivered, the settlement's outcome left to reconciliation),
+ * `replayed` (a retry under a payment-identifier given the answer kept from its first request, not charged again),
  * `refused` (a payment or key refused, a limit reached), `invalid` (a bad request), `upstream_failed`, `error`.
  * Free endpoints: `served`, or one of the failures.
  */
 export type RequestOutcome =
-  "quoted" | "paid" | "prepaid" | "settle_unknown" | "served" | "refused" | "invalid" | "upstream_failed" | "error";
+  | "quoted"
+  | "paid"
+  | "prepaid"
+  | "settle_unknown"
+  | "replayed"
+  | "served"
+  | "refused"
+  | "invalid"
+  | "upstream_failed"
+  | "error";
 
 export type PaymentKind = "x402" | "prepaid";
 export type FacilitatorOperation = "supported" | "verify" | "settle";

@@ -2,6 +2,7 @@ import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } fro
 import {
   SettleError,
   VerifyError,
+  type Network,
   type PaymentPayload,
   type PaymentRequirements,
   type SettleResponse,
@@ -37,6 +38,7 @@ export class PaymentGateway {
   private readonly facilitator: FacilitatorClient;
   private readonly server: x402ResourceServer;
   private initialized: Promise<void> | undefined;
+  private v1Support: Promise<boolean> | undefined;
 
   constructor(private readonly config: PaymentGatewayConfig) {
     this.facilitator =
@@ -44,6 +46,11 @@ export class PaymentGateway {
       new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: config.facilitatorTimeoutMs });
     const scheme = config.network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme();
     this.server = new x402ResourceServer(this.facilitator).register(config.network.id, scheme);
+    // v1 payments name the network by its v1 name; the resource server looks their scheme up by it.
+    const { network } = config;
+    if (network.kind === "evm" && network.x402V1Network) {
+      this.server.register(network.x402V1Network as Network, scheme);
+    }
   }
 
   get network(): NetworkDefinition {
@@ -125,6 +132,25 @@ export class PaymentGateway {
       }
       throw new FacilitatorUnavailableError(`settlement outcome unknown: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Whether the facilitator settles x402 v1 "exact" payments on this network's v1 name (asked once; a failure to
+   * ask is retried next time). A facilitator that does not gets no v1 payment to verify.
+   */
+  acceptsV1(): Promise<boolean> {
+    const { network } = this.config;
+    if (network.kind !== "evm" || !network.x402V1Network) return Promise.resolve(false);
+    const name = network.x402V1Network;
+    this.v1Support ??= this.facilitator.getSupported().then(
+      (supported) =>
+        supported.kinds.some((kind) => kind.x402Version === 1 && kind.scheme === "exact" && kind.network === name),
+      (error: unknown) => {
+        this.v1Support = undefined;
+        throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
+      },
+    );
+    return this.v1Support;
   }
 
   /** Health probe: the facilitator answers /supported and supports this network's exact scheme. */

@@ -11,9 +11,9 @@ export class MalformedPaymentError extends Error {
   }
 }
 
-const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`));
+export const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`));
 
-const evmExactPayload = z.object({
+export const evmExactPayload = z.object({
   signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be hex"),
   authorization: z.object({
     from: hex(20),
@@ -52,6 +52,9 @@ const evmPaymentPayload = paymentPayloadSchema(evmExactPayload.loose());
 const svmPaymentPayload = paymentPayloadSchema(svmExactPayload.loose());
 
 export interface DecodedPayment {
+  /** x402 v2 (PAYMENT-SIGNATURE) or v1 (X-PAYMENT, see x402-v1.ts). */
+  version: 1 | 2;
+  /** As signed: a v2 payload, or a v1 one (`x402Version` 1, `scheme`, `network`, `payload`). */
   payload: PaymentPayload;
   /**
    * Unique per signed payment, the ledger's key: the EIP-3009 authorization nonce on EVM; on Solana the SHA-256
@@ -59,18 +62,25 @@ export interface DecodedPayment {
    */
   nonce: string;
   payer: string;
+  /** What the payer signed for: the token (mint) and the recipient, as the payload names them. */
+  asset: string;
+  payTo: string;
+}
+
+/** The JSON of a payment header (base64), or a MalformedPaymentError naming the header. */
+export function decodeBase64Json(header: string, name: string): unknown {
+  const trimmed = header.trim();
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) throw new MalformedPaymentError(`${name} is not base64`);
+  try {
+    return JSON.parse(Buffer.from(trimmed, "base64").toString("utf8"));
+  } catch {
+    throw new MalformedPaymentError(`${name} is not base64-encoded JSON`);
+  }
 }
 
 /** Decodes base64 JSON of an x402 v2 "exact" payment payload for the network's kind, checking its shape strictly. */
 export function decodePaymentSignature(header: string, kind: "evm" | "svm"): DecodedPayment {
-  const trimmed = header.trim();
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) throw new MalformedPaymentError("PAYMENT-SIGNATURE is not base64");
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(trimmed, "base64").toString("utf8"));
-  } catch {
-    throw new MalformedPaymentError("PAYMENT-SIGNATURE is not base64-encoded JSON");
-  }
+  const json = decodeBase64Json(header, "PAYMENT-SIGNATURE");
   const result = (kind === "evm" ? evmPaymentPayload : svmPaymentPayload).safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -79,10 +89,11 @@ export function decodePaymentSignature(header: string, kind: "evm" | "svm"): Dec
     );
   }
   const payload = result.data as unknown as PaymentPayload;
+  const signedFor = { version: 2 as const, payload, asset: payload.accepted.asset, payTo: payload.accepted.payTo };
   if (kind === "svm")
-    return { payload, ...svmTransactionIdentity((result.data.payload as { transaction: string }).transaction) };
+    return { ...signedFor, ...svmTransactionIdentity((result.data.payload as { transaction: string }).transaction) };
   const { authorization } = result.data.payload as z.infer<typeof evmExactPayload>;
-  return { payload, nonce: authorization.nonce.toLowerCase(), payer: authorization.from.toLowerCase() };
+  return { ...signedFor, nonce: authorization.nonce.toLowerCase(), payer: authorization.from.toLowerCase() };
 }
 
 /** The ledger key and the payer of a partially signed Solana transfer: its one signer besides the fee payer. */

@@ -56,9 +56,11 @@ export interface PrepaidKeyStore {
   extend(reservation: Reservation, ttlMs: number): Promise<void>;
   /**
    * Ends a reservation, charging `usedTokens` of it (never more than it held) and disabling the key once its
-   * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice.
+   * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice. Answers the
+   * tokens the key has left after it (as `balance` counts them; PostgreSQL counts reservations expired but not yet
+   * swept too).
    */
-  settle(reservation: Reservation, usedTokens: number): Promise<void>;
+  settle(reservation: Reservation, usedTokens: number): Promise<number>;
   /** Reservations whose process died long ago; they no longer count, this only tidies the table. */
   deleteExpired(now?: number): Promise<void>;
 }

@@ -33,6 +33,6 @@ export function quoteCompletion(options: {
     display: quote.display,
     description: options.description,
     model: model.id,
-    tokens: { model, input: inputTokens, maxOutput: maxOutputTokens },
+    tokens: { model, input: inputTokens, maxOutput: maxOutputTokens, decimals: network.usdc.decimals },
   };
 }

@@ -52,7 +52,7 @@ export class EvmChainReader implements ChainReader {
   }
 
   async find(payment: DecodedPayment, recorded: string | null, since: Date): Promise<ChainPayment> {
-    const token = getAddress(payment.payload.accepted.asset);
+    const token = getAddress(payment.asset);
     const authorization = payment.payload.payload.authorization as Authorization;
     if (recorded && isHash(recorded)) {
       const found = await this.transferIn(recorded, token, authorization);

@@ -1,7 +1,8 @@
 import type { NetworkDefinition } from "../../networks";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
-import { decodePaymentSignature, type DecodedPayment } from "../payment/payment-signature";
+import type { DecodedPayment } from "../payment/payment-signature";
+import { decodeRecordedPayment, facilitatorTerms, v1Requirements } from "../payment/x402-v1";
 import { paymentStatuses, type PaymentStatus } from "../storage/payment-status";
 import type { ChainPayment, ChainReader } from "./chain-payment";
 
@@ -115,7 +116,7 @@ export class LedgerReconciler {
     if (!record.paymentSignature) {
       return { ...rowOf(record, "unreadable"), detail: "no payment signature recorded (a row from an older release)" };
     }
-    const payment = decodePaymentSignature(record.paymentSignature, this.services.network.kind);
+    const payment = decodeRecordedPayment(record.paymentSignature, this.services.network);
     const chain = await this.services.reader.find(payment, record.transaction, record.createdAt);
     return this.judge(record, payment, chain, check);
   }
@@ -166,8 +167,9 @@ export class LedgerReconciler {
   /** Settles a delivered, unused, valid payment; a refusal is looked at again on chain (another run may have won). */
   private async settleNow(record: PaymentRecord, payment: DecodedPayment): Promise<ReconciledRow> {
     const { gateway, reader } = this.services;
+    const terms = this.recordedTerms(record, payment);
     const settlement = await gateway
-      .settle(payment.payload, payment.payload.accepted)
+      .settle(terms.payload, terms.requirements)
       .catch((error: unknown) => ({ success: false as const, errorReason: (error as Error).message }));
     if (settlement.success) {
       return this.move(record, "settled", { transaction: settlement.transaction }, false, "recovered");
@@ -175,6 +177,27 @@ export class LedgerReconciler {
     const chain = await reader.find(payment, record.transaction, record.createdAt);
     if (chain.state !== "unused") return this.judge(record, payment, chain, false);
     return { ...rowOf(record, "open"), detail: `settling failed for now: ${settlement.errorReason ?? "refused"}` };
+  }
+
+  /**
+   * What the facilitator settles a recorded payment with: a v2 payload names its requirements; a v1 one is settled
+   * on the requirements its 402 offered, made again from the row and the network (v1 signs amount and pay-to).
+   */
+  private recordedTerms(record: PaymentRecord, payment: DecodedPayment) {
+    if (payment.version === 2) return facilitatorTerms(payment, payment.payload.accepted, undefined);
+    const { network, paymentTimeoutMs } = this.services;
+    const requirements = {
+      scheme: "exact",
+      network: network.id,
+      amount: record.amount.toString(),
+      asset: payment.asset,
+      payTo: payment.payTo,
+      maxTimeoutSeconds: Math.round(paymentTimeoutMs / 1000),
+      extra: network.kind === "evm" ? { ...network.usdc.eip712 } : {},
+    };
+    const v1Network = network.kind === "evm" ? network.x402V1Network : undefined;
+    const v1 = v1Network ? v1Requirements(requirements, v1Network, { url: record.resource }) : undefined;
+    return facilitatorTerms(payment, requirements, v1);
   }
 
   /** What the chain's transfer says that the ledger does not. */
@@ -187,7 +210,7 @@ export class LedgerReconciler {
     if (chain.amount !== record.amount) {
       problems.push(`the chain transferred ${chain.amount} atomic units, the ledger says ${record.amount}`);
     }
-    const payTo = await this.services.reader.recipientOf(payment.payload.accepted.payTo);
+    const payTo = await this.services.reader.recipientOf(payment.payTo);
     if (chain.to !== payTo) problems.push(`the transfer went to ${chain.to}, not to the pay-to ${payTo}`);
     if (chain.from.toLowerCase() !== record.payer.toLowerCase()) {
       problems.push(`the transfer came from ${chain.from}, the ledger says ${record.payer}`);

@@ -64,7 +64,7 @@ export class SvmChainReader implements ChainReader {
     const nonce = `svm:${sha256(messageBytes)}`;
     let landed = recorded ? await this.transaction(recorded) : undefined;
     if (landed && sha256(landed.messageBytes) !== sha256(messageBytes)) landed = undefined;
-    landed ??= (await this.historyOf(await this.recipientOf(payment.payload.accepted.payTo), since)).get(nonce);
+    landed ??= (await this.historyOf(await this.recipientOf(payment.payTo), since)).get(nonce);
     if (landed) {
       if (landed.err !== null) {
         const reason = `its transaction failed on chain: ${JSON.stringify(landed.err)}`;

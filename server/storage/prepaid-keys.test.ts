@@ -123,10 +123,13 @@ describe.each(engines)("prepaid keys on %s", (engine) => {
     // Settled by two instances at once (a retried settlement): charged once.
     await Promise.all([store.settle(reservation, 80), second.prepaidKeys.settle(reservation, 80)]);
     expect(await store.balance(id)).toEqual({ total: 100, used: 50, reserved: 0, remaining: 50 });
-    await store.settle(reservation, 50);
+    // Settling answers what is left; a second settlement charges nothing and says the same.
+    expect(await store.settle(reservation, 50)).toBe(50);
     expect((await store.balance(id)).used).toBe(50);
-    const released = (await reserve(store, code, 10, 20))!;
-    await store.settle(released, 0);
+    const held = (await reserve(store, code, 10, 20))!;
+    const released = (await reserve(store, code, 5, 5))!;
+    expect(await store.settle(released, 0)).toBe(20);
+    expect(await store.settle(held, 0)).toBe(50);
     expect(await store.balance(id)).toEqual({ total: 100, used: 50, reserved: 0, remaining: 50 });
   });
 

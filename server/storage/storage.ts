@@ -1,4 +1,5 @@
 import type { FreeChatLog } from "../free-tier/free-chat-windows";
+import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
@@ -14,6 +15,8 @@ export interface Storage {
   prepaidKeys: PrepaidKeyStore;
   freeChatLog: FreeChatLog;
   quoteHolds: QuoteHoldStore;
+  /** Paid answers kept for retries under a payment-identifier. */
+  paidAnswers: PaidAnswerStore;
   /** One round trip to the database, for /health. */
   ping(): Promise<void>;
   close(): Promise<void>;

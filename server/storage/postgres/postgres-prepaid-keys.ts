@@ -93,12 +93,13 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
     });
   }
 
-  async settle(reservation: Reservation, usedTokens: number): Promise<void> {
-    await this.database.$client.query({
+  async settle(reservation: Reservation, usedTokens: number): Promise<number> {
+    const { rows } = await this.database.$client.query<{ remaining: number }>({
       name: "paysvc_settle_reservation",
-      text: "select paysvc_settle($1, $2, $3, $4)",
+      text: "select paysvc_settle($1, $2, $3, $4)::float8 as remaining",
       values: [reservation.keyId, reservation.id, usedTokens, new Date()],
     });
+    return rows[0]?.remaining ?? 0;
   }
 
   /** Sweeps the keys in the order of their ids, so two instances sweeping at once cannot deadlock. */

@@ -3,6 +3,7 @@ import { openPostgres } from "./open-postgres";
 import { PostgresFreeChatLog } from "./postgres-free-chat-log";
 import { PostgresPaymentLedger } from "./postgres-payment-ledger";
 import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
+import { PostgresPaidAnswers } from "./postgres-paid-answers";
 import { PostgresQuoteHolds } from "./postgres-quote-holds";
 
 /** The stores over a pool of `poolSize` connections to the PostgreSQL database at `url`, migrated. */
@@ -14,6 +15,7 @@ export async function openPostgresStorage(url: string, poolSize: number): Promis
     prepaidKeys: new PostgresPrepaidKeys(database),
     freeChatLog: new PostgresFreeChatLog(database),
     quoteHolds: new PostgresQuoteHolds(database),
+    paidAnswers: new PostgresPaidAnswers(database),
     ping: async () => void (await database.$client.query("select 1")),
     close: () => database.$client.end(),
   };

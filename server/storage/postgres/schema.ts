@@ -86,3 +86,19 @@ export const quoteHolds = pgTable(
   },
   (table) => [index("quote_holds_expires_at_idx").on(table.expiresAt)],
 );
+
+export const paidAnswers = pgTable(
+  "paid_answers",
+  {
+    payer: text("payer").notNull(),
+    paymentId: text("payment_id").notNull(),
+    nonce: text("nonce").notNull(),
+    request: text("request").notNull(),
+    answer: text("answer").notNull(),
+    expiresAt: at("expires_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.payer, table.paymentId] }),
+    index("paid_answers_expires_at_idx").on(table.expiresAt),
+  ],
+);

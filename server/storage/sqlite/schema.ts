@@ -113,3 +113,25 @@ export const quoteHolds = sqliteTable(
   },
   (table) => [index("quote_holds_expires_at_idx").on(table.expiresAt)],
 );
+
+/**
+ * Answers kept for the x402 payment-identifier extension: a paid, non-streamed answer under its payer and the
+ * payment id the caller chose, so that a retry of the same request (its connection dropped) gets it again
+ * instead of paying twice. `request` is the resource and the body's SHA-256; `answer` the status, headers and
+ * body as JSON. Kept until `expires_at` (ms).
+ */
+export const paidAnswers = sqliteTable(
+  "paid_answers",
+  {
+    payer: text("payer").notNull(),
+    paymentId: text("payment_id").notNull(),
+    nonce: text("nonce").notNull(),
+    request: text("request").notNull(),
+    answer: text("answer").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.payer, table.paymentId] }),
+    index("paid_answers_expires_at_idx").on(table.expiresAt),
+  ],
+);

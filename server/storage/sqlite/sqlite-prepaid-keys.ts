@@ -111,8 +111,9 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
     this.extendReservation.run({ keyId: reservation.keyId, id: reservation.id, expiresAtMs: Date.now() + ttlMs });
   }
 
-  async settle(reservation: Reservation, usedTokens: number): Promise<void> {
+  async settle(reservation: Reservation, usedTokens: number): Promise<number> {
     this.settlement(reservation, usedTokens);
+    return (await this.balance(reservation.keyId)).remaining;
   }
 
   async deleteExpired(now = Date.now()): Promise<void> {

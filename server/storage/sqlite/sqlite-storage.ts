@@ -4,6 +4,7 @@ import { openSqlite } from "./open-sqlite";
 import { SqliteFreeChatLog } from "./sqlite-free-chat-log";
 import { SqlitePaymentLedger } from "./sqlite-payment-ledger";
 import { SqlitePrepaidKeys } from "./sqlite-prepaid-keys";
+import { SqlitePaidAnswers } from "./sqlite-paid-answers";
 import { SqliteQuoteHolds } from "./sqlite-quote-holds";
 
 /** The stores over one SQLite file, migrated; `walFlush` for a server's long-lived connection. */
@@ -15,6 +16,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     prepaidKeys: new SqlitePrepaidKeys(database),
     freeChatLog: new SqliteFreeChatLog(database),
     quoteHolds: new SqliteQuoteHolds(database),
+    paidAnswers: new SqlitePaidAnswers(database),
     ping: async () => void database.get(sql`select 1`),
     close: async () => void database.$client.close(),
   };

@@ -1,0 +1,91 @@
+import {
+  declarePaymentIdentifierExtension,
+  isValidPaymentId,
+  PAYMENT_ID_MAX_LENGTH,
+  PAYMENT_ID_MIN_LENGTH,
+  PAYMENT_IDENTIFIER,
+} from "@x402/extensions/payment-identifier";
+import { errorObject, errorStatus } from "../errors";
+import { jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
+import { logEvent } from "../log";
+import type { KeptAnswer, PaidAnswerStore } from "../payment/paid-answers";
+import type { DecodedPayment } from "../payment/payment-signature";
+
+/*
+ * Safe retries with x402's payment-identifier extension: the caller names its payment with an id of its own; a
+ * paid, whole answer is kept under the payer and that id, and the same request sent again with the same id (its
+ * connection dropped) gets the kept answer instead of paying twice or being told the payment was used.
+ */
+
+/** What every 402 declares: the id is optional; whole answers are kept; streams are not replayed. */
+export function paymentIdentifierDeclaration(ttlSeconds: number) {
+  return {
+    ...declarePaymentIdentifierExtension(false),
+    description: `Optional idempotency: put an id of your own in extensions["${PAYMENT_IDENTIFIER}"].info.id of the payment. The same request sent again with the same id within ${ttlSeconds} s gets the first answer again, charged once; the same id with another request is refused (409). Streamed answers are not kept: a stream cannot be replayed.`,
+  };
+}
+
+/**
+ * The id a v2 payment carries, if any; a malformed one is a problem to answer. Payments echo the 402's extensions,
+ * so most carry the declaration without an id: that is read as no id, and only an id is checked (its pattern; the
+ * extension's JSON-schema validator compiles its schema on each call, which cost 13 ms a paid request).
+ */
+export function paymentIdentifierOf(payment: DecodedPayment): { id?: string; problem?: string } {
+  if (payment.version !== 2) return {};
+  const extension = payment.payload.extensions?.[PAYMENT_IDENTIFIER] as { info?: { id?: unknown } } | undefined;
+  const id = extension?.info?.id;
+  if (id === undefined) return {};
+  if (typeof id !== "string" || !isValidPaymentId(id)) {
+    return {
+      problem: `payment-identifier: the id must be ${PAYMENT_ID_MIN_LENGTH} to ${PAYMENT_ID_MAX_LENGTH} letters, digits, - or _`,
+    };
+  }
+  return { id };
+}
+
+/** What a retry must ask for again: the resource and the body. */
+export const requestKey = (resourceUrl: string, bodySha256: string) => `${resourceUrl}\n${bodySha256}`;
+
+/** The kept answers of one deployment, for `ttlMs`. */
+export class PaidRetries {
+  constructor(
+    private readonly store: PaidAnswerStore,
+    readonly ttlMs: number,
+  ) {}
+
+  find(payer: string, id: string): Promise<KeptAnswer | undefined> {
+    return this.store.find(payer, id, Date.now());
+  }
+
+  /** Keeps a whole paid answer before it is sent; failing to keep it costs the caller only a safe retry. */
+  async keep(answer: ApiAnswer, kept: Omit<KeptAnswer, "status" | "headers" | "body">): Promise<void> {
+    if (typeof answer.body !== "string") return;
+    const now = Date.now();
+    try {
+      const whole = { ...kept, status: answer.status, headers: { ...answer.headers }, body: answer.body };
+      await this.store.keep(whole, now, now + this.ttlMs);
+    } catch (error) {
+      logEvent("error", "paid_answer_keep_failed", { error: (error as Error).message });
+    }
+  }
+}
+
+/** The kept answer again, marked as a replay (the payment it names was charged once, for the first). */
+export function replayedAnswer(kept: KeptAnswer): ApiAnswer {
+  const answer = textAnswer(kept.body, kept.headers["content-type"] ?? "application/json", {
+    status: kept.status,
+    headers: { ...kept.headers, "idempotent-replayed": "true" },
+  });
+  return answer;
+}
+
+/** The same id sent with another request: refused, nothing charged. */
+export function identifierConflict(id: string): ApiAnswer {
+  const message = `payment-identifier ${id} was used for another request (another resource or body); choose a new id for a new request`;
+  return jsonAnswer(
+    { error: errorObject("payment_identifier_conflict", message) },
+    {
+      status: errorStatus("payment_identifier_conflict"),
+    },
+  );
+}

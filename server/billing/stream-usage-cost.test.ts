@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { logEvent } from "../log";
+import { readChunks, streamOf } from "./__fixtures__/read-chunks";
+import { withStreamUsageCost, type UsageCostFields } from "./stream-usage-cost";
+
+vi.mock("../log", () => ({ logEvent: vi.fn() }));
+
+afterEach(() => vi.mocked(logEvent).mockClear());
+
+async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** The stream's text with `fields` appended to the object that `find` locates in the event whose data matches. */
+function expectedText(chunks: string[], marker: string, edit: (event: Record<string, unknown>) => void): string {
+  const text = chunks.join("");
+  const line = text
+    .split(/\r\n|\r|\n/)
+    .find((candidate) => candidate.startsWith("data:") && candidate.includes(marker));
+  if (!line) throw new Error(`no data line with ${marker}`);
+  const event = JSON.parse(line.slice("data: ".length)) as Record<string, unknown>;
+  edit(event);
+  return text.replace(line, `data: ${JSON.stringify(event)}`);
+}
+
+const COST = { cost: "0.001234", cost_details: { network: "eip155:137", transaction: "0xabc" } };
+
+async function run(chunks: string[], fieldsFor: UsageCostFields = () => COST) {
+  const seen: Record<string, unknown>[] = [];
+  const text = await readText(
+    withStreamUsageCost(streamOf(chunks), (usage) => {
+      seen.push({ ...usage });
+      return fieldsFor(usage);
+    }),
+  );
+  return { text, seen };
+}
+
+describe("withStreamUsageCost", () => {
+  it("appends the cost to the usage-only chunk of a chat stream, every other byte as it came", async () => {
+    const chunks = readChunks("chat-with-usage");
+    const { text, seen } = await run(chunks);
+    expect(seen).toEqual([{ prompt_tokens: 10, completion_tokens: 33, total_tokens: 43 }]);
+    expect(text).toBe(expectedText(chunks, '"choices":[]', (event) => Object.assign(event.usage as object, COST)));
+    expect(text).toContain(
+      '"usage":{"prompt_tokens":10,"completion_tokens":33,"total_tokens":43,"cost":"0.001234","cost_details":{"network":"eip155:137","transaction":"0xabc"}}}\n\ndata: [DONE]\n\n',
+    );
+  });
+
+  it("keeps CRLF line ends, comments, and events cut anywhere, including between CR and LF", async () => {
+    const chunks = readChunks("chat-with-usage-crlf-split");
+    const { text, seen } = await run(chunks);
+    expect(seen).toHaveLength(1);
+    expect(text).toBe(expectedText(chunks, '"choices":[]', (event) => Object.assign(event.usage as object, COST)));
+    expect(text.startsWith(": PROCESSING\r\n\r\n")).toBe(true);
+  });
+
+  it("appends it to response.usage of the Responses API's response.completed, keeping the event: lines", async () => {
+    const chunks = readChunks("responses-with-usage");
+    const { text, seen } = await run(chunks);
+    expect(seen).toEqual([expect.objectContaining({ input_tokens: 10, output_tokens: 33, total_tokens: 43 })]);
+    expect(text).toBe(
+      expectedText(chunks, '"type":"response.completed"', (event) =>
+        Object.assign((event.response as { usage: object }).usage, COST),
+      ),
+    );
+    expect(text).toContain("event: response.completed\ndata: {");
+  });
+
+  it("passes a stream without a usage object through untouched, in the same bytes", async () => {
+    const chunks = readChunks("chat-without-usage");
+    const { text, seen } = await run(chunks);
+    expect(seen).toEqual([]);
+    expect(text).toBe(chunks.join(""));
+  });
+
+  it("leaves chunks that carry usage beside their choices alone (a running count is not the final usage)", async () => {
+    const running = `data: {"choices":[{"delta":{"content":"a"}}],"usage":{"completion_tokens":1}}\n\n`;
+    const { text, seen } = await run([running, "data: [DONE]\n\n"]);
+    expect(seen).toEqual([]);
+    expect(text).toBe(`${running}data: [DONE]\n\n`);
+  });
+
+  it("reads JSON written with spaces and data over several lines, and writes it back on one", async () => {
+    const spaced = 'data: {"choices": [], "usage": {"completion_tokens": 5}}\n\n';
+    expect((await run([spaced], () => ({ cost: "0.1" }))).text).toBe(
+      'data: {"choices":[],"usage":{"completion_tokens":5,"cost":"0.1"}}\n\n',
+    );
+    const split = 'id: 7\ndata: {"choices": [],\ndata: "usage": {"completion_tokens": 5}}\n\n';
+    expect((await run([split], () => ({ cost: "0.1" }))).text).toBe(
+      'id: 7\ndata: {"choices":[],"usage":{"completion_tokens":5,"cost":"0.1"}}\n\n',
+    );
+  });
+
+  it("states the cost once, and waits for fields computed asynchronously", async () => {
+    const usage = `data: {"choices":[],"usage":{"completion_tokens":5}}\n\n`;
+    const { text, seen } = await run([usage, usage], async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { cost: "0.000001" };
+    });
+    expect(seen).toHaveLength(1);
+    expect(text).toBe(`data: {"choices":[],"usage":{"completion_tokens":5,"cost":"0.000001"}}\n\n${usage}`);
+  });
+
+  it("passes the event on as it came when the fields cannot be had, and says so in the log", async () => {
+    const usage = `data: {"choices":[],"usage":{"completion_tokens":5}}\n\n`;
+    const none = await run([usage], () => undefined);
+    expect(none.text).toBe(usage);
+    const failing = await run([usage], async () => {
+      throw new Error("database is locked");
+    });
+    expect(failing.text).toBe(usage);
+    expect(logEvent).toHaveBeenCalledWith("error", "usage_cost_failed", { error: "database is locked" });
+  });
+
+  it("passes on a last event that the stream ended without terminating", async () => {
+    const { text } = await run(['data: {"a":1}\n\ndata: {"choices":[],"usage":{"completion_tokens":5}}']);
+    expect(text).toBe(
+      'data: {"a":1}\n\ndata: {"choices":[],"usage":{"completion_tokens":5,"cost":"0.001234","cost_details":{"network":"eip155:137","transaction":"0xabc"}}}',
+    );
+  });
+
+  it("cancels its source when the caller leaves", async () => {
+    let cancelled: unknown;
+    const source = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new TextEncoder().encode('data: {"a":1}\n\n')),
+      cancel: (reason) => void (cancelled = reason),
+    });
+    const reader = withStreamUsageCost(source, () => COST).getReader();
+    await reader.read();
+    await reader.cancel("gone");
+    expect(cancelled).toBe("gone");
+  });
+});

@@ -1,0 +1,184 @@
+import type { SettleResponse } from "@x402/core/types";
+import { ApiError } from "../errors";
+import type { ApiAnswer } from "../http/api-answer";
+import { logEvent } from "../log";
+import type { ServiceMetrics } from "../metrics/service-metrics";
+import type { PaymentGateway } from "../payment/payment-gateway";
+import type { PaymentLedger } from "../payment/payment-ledger";
+import type { DecodedPayment } from "../payment/payment-signature";
+import type { facilitatorTerms } from "../payment/x402-v1";
+import { UpstreamError } from "../upstream/upstream-error";
+import { requestKey, type PaidRetries } from "./paid-retries";
+import type { BillableCall, Finished, PreparedAnswer } from "./payment-method";
+import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
+import type { PricedRequest } from "./x402-price";
+
+/** What a payment session works with: the facilitator, the ledger, the metrics. */
+export type X402Services = {
+  gateway: PaymentGateway;
+  ledger: PaymentLedger;
+  metrics: ServiceMetrics;
+  retries: PaidRetries;
+};
+
+export type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
+
+export /** One verified payment, from the work's start to its settlement. */
+class X402Session {
+  readonly grant;
+  /** The caller's payment-identifier: a whole answer is kept under it for a retry. */
+  paymentIdentifier: string | undefined;
+  private readonly workStarted = performance.now();
+
+  constructor(
+    private readonly services: X402Services,
+    private readonly call: BillableCall,
+    private readonly payment: DecodedPayment,
+    private readonly paymentId: number,
+    private readonly priced: PricedRequest,
+    /** What the facilitator settles: the payload with the requirements of its version. */
+    private readonly terms: ReturnType<typeof facilitatorTerms>,
+    private readonly timings: Timings,
+    private readonly entered: number,
+  ) {
+    const outputCap = call.quote.tokens?.maxOutput ?? 0;
+    this.grant = { outputCap, usageRequired: false, payment: { nonce: payment.nonce, payer: payment.payer } };
+  }
+
+  failed = async (error: unknown): Promise<unknown> => {
+    const { timings } = this;
+    timings.upstream = performance.now() - this.workStarted;
+    const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
+    await this.services.ledger.update(this.paymentId, {
+      status: "not_charged",
+      failureReason: reason,
+      upstreamMs: timings.upstream,
+    });
+    this.log("not_charged", reason);
+    if (!(error instanceof UpstreamError)) return error;
+    return new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
+  };
+
+  finish = async (answer: PreparedAnswer): Promise<Finished> => {
+    const { timings, paymentId } = this;
+    const { ledger } = this.services;
+    // What every answer built below says it cost, settled or not: the price this payment settles.
+    const { amount, requirements } = this.priced;
+    const price = { amount, network: requirements.network, decimals: this.services.gateway.network.usdc.decimals };
+    answer = { ...answer, price };
+    timings.upstream = performance.now() - this.workStarted;
+    const started = performance.now();
+    let settlement: SettleResponse;
+    try {
+      settlement = await this.services.gateway.settle(this.terms.payload, this.terms.requirements);
+    } catch (error) {
+      timings.settle = performance.now() - started;
+      this.services.metrics.facilitatorFailed("settle");
+      return this.outcomeUnknown(answer, (error as Error).message);
+    }
+    timings.settle = performance.now() - started;
+    // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
+    if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
+      return this.outcomeUnknown(answer, "settlement_pending", settlement.transaction);
+    }
+    if (!settlement.success) return this.unsettled(answer, settlement);
+    const { transaction } = settlement;
+    const record = async () => {
+      try {
+        await ledger.update(paymentId, {
+          status: "settled",
+          transaction,
+          upstreamMs: timings.upstream,
+          settleMs: timings.settle,
+        });
+      } catch (error) {
+        // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
+        logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });
+      }
+      this.log("settled", undefined, transaction);
+    };
+    timings.total = this.sinceEntry();
+    // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
+    // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
+    if (answer.kind === "stream") await record();
+    const paid = paidAnswer(answer, settlement, timings, answer.kind === "json" ? () => void record() : undefined);
+    return this.finished(paid, "paid");
+  };
+
+  private async finished(answer: ApiAnswer, outcome: Finished["outcome"]): Promise<Finished> {
+    // v1 clients read the settlement from X-PAYMENT-RESPONSE (same encoding); PAYMENT-RESPONSE stays for all.
+    const settlement = answer.headers["payment-response"];
+    if (this.payment.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
+    const delivered = outcome === "paid" || outcome === "settle_unknown";
+    if (delivered && this.paymentIdentifier) {
+      const { payer, nonce } = this.payment;
+      const request = requestKey(this.call.resourceUrl, this.call.body.sha256);
+      await this.services.retries.keep(answer, { payer, paymentId: this.paymentIdentifier, nonce, request });
+    }
+    return { answer, outcome, payment: "x402", timings: this.timings };
+  }
+
+  /**
+   * The facilitator may or may not have settled (it timed out, or the transfer is still pending). The work is done:
+   * deliver it rather than risk a payer paying for nothing, and leave the row, with the transaction when one is
+   * known, for reconciliation against the chain.
+   */
+  private async outcomeUnknown(answer: PreparedAnswer, reason: string, transaction?: string): Promise<Finished> {
+    const { timings } = this;
+    await this.services.ledger.update(this.paymentId, {
+      status: "settle_unknown",
+      failureReason: reason,
+      transaction,
+      upstreamMs: timings.upstream,
+      settleMs: timings.settle,
+    });
+    this.log("settle_unknown", reason, transaction);
+    timings.total = this.sinceEntry();
+    return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
+  }
+
+  /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
+  private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<Finished> {
+    const { timings } = this;
+    const reason = settlement.errorReason ?? "settlement_failed";
+    await this.services.ledger.update(this.paymentId, {
+      status: "failed",
+      failureReason: reason,
+      upstreamMs: timings.upstream,
+      settleMs: timings.settle,
+    });
+    if (answer.kind === "stream") await answer.stream.cancel();
+    await answer.onUnsettled?.();
+    this.log("settlement_failed", reason);
+    const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
+    const document = paymentRequiredDocument(this.call, this.priced);
+    return this.finished(
+      paymentChallenge(document, "settlement_failed", `Settlement failed: ${reason}${detail}`, this.v1Network()),
+      "refused",
+    );
+  }
+
+  /** The network's v1 name when the 402 offers v1 too. */
+  private v1Network(): string | undefined {
+    const { network } = this.services.gateway;
+    return network.kind === "evm" ? network.x402V1Network : undefined;
+  }
+
+  private sinceEntry(): number {
+    return this.call.quoteMs + performance.now() - this.entered;
+  }
+
+  private log(outcome: string, reason?: string, transaction?: string): void {
+    logEvent(outcome === "settled" ? "info" : "warn", "paid_request", {
+      resource: this.call.resourceUrl,
+      outcome,
+      payer: this.payment.payer,
+      amount: this.payment.payload.accepted.amount,
+      reason,
+      transaction,
+      timings_ms: Object.fromEntries(
+        Object.entries(this.timings).map(([name, value]) => [name, Number(value.toFixed(2))]),
+      ),
+    });
+  }
+}
