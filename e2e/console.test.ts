@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./support/chromium";
 import { gptModels } from "../config/models";
 import { imageModels } from "../config/image-models";
 import { paymentClient, stack } from "./support/payments";
@@ -13,18 +14,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--headless",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(() => browser?.close());
 

@@ -1,5 +1,6 @@
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./support/chromium";
 import { bundlePageScript, servePage, type CrossOriginPageServer } from "./support/cross-origin-page";
 import type { CrossOriginPage } from "./support/cross-origin-page-script";
 import { startExtraApp } from "./support/extra-app";
@@ -12,18 +13,7 @@ const servers: CrossOriginPageServer[] = [];
 
 beforeAll(async () => {
   script = await bundlePageScript();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--headless",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

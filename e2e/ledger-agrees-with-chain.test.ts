@@ -8,7 +8,7 @@ import { polygon, stack, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 /*
- * Runs after every other e2e file (support/ledger-check-last.ts): the whole shared ledger, written by every
+ * Runs after every other e2e file (the sequencer in vitest.config.ts): the whole shared ledger, written by every
  * journey of the run, is read back against the shared chain.
  */
 describe("the e2e ledger after every journey", () => {

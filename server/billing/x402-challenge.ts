@@ -6,7 +6,7 @@ import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";
 import { withStreamUsageCost } from "./stream-usage-cost";
 import type { PreparedAnswer } from "./payment-method";
-import { paymentRequiredJson } from "../payment/payment-required-json";
+import { jsonWithExtensions, paymentRequiredJson } from "../payment/payment-required-json";
 import { v1Requirements } from "../payment/x402-v1";
 import type { BillableCall } from "./payment-method";
 import type { PricedRequest } from "./x402-price";
@@ -54,18 +54,9 @@ export function paymentChallenge(
   // with OpenAI's error object under `error`. The document's JSON is written once, and `error` appended to it as its
   // last member for each: this is the path of every quote.
   const documentJson = paymentRequiredJson(paymentRequired);
-  const withError = (error: unknown) => `${documentJson.slice(0, -1)},"error":${JSON.stringify(error)}}`;
+  const withError = (error: unknown, json = documentJson) => `${json.slice(0, -1)},"error":${JSON.stringify(error)}}`;
   const challengeJson = code === "payment_required" ? documentJson : withError(message);
-  const body = v1Network
-    ? JSON.stringify({
-        x402Version: 1,
-        accepts: paymentRequired.accepts.map((accepted) =>
-          v1Requirements(accepted, v1Network, paymentRequired.resource),
-        ),
-        extensions: paymentRequired.extensions,
-        error: errorObject(code, message),
-      })
-    : withError(errorObject(code, message));
+  const body = withError(errorObject(code, message), v1Network && v1DocumentJson(paymentRequired, v1Network));
   return textAnswer(body, "application/json", {
     status: errorStatus(code),
     headers: {
@@ -75,6 +66,14 @@ export function paymentChallenge(
       "Cache-Control": "no-store",
     },
   });
+}
+
+/** x402 v1's document of the same terms, for v1 clients, which read the body; with the same extensions. */
+function v1DocumentJson(paymentRequired: PaymentRequired, v1Network: string): string {
+  const accepts = paymentRequired.accepts.map((accepted) =>
+    v1Requirements(accepted, v1Network, paymentRequired.resource),
+  );
+  return jsonWithExtensions({ x402Version: 1, accepts }, paymentRequired.extensions);
 }
 
 /** The answer of paid work, with its settlement (when known), what it cost and the phases' timings. */
