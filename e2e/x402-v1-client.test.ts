@@ -5,6 +5,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
+import axios from "axios";
+import { withPaymentInterceptor } from "x402-axios";
 import { decodeXPaymentResponse, wrapFetchWithPayment } from "x402-fetch";
 import { chatBody, ledgerRow, polygon, postJson, quote, stack, usdcBalance } from "./support/payments";
 
@@ -91,6 +93,18 @@ describe("x402 v1 clients (x402-fetch 1.x)", () => {
     const signature = client.sent[0]!;
     // The v1 payload names its authorization where v2 does: the ledger row is found the same way.
     expect(ledgerRow(signature)).toMatchObject({ amount: price.toString(), payment_signature: signature });
+  });
+
+  it("takes x402-axios's payment the same way (its own x402 library, 0.7)", async () => {
+    const price = BigInt((await quote(PATH, chatBody("axios pays"))).accepts[0]!.amount);
+    const before = await usdcBalance(payer().address);
+    const client = withPaymentInterceptor(axios.create({ baseURL: stack().appUrl }), v1Wallet() as never);
+    const response = await client.post(PATH, chatBody("axios pays"));
+    expect(response.status).toBe(200);
+    expect(response.data.choices[0].message.content).toBeTypeOf("string");
+    const settlement = decodeXPaymentResponse(response.headers["x-payment-response"] as string);
+    expect(settlement).toMatchObject({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await usdcBalance(payer().address)).toBe(before - price);
   });
 
   it("refuses a replay, the same authorization as v2, a tampered amount and a payment for another price", async () => {
