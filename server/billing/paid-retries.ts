@@ -72,11 +72,10 @@ export class PaidRetries {
 
 /** The kept answer again, marked as a replay (the payment it names was charged once, for the first). */
 export function replayedAnswer(kept: KeptAnswer): ApiAnswer {
-  const answer = textAnswer(kept.body, kept.headers["content-type"] ?? "application/json", {
+  return textAnswer(kept.body, kept.headers["content-type"] ?? "application/json", {
     status: kept.status,
     headers: { ...kept.headers, "idempotent-replayed": "true" },
   });
-  return answer;
 }
 
 /** The same id sent with another request: refused, nothing charged. */

@@ -37,10 +37,10 @@ export class X402Payment implements PaymentMethod {
   /** The payment-identifier extension every 402 declares (one object: its JSON is the same each time). */
   private readonly declaration;
 
-  /** Whether the facilitator finds a payment valid (verify only: nothing is claimed or settled). */
-  private async verified(terms: ReturnType<typeof facilitatorTerms>): Promise<boolean> {
+  /** The facilitator's verdict on a payment; one it cannot give is counted and answered 503. */
+  private async verify(terms: ReturnType<typeof facilitatorTerms>) {
     try {
-      return (await this.gateway.verify(terms.payload, terms.requirements)).isValid;
+      return await this.gateway.verify(terms.payload, terms.requirements);
     } catch (error) {
       this.metrics.facilitatorFailed("verify");
       throw facilitatorUnavailable(error);
@@ -85,13 +85,13 @@ export class X402Payment implements PaymentMethod {
       if (error instanceof MalformedPaymentError) return challenge("payment_invalid", error.message);
       throw error;
     }
-    if (v1 && !(await gateway.acceptsV1().catch(() => true))) {
-      return challenge(
-        "payment_invalid",
-        `This deployment's facilitator does not settle x402 v1 payments on ${v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
-      );
-    }
     if (v1) {
+      if (!(await gateway.acceptsV1().catch(() => true))) {
+        return challenge(
+          "payment_invalid",
+          `This deployment's facilitator does not settle x402 v1 payments on ${v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
+        );
+      }
       // v1 signs no resource: a payment is bound to its amount and pay-to (and the nonce, once).
       const problem = v1Mismatch(payment, v1);
       if (problem) return challenge("payment_mismatch", problem);
@@ -114,7 +114,7 @@ export class X402Payment implements PaymentMethod {
         return { kind: "answer", answer: identifierConflict(identified.id!), outcome: "refused" };
       }
       // Signed anew for the retry: it must be the payer's valid signature, though it is never settled.
-      const again = kept.nonce === payment.nonce || (await this.verified(terms));
+      const again = kept.nonce === payment.nonce || (await this.verify(terms)).isValid;
       if (!again) return challenge("payment_rejected", "The payment for this retry was rejected by the facilitator");
       return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" };
     }
@@ -144,11 +144,10 @@ export class X402Payment implements PaymentMethod {
     const started = performance.now();
     let verification;
     try {
-      verification = await gateway.verify(terms.payload, terms.requirements);
+      verification = await this.verify(terms);
     } catch (error) {
-      metrics.facilitatorFailed("verify");
       await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
-      throw facilitatorUnavailable(error);
+      throw error;
     }
     timings.verify = performance.now() - started;
     if (!verification.isValid) {
