@@ -15,6 +15,8 @@ class LedgerCheckLast extends BaseSequencer {
 
 export default defineConfig({
   test: {
+    // By path, not imported: Vite warns about an extensionless import here, and TypeScript refuses a .ts one.
+    reporters: ["default", "./vitest-no-skips.ts"],
     sequence: { sequencer: LedgerCheckLast },
     projects: [
       {

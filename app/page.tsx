@@ -7,7 +7,7 @@ const count = (value: number) => value.toLocaleString("en-US");
 
 export default async function PricesPage() {
   const { server, config, facts } = await currentDeployment();
-  const sheet = server.priceSheet(config.network, config.payTo);
+  const sheet = server.priceSheet(config.catalog, config.network, config.payTo);
   const curl = server.curlExampleCode(facts);
   const typescript = server.clientExampleCode(facts);
   return (

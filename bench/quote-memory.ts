@@ -3,6 +3,7 @@
 // figures as JSON.
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { getNetwork } from "../networks";
+import { defaultCatalog } from "../config/catalog/default-catalog";
 import { chatCompletions } from "../server/endpoints/chat-completions";
 
 const tokens = Number(process.argv[2] ?? 1_000_000);
@@ -12,7 +13,8 @@ const text = Array.from({ length: tokens }, (_, index) => words[index % words.le
 const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: text }], max_tokens: 1 };
 const network = getNetwork("eip155:137");
 // What the service does with the parsed body before its 402: validate, count and price.
-const quoteRequest = () => chatCompletions.quote(chatCompletions.parse(body), network);
+const endpoint = chatCompletions(defaultCatalog());
+const quoteRequest = () => endpoint.quote(endpoint.parse(body), network);
 countTokens("warm up the encoder", { disallowedSpecial: new Set() });
 
 const maxRssBefore = process.resourceUsage().maxRSS;

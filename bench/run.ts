@@ -9,7 +9,7 @@ import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
-import { devAccount, PAYER_ACCOUNT_INDEXES } from "../server/local-stack/dev-accounts";
+import { devAccount, PAYER_ACCOUNT_INDEXES } from "../cli/dev-stack/dev-accounts";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { postgresSection, startPostgresApps, type PostgresApps } from "./lib/postgres-section";

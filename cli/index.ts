@@ -8,12 +8,14 @@ import { registerLedgerCommand } from "./commands/ledger";
 import { registerMcpCommand } from "./commands/mcp";
 import { registerNetworksCommand } from "./commands/networks";
 import { registerQuoteCommand } from "./commands/quote";
+import { registerStartCommand } from "./commands/start";
 
 const program = new Command()
   .name("paysvc")
   .description("Run and manage paysvc deployments: a pay-per-request model gateway paid with x402")
   .version(SERVICE_VERSION);
 
+registerStartCommand(program);
 registerDevCommand(program);
 registerNetworksCommand(program);
 registerConfigCommand(program);

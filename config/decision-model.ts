@@ -1,11 +1,8 @@
-/** The structured-decision model: one rate for input tokens, output free. */
-export const decisionModel = {
-  id: "jev-latest",
-  inputUsdPerMillion: "0.12",
-  outputUsdPerMillion: "0",
-  /** Resolved version reported in answers unless DECISION_MODEL_VERSION says otherwise. */
-  defaultVersion: "jev-2026-11-01",
-} as const;
+/**
+ * The decision model's version reported in answers unless DECISION_MODEL_VERSION (or the provider's answer) says
+ * otherwise; the model itself, its price and providers are the catalog's (config/catalog).
+ */
+export const DEFAULT_DECISION_MODEL_VERSION = "jev-2026-11-01";
 
 export const decisionQuestionTypes = ["noul", "choice", "score"] as const;
 export type DecisionQuestionType = (typeof decisionQuestionTypes)[number];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, loadLaunchConfig, loadServiceConfig } from "./env";
+import { loadLaunchConfig } from "./dev-launch-config";
+import { ConfigurationError, loadServiceConfig } from "./env";
 
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 const SOLANA_PAY_TO = "54R8Q24jSGPFUXDGczHzseftYug7EEKek53x1ATdYqjF";

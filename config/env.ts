@@ -1,14 +1,20 @@
 import { z } from "zod";
-import { addressProblem, getNetwork, networkIds, privateKeyProblem, type NetworkDefinition } from "../networks";
+import { addressProblem, getNetwork, networkIds, type NetworkDefinition } from "../networks";
 import { databaseLocation, DatabaseUrlError } from "./database-url";
-import { decisionModel } from "./decision-model";
+import { DEFAULT_DECISION_MODEL_VERSION } from "./decision-model";
 import { parseAddressRange } from "./address-range";
 import { corsOriginsSchema, type CorsOrigins } from "./cors-origins";
+import { loadCatalog } from "./catalog/load-catalog";
+import type { DefaultRoutes } from "./catalog/default-catalog";
+import type { ModelCatalog, Route } from "./catalog/model-catalog";
+import { ConfigurationError, type Environment } from "./configuration-error";
 
-/** The only module that reads process.env: everything else receives validated configuration. */
-type Environment = Record<string, string | undefined>;
+export { ConfigurationError } from "./configuration-error";
+export type { Environment } from "./configuration-error";
 
-const port = (fallback: number) =>
+/** With dev-launch-config.ts, the only module that reads process.env: everything else receives validated values. */
+
+export const port = (fallback: number) =>
   z.coerce
     .number({ error: "must be a port number" })
     .int("must be a whole number")
@@ -16,7 +22,7 @@ const port = (fallback: number) =>
     .max(65535, "must be 0 to 65535")
     .default(fallback);
 
-const optionalUrl = z
+export const optionalUrl = z
   .string()
   .trim()
   .url("must be an absolute URL such as https://example.com")
@@ -38,7 +44,7 @@ const positiveInteger = (fallback: number) => z.coerce.number().int().positive()
 const nonNegativeInteger = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
 /** Empty strings count as unset, so `PAY_TO= npm start` behaves like not setting it. */
-function withoutEmpty(env: Environment): Environment {
+export function withoutEmpty(env: Environment): Environment {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
 }
 
@@ -53,7 +59,7 @@ export interface TrustedProxies {
   header: ForwardedHeader;
 }
 
-const sharedSchema = z.object({
+export const sharedSchema = z.object({
   NETWORK: z
     .string()
     .default("eip155:137")
@@ -72,9 +78,14 @@ const sharedSchema = z.object({
   DECISION_MODEL_VERSION: z
     .string()
     .regex(/^[\w.-]{1,64}$/, "must be a version name such as jev-2026-11-01")
-    .default(decisionModel.defaultVersion),
+    .default(DEFAULT_DECISION_MODEL_VERSION),
   EMBEDDINGS_UPSTREAM_BASE_URL: optionalUrl,
   EMBEDDINGS_UPSTREAM_API_KEY: z.string().optional(),
+  // The operator's catalog of models, prices and providers (JSON); unset: the spec's tables over UPSTREAM_BASE_URL.
+  PAYSVC_CATALOG: z.string().trim().optional(),
+  // A provider that fails this many calls in a row is skipped for the cooldown, then tried again with one call.
+  PROVIDER_FAILURE_THRESHOLD: positiveInteger(3),
+  PROVIDER_COOLDOWN_SECONDS: positiveInteger(30),
   TRUSTED_PROXIES: z
     .string()
     .default("")
@@ -128,25 +139,7 @@ const sharedSchema = z.object({
     .optional(),
 });
 
-const launchSchema = sharedSchema.extend({
-  PORT: port(3000),
-  HOST: z.string().default("127.0.0.1"),
-  FACILITATOR_PRIVATE_KEY: z.string().trim().optional(),
-  LOCAL_CHAIN_PORT: port(8545),
-  LOCAL_FACILITATOR_PORT: port(4020),
-  LOCAL_UPSTREAM_PORT: port(4010),
-  LOCAL_POSTGRES_PORT: port(5433),
-  DATA_DIR: z.string().default("./data"),
-});
-
-export class ConfigurationError extends Error {
-  constructor(public readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
-    this.name = "ConfigurationError";
-  }
-}
-
-function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
+export function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
   const result = schema.safeParse(withoutEmpty(env));
   if (result.success) return result.data;
   throw new ConfigurationError(
@@ -155,7 +148,7 @@ function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
 }
 
 /** The network, and the address-shaped values checked against its address format (EVM checksum, base58). */
-function networkWithAddresses(values: { NETWORK: string; PAY_TO?: string; USDC_ADDRESS?: string }) {
+export function networkWithAddresses(values: { NETWORK: string; PAY_TO?: string; USDC_ADDRESS?: string }) {
   const network = getNetwork(values.NETWORK);
   const problems: string[] = [];
   for (const name of ["PAY_TO", "USDC_ADDRESS"] as const) {
@@ -170,13 +163,17 @@ function networkWithAddresses(values: { NETWORK: string; PAY_TO?: string; USDC_A
   return getNetwork(values.NETWORK, values.USDC_ADDRESS);
 }
 
-export interface UpstreamSettings {
-  baseUrl: string;
-  apiKey: string | undefined;
+/** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
+export interface ProviderSettings {
+  /** Time allowed for a provider's answer (streams: its first data event). */
   timeoutMs: number;
+  /** Failures in a row after which a provider is skipped. */
+  failureThreshold: number;
+  /** How long a provider that reached the threshold is skipped before one call tries it again. */
+  cooldownMs: number;
 }
 
-/** Configuration of the HTTP service itself (the Next.js app). Every piece must be present. */
+/** Configuration of the HTTP service itself (the app process). Every piece must be present. */
 export interface ServiceConfig {
   network: NetworkDefinition;
   /** The chain's RPC, for networks whose quotes include a live gas estimate. */
@@ -185,16 +182,11 @@ export interface ServiceConfig {
   payTo: string;
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
-  /** OpenAI-compatible provider of chat completions. */
-  upstream: UpstreamSettings;
-  /** OpenAI-compatible images API (generations, edits); the chat provider unless configured apart. */
-  imageUpstream: UpstreamSettings;
-  /** OpenAI-compatible embeddings API; the chat provider unless configured apart. */
-  embeddingsUpstream: UpstreamSettings;
+  /** The models sold and served free, their prices, limits and the providers that serve them, in order. */
+  catalog: ModelCatalog;
+  providers: ProviderSettings;
   /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
   trustedProxies: TrustedProxies;
-  /** Provider of structured decisions (POST /decisions); the chat provider unless configured apart. */
-  decisionUpstream: UpstreamSettings;
   decisionModelVersion: string;
   prepaid: {
     /** Where prepaid keys are used; undefined means this deployment's origin + /v1. */
@@ -216,41 +208,108 @@ export interface ServiceConfig {
   corsOrigins: CorsOrigins;
 }
 
-export function loadServiceConfig(env: Environment = process.env): ServiceConfig {
+type SharedValues = z.output<typeof sharedSchema>;
+
+/**
+ * The routes of the spec's tables: UPSTREAM_BASE_URL serves every model, unless images, decisions or embeddings
+ * have a provider configured apart (with its own key).
+ */
+function defaultRoutes(values: SharedValues): DefaultRoutes {
+  const route = (provider: string, baseUrl: string | undefined, keyVariable: string, apiKey: string | undefined) =>
+    baseUrl
+      ? ({ provider, baseUrl, apiKeyVariable: apiKey ? keyVariable : undefined, apiKey, headers: {} } satisfies Omit<
+          Route,
+          "model"
+        >)
+      : undefined;
+  return {
+    chat: route("upstream", values.UPSTREAM_BASE_URL, "UPSTREAM_API_KEY", values.UPSTREAM_API_KEY),
+    image: route(
+      "image-upstream",
+      values.IMAGE_UPSTREAM_BASE_URL,
+      "IMAGE_UPSTREAM_API_KEY",
+      values.IMAGE_UPSTREAM_API_KEY,
+    ),
+    decision: route(
+      "decision-upstream",
+      values.DECISION_UPSTREAM_BASE_URL,
+      "DECISION_UPSTREAM_API_KEY",
+      values.DECISION_UPSTREAM_API_KEY,
+    ),
+    embeddings: route(
+      "embeddings-upstream",
+      values.EMBEDDINGS_UPSTREAM_BASE_URL,
+      "EMBEDDINGS_UPSTREAM_API_KEY",
+      values.EMBEDDINGS_UPSTREAM_API_KEY,
+    ),
+  };
+}
+
+/** The catalog in force; `serving`: every model needs a provider, and every provider's key must be set. */
+export function catalogFrom(values: SharedValues, env: Environment, serving: boolean): ModelCatalog {
+  return loadCatalog({
+    file: values.PAYSVC_CATALOG,
+    defaultRoutes: defaultRoutes(values),
+    environment: withoutEmpty(env),
+    serving,
+  });
+}
+
+/** The catalog a command that only reads prices uses (`paysvc quote`, the discovery documents). */
+export function loadPriceCatalog(env: Environment = process.env): ModelCatalog {
+  return catalogFrom(parse(sharedSchema, env), env, false);
+}
+
+/** The problems of a catalog, collected with the others rather than thrown alone. */
+function collect<T>(problems: string[], load: () => T): T | undefined {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
+/**
+ * The app process's configuration, refused with one line per problem. `facilitatorProvided`: the caller runs the
+ * built-in facilitator and will set FACILITATOR_URL itself (`paysvc start` with CHAIN_RPC_URL and a key).
+ */
+export function loadServiceConfig(
+  env: Environment = process.env,
+  options: { facilitatorProvided?: boolean } = {},
+): ServiceConfig {
   const values = parse(sharedSchema, env);
   const network = networkWithAddresses(values);
-  const missing: (keyof typeof values)[] = (["PAY_TO", "FACILITATOR_URL", "UPSTREAM_BASE_URL"] as const).filter(
-    (name) => !values[name],
-  );
-  if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS) missing.push("USDC_ADDRESS");
-  // Networks that price gas into quotes read the gas price from the chain.
-  if (network.settlementGas && !values.CHAIN_RPC_URL) missing.push("CHAIN_RPC_URL");
-  if (missing.length > 0) {
-    throw new ConfigurationError(
-      missing.map(
-        (name) => `${name}: required by the service; start it with \`npm start\` to use the embedded default`,
-      ),
+  const problems: string[] = [];
+  if (!values.PAY_TO) problems.push("PAY_TO: required: the address that receives payments");
+  if (!values.FACILITATOR_URL && !options.facilitatorProvided) {
+    problems.push(
+      "FACILITATOR_URL: required: the x402 facilitator that verifies and settles payments (or CHAIN_RPC_URL and FACILITATOR_PRIVATE_KEY for the built-in one)",
     );
   }
-  const chat: UpstreamSettings = {
-    baseUrl: values.UPSTREAM_BASE_URL as string,
-    apiKey: values.UPSTREAM_API_KEY,
-    timeoutMs: values.UPSTREAM_TIMEOUT_MS,
-  };
-  // A provider configured apart uses its own key; otherwise the chat provider serves it, with the chat key.
-  const apart = (baseUrl: string | undefined, apiKey: string | undefined): UpstreamSettings =>
-    baseUrl ? { ...chat, baseUrl, apiKey } : chat;
+  if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS) {
+    problems.push(`USDC_ADDRESS: required on ${network.id}: the USDC contract address`);
+  }
+  // Networks that price gas into quotes read the gas price from the chain.
+  if (network.settlementGas && !values.CHAIN_RPC_URL) {
+    problems.push(`CHAIN_RPC_URL: required on ${network.id}: quotes include the live gas price read from it`);
+  }
+  const catalog = collect(problems, () => catalogFrom(values, env, true));
+  if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
   return {
     network,
     chainRpcUrl: values.CHAIN_RPC_URL,
     publicBaseUrl: values.PUBLIC_BASE_URL,
     payTo: values.PAY_TO as string,
-    facilitatorUrl: values.FACILITATOR_URL as string,
+    facilitatorUrl: values.FACILITATOR_URL ?? "",
     facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
-    upstream: chat,
-    imageUpstream: apart(values.IMAGE_UPSTREAM_BASE_URL, values.IMAGE_UPSTREAM_API_KEY),
-    embeddingsUpstream: apart(values.EMBEDDINGS_UPSTREAM_BASE_URL, values.EMBEDDINGS_UPSTREAM_API_KEY),
-    decisionUpstream: apart(values.DECISION_UPSTREAM_BASE_URL, values.DECISION_UPSTREAM_API_KEY),
+    catalog,
+    providers: {
+      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+      failureThreshold: values.PROVIDER_FAILURE_THRESHOLD,
+      cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
+    },
     trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {
@@ -291,103 +350,25 @@ export interface ReconcileConfig extends LedgerConfig {
   paymentTimeoutSeconds: number;
 }
 
-/**
- * From the app's variables. Neither CHAIN_RPC_URL nor FACILITATOR_URL set means the embedded stack of `npm
- * start`, on its local ports; a facilitator without a chain is read from the network's public RPC.
- */
+/** From the app's variables: the facilitator settles; the chain is CHAIN_RPC_URL, else the network's public RPC. */
 export function loadReconcileConfig(env: Environment = process.env): ReconcileConfig {
-  const values = parse(launchSchema, env);
+  const values = parse(sharedSchema, env);
   const network = networkWithAddresses(values);
-  const local = (port: number) => `http://127.0.0.1:${port}`;
-  const embedded = !values.CHAIN_RPC_URL && !values.FACILITATOR_URL;
-  if (!embedded && !values.FACILITATOR_URL) {
-    throw new ConfigurationError(["FACILITATOR_URL: required with CHAIN_RPC_URL, to settle what can still be"]);
+  if (!values.FACILITATOR_URL) {
+    throw new ConfigurationError([
+      values.CHAIN_RPC_URL
+        ? "FACILITATOR_URL: required with CHAIN_RPC_URL, to settle what can still be"
+        : "FACILITATOR_URL: required, to settle what can still be (with `npm start`: http://127.0.0.1:4020, and CHAIN_RPC_URL=http://127.0.0.1:8545)",
+    ]);
   }
   return {
     network,
     databaseUrl: values.DATABASE_URL,
-    chainRpcUrl: embedded
-      ? local(values.LOCAL_CHAIN_PORT)
-      : chainRpcUrlOf({ network, chainRpcUrl: values.CHAIN_RPC_URL }),
-    facilitatorUrl: values.FACILITATOR_URL ?? local(values.LOCAL_FACILITATOR_PORT),
+    chainRpcUrl: chainRpcUrlOf({ network, chainRpcUrl: values.CHAIN_RPC_URL }),
+    facilitatorUrl: values.FACILITATOR_URL,
     facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
   };
-}
-
-/** Configuration of `paysvc start`: which pieces are configured, and which the embedded stack provides. */
-export interface LaunchConfig {
-  network: NetworkDefinition;
-  host: string;
-  port: number;
-  dataDir: string;
-  configured: {
-    publicBaseUrl?: string;
-    payTo?: string;
-    facilitatorUrl?: string;
-    chainRpcUrl?: string;
-    /** EVM: 0x + 64 hex digits. Solana: a 64-byte keypair in base58, as wallets export it. */
-    facilitatorPrivateKey?: string;
-    upstreamBaseUrl?: string;
-    upstreamApiKey?: string;
-    databaseUrl: string;
-    /** Whether DATABASE_URL was set, rather than defaulted. */
-    databaseUrlSet: boolean;
-  };
-  localPorts: { chain: number; facilitator: number; upstream: number; postgres: number };
-}
-
-export function loadLaunchConfig(env: Environment = process.env): LaunchConfig {
-  const values = parse(launchSchema, env);
-  const problems: string[] = [];
-  if (values.CHAIN_RPC_URL && !values.FACILITATOR_URL && !values.FACILITATOR_PRIVATE_KEY) {
-    problems.push(
-      "FACILITATOR_PRIVATE_KEY: required when CHAIN_RPC_URL is set without FACILITATOR_URL, so the embedded facilitator can pay gas on that chain",
-    );
-  }
-  if ((values.CHAIN_RPC_URL || values.FACILITATOR_URL) && !values.PAY_TO) {
-    problems.push(
-      "PAY_TO: required when the chain or facilitator is not embedded; set the address that receives payments",
-    );
-  }
-  const network = networkWithAddresses(values);
-  const keyProblem = values.FACILITATOR_PRIVATE_KEY && privateKeyProblem(network, values.FACILITATOR_PRIVATE_KEY);
-  if (keyProblem) problems.push(`FACILITATOR_PRIVATE_KEY: ${keyProblem}`);
-  const chainEmbedded = !values.CHAIN_RPC_URL && !values.FACILITATOR_URL;
-  if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS && !chainEmbedded) {
-    problems.push(
-      `USDC_ADDRESS: required on ${network.id} unless the chain is embedded; set the USDC contract address`,
-    );
-  }
-  if (problems.length > 0) throw new ConfigurationError(problems);
-  return {
-    network,
-    host: values.HOST,
-    port: values.PORT,
-    dataDir: values.DATA_DIR,
-    configured: {
-      publicBaseUrl: values.PUBLIC_BASE_URL,
-      payTo: values.PAY_TO,
-      facilitatorUrl: values.FACILITATOR_URL,
-      chainRpcUrl: values.CHAIN_RPC_URL,
-      facilitatorPrivateKey: values.FACILITATOR_PRIVATE_KEY,
-      upstreamBaseUrl: values.UPSTREAM_BASE_URL,
-      upstreamApiKey: values.UPSTREAM_API_KEY,
-      databaseUrl: values.DATABASE_URL,
-      databaseUrlSet: Boolean(env.DATABASE_URL),
-    },
-    localPorts: {
-      chain: values.LOCAL_CHAIN_PORT,
-      facilitator: values.LOCAL_FACILITATOR_PORT,
-      upstream: values.LOCAL_UPSTREAM_PORT,
-      postgres: values.LOCAL_POSTGRES_PORT,
-    },
-  };
-}
-
-/** Our environment with some variables replaced, for loading another deployment's configuration. */
-export function environmentWith(overrides: Record<string, string>): Environment {
-  return { ...process.env, ...overrides };
 }
 
 /** The environment of a child process: ours, with the given variables set. */

@@ -1,6 +1,5 @@
-/** The free endpoints' models and limits. */
+/** The free endpoints' limits; their models and providers are the catalog's (config/catalog). */
 export const freeChat = {
-  model: "vendor-b/gpt-oss-20b",
   maxTokens: 2048,
   /**
    * Input a free request may carry, counted like a paid quote (messages, tools, response format). A conversation
@@ -21,7 +20,6 @@ export const freeChat = {
 } as const;
 
 export const embeddings = {
-  model: "vendor-b/nemotron-3-embed-1b",
   minInputs: 1,
   maxInputs: 128,
   inputTypes: ["query", "passage"],

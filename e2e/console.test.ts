@@ -5,8 +5,9 @@ import type { Browser, Page } from "playwright-core";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./support/chromium";
-import { gptModels } from "../config/models";
-import { imageModels } from "../config/image-models";
+import { defaultCatalog } from "../config/catalog/default-catalog";
+
+const { chat: gptModels, images: imageModels } = defaultCatalog();
 import { paymentClient, stack } from "./support/payments";
 
 const SCREENSHOTS = join(process.cwd(), "test-results", "console");
@@ -42,7 +43,7 @@ describe("console in Chromium", () => {
     }
     const images = await page.locator('[data-testid="image-prices"] tbody tr').allInnerTexts();
     expect(images.map((row) => row.split("\t").map((cell) => cell.trim()))).toEqual(
-      imageModels.map((model) => [model.id, model.size, model.usdPerImage]),
+      imageModels.map((model) => [model.id, model.sizes.join(", "), model.usdPerImage]),
     );
     expect(await page.getByTestId("decision-price").innerText()).toContain("0.12 USD per 1M input tokens");
     const packs = await page.locator('[data-testid="pack-prices"] tbody tr').allInnerTexts();

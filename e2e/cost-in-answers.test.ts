@@ -1,7 +1,8 @@
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { findGptModel } from "../config/models";
+import { defaultCatalog } from "../config/catalog/default-catalog";
+import { findChatModel } from "../config/catalog/model-catalog";
 import { atomicToDecimal, decimalToAtomic } from "../server/money";
 import { balances, buyPrepaidCode, chatBody, payingOpenAI, quote, stack, type PrepaidCode } from "./support/payments";
 
@@ -25,7 +26,7 @@ const transactionOf = (response: Response) =>
 
 /** Tokens of a luna key at its price: luna's input rate per token, rounded up to a whole atomic unit. */
 function prepaidWorth(tokens: number): string {
-  const perMillion = decimalToAtomic(findGptModel(luna)!.inputUsdPerMillion, 6);
+  const perMillion = decimalToAtomic(findChatModel(defaultCatalog(), luna)!.inputUsdPerMillion, 6);
   return usd((BigInt(tokens) * perMillion + 999_999n) / 1_000_000n);
 }
 

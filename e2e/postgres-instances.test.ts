@@ -4,7 +4,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import OpenAI from "openai";
 import { createTestClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../server/local-stack/wait-for";
+import { waitFor } from "../cli/dev-stack/wait-for";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
 import { startPostgresStack } from "./support/postgres-stack";
 import { requestFrom } from "./support/request-from";

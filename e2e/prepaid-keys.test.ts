@@ -4,8 +4,9 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { createWalletClient, http, type Abi } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
-import { waitFor } from "../server/local-stack/wait-for";
-import { localUsdcAbi, chainFor } from "../server/local-stack/local-chain";
+import { waitFor } from "../cli/dev-stack/wait-for";
+import { localUsdcAbi } from "../cli/dev-stack/local-chain";
+import { chainFor } from "../networks/viem-chain";
 import {
   balances,
   buyPrepaidCode,

@@ -16,8 +16,8 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadLaunchConfig } from "../config/env";
-import { startStack, type RunningStack } from "../server/local-stack/start-stack";
+import { loadLaunchConfig } from "../config/dev-launch-config";
+import { startStack, type RunningStack } from "../cli/dev-stack/start-stack";
 import { FREE_PORTS } from "./support/free-ports";
 import { chatBody } from "./support/network-stack";
 

@@ -18,7 +18,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningStack } from "../server/local-stack/start-stack";
+import type { RunningStack } from "../cli/dev-stack/start-stack";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { chatBody, quoteOf, startNetworkStack } from "./support/network-stack";

@@ -14,7 +14,7 @@ import { createPublicClient, http, type Abi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { pidListeningOn } from "../bench/lib/process-memory";
 import { polygon } from "../networks/eip155-137";
-import { localUsdcAbi } from "../server/local-stack/local-chain";
+import { localUsdcAbi } from "../cli/dev-stack/local-chain";
 import { FREE_PORTS } from "./support/free-ports";
 
 /** True while something accepts TCP connections on the port. */

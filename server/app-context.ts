@@ -11,7 +11,7 @@ import { ClientAddressResolver } from "./free-tier/client-address";
 import { FreeChatWindows } from "./free-tier/free-chat-windows";
 import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
-import { OpenAiUpstream } from "./upstream/openai-upstream";
+import { ProviderRoutes } from "./upstream/provider-routes";
 import type { ApiRequest } from "./http/api-request";
 import { ServiceMetrics } from "./metrics/service-metrics";
 import { reconcileInBackground } from "./reconcile/background-reconcile";
@@ -27,12 +27,10 @@ export interface AppContext {
   x402: X402Payment;
   /** The endpoints as the discovery documents describe them. */
   catalog: readonly CatalogEndpoint[];
-  upstream: OpenAiUpstream;
-  imageUpstream: OpenAiUpstream;
-  embeddingsUpstream: OpenAiUpstream;
+  /** The providers of every model of the catalog in force, in order, with their circuit breakers. */
+  providers: ProviderRoutes;
   clientAddresses: ClientAddressResolver;
   freeChatWindows: FreeChatWindows;
-  decisionUpstream: OpenAiUpstream;
   /** This process's metrics (GET /metrics). */
   metrics: ServiceMetrics;
 }
@@ -68,12 +66,9 @@ export async function createAppContext(
       liveGas(config, storage.quoteHolds),
     ),
     catalog,
-    upstream: new OpenAiUpstream(config.upstream),
-    imageUpstream: new OpenAiUpstream(config.imageUpstream),
-    embeddingsUpstream: new OpenAiUpstream(config.embeddingsUpstream),
+    providers: new ProviderRoutes(config.catalog, config.providers, metrics),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: new FreeChatWindows(storage.freeChatLog),
-    decisionUpstream: new OpenAiUpstream(config.decisionUpstream),
     metrics,
   };
 }

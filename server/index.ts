@@ -6,7 +6,7 @@ import { loadServiceConfig } from "../config/env";
 import { createAppContext, type AppContext } from "./app-context";
 import { deploymentFacts } from "./discovery/discovery-documents";
 import { catalogOf } from "./discovery/endpoint-catalog";
-import { endpoints } from "./endpoints";
+import { endpointsFor } from "./endpoints";
 import { toWebResponse } from "./http/api-answer";
 import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
@@ -16,8 +16,8 @@ export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
 export { stampPeerAddresses } from "./http/peer-address";
 
-const catalog = catalogOf(endpoints);
 let context: AppContext | undefined;
+let router: Router | undefined;
 let starting: Promise<AppContext> | undefined;
 
 /**
@@ -25,7 +25,15 @@ let starting: Promise<AppContext> | undefined;
  * before the server listens (app/serve.mjs, and instrumentation.ts under `next start`); a failure is the start's.
  */
 export function startAppContext(): Promise<AppContext> {
-  starting ??= createAppContext(loadServiceConfig(), catalog).then((created) => (context = created));
+  starting ??= (async () => {
+    const config = loadServiceConfig();
+    // The endpoints sell the catalog in force: its models, prices and routes, read once at start.
+    const endpoints = endpointsFor(config.catalog);
+    const created = await createAppContext(config, catalogOf(endpoints));
+    router = new Router(endpoints, created.catalog, appContext);
+    context = created;
+    return created;
+  })();
   return starting;
 }
 
@@ -35,16 +43,19 @@ export function appContext(): AppContext {
   return context;
 }
 
-const router = new Router(endpoints, catalog, appContext);
+function startedRouter(): Router {
+  if (!router) throw new Error("a request arrived before startAppContext() finished");
+  return router;
+}
 
 /** The handler app/serve.mjs runs for every request: true when it answers it, false to leave it to the framework. */
 export function createNodeHandler(origin: string) {
-  return nodeHandler(router, origin);
+  return nodeHandler(startedRouter(), origin);
 }
 
 /** The route files' handler: every API request that reaches the framework, a Web Request in, a Response out. */
 export async function handleWebRequest(request: Request): Promise<Response> {
-  const handle = router.answer(request.method, new URL(request.url).pathname);
+  const handle = startedRouter().answer(request.method, new URL(request.url).pathname);
   return toWebResponse(await releaseUnreadWebBody(request, await handle(request)));
 }
 

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadLaunchConfig } from "../../config/env";
+import { loadLaunchConfig } from "../../config/dev-launch-config";
 import { polygon } from "../../networks/eip155-137";
-import { devAccount, PAY_TO_ACCOUNT_INDEX } from "../../server/local-stack/dev-accounts";
-import type { GuardedProcess } from "../../server/local-stack/guarded-process";
-import { startLocalChain } from "../../server/local-stack/local-chain";
-import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
+import { devAccount, PAY_TO_ACCOUNT_INDEX } from "../../cli/dev-stack/dev-accounts";
+import type { GuardedProcess } from "../../cli/dev-stack/guarded-process";
+import { startLocalChain } from "../../cli/dev-stack/local-chain";
+import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
 import { startSideProcess } from "./side-process";
 
 /**

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { startGuardedProcess, type GuardedProcess } from "../../server/local-stack/guarded-process";
+import { startGuardedProcess, type GuardedProcess } from "../../cli/dev-stack/guarded-process";
 
 /**
  * Runs a TypeScript script of the benchmark in a process of its own and resolves with the first line it prints

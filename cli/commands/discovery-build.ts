@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
+import { loadPriceCatalog } from "../../config/env";
 import { discoveryDocuments } from "../../server/discovery/discovery-documents";
 import { userPath } from "../lib/caller-directory";
 import { factsOf, fileNameFor, readDeploymentConfigs } from "../lib/deployment-config";
@@ -47,9 +48,10 @@ export function registerDiscoveryCommand(program: Command): void {
             `no deployment configured for ${options.network ?? "any network"} in ${configDir}; run paysvc config generate`,
           );
         }
+        const models = loadPriceCatalog();
         const written: string[] = [];
         for (const config of configs) {
-          const facts = factsOf(config);
+          const facts = factsOf(config, models);
           for (const [name, document] of Object.entries(discoveryDocuments)) {
             const path = join(out, fileNameFor(config.network), name);
             mkdirSync(dirname(path), { recursive: true });

@@ -1,3 +1,4 @@
+import { loadPriceCatalog } from "../../config/env";
 import type { Command } from "commander";
 import { userPath } from "../lib/caller-directory";
 import { checkOrigin } from "../lib/check-origin";
@@ -41,6 +42,7 @@ export function registerHealthCommand(program: Command): void {
           ]),
         ];
         if (origins.length === 0) throw new Error("nothing to check: pass --origin <url...> or --all");
+        const models = loadPriceCatalog();
         let done = 0;
         const results = await Promise.all(
           origins.map(async (origin) => {
@@ -48,6 +50,7 @@ export function registerHealthCommand(program: Command): void {
               origin,
               configs.find((config) => config.origin === origin),
               Number(options.timeout),
+              models,
             );
             done += 1;
             // Progress on stderr, so --json output stays clean.

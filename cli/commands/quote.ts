@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { loadPriceCatalog } from "../../config/env";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../../server/errors";
 import { quotablePaths, quoteRequest } from "../../server/endpoints/quote-request";
@@ -9,8 +11,10 @@ import { action, print } from "../lib/output";
 export function registerQuoteCommand(program: Command): void {
   program
     .command("quote")
-    .description("The price a paid request would be quoted, computed offline from the price tables")
-    .argument("<endpoint>", `a paid path: ${quotablePaths.join(", ")}`)
+    .description(
+      "The price a paid request would be quoted, computed offline from the catalog (PAYSVC_CATALOG, else the spec's tables)",
+    )
+    .argument("<endpoint>", `a paid path: ${quotablePaths(defaultCatalog()).join(", ")}`)
     .option("--body <file>", "JSON request body (default: an empty body, for /prepaid/codes/auto)")
     .option("--network <caip2>", "network whose overhead applies", "eip155:137")
     .option("--json", "print JSON")
@@ -24,7 +28,7 @@ export function registerQuoteCommand(program: Command): void {
         const network = getNetwork(options.network);
         let quote;
         try {
-          quote = await quoteRequest(endpoint, body, network);
+          quote = await quoteRequest(endpoint, body, network, loadPriceCatalog());
         } catch (error) {
           if (isApiError(error)) throw new Error(`the service would answer ${error.status}: ${error.message}`);
           throw error;

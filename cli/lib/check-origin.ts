@@ -1,3 +1,4 @@
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { getNetwork, sameAddress } from "../../networks";
 import { quoteRequest } from "../../server/endpoints/quote-request";
@@ -27,13 +28,14 @@ function describe(error: unknown): string {
 
 /**
  * Checks one deployment: /health answers ok, the discovery manifest parses, and a 402 quote names the expected
- * network, asset and pay-to (from its configuration, else from its own manifest) at the price the local tables
- * compute. Never throws: every failure is a failed check that says what differs.
+ * network, asset and pay-to (from its configuration, else from its own manifest) at the price the catalog (`models`)
+ * computes. Never throws: every failure is a failed check that says what differs.
  */
 export async function checkOrigin(
   origin: string,
   config: DeploymentConfig | undefined,
   timeoutMs: number,
+  models: ModelCatalog,
 ): Promise<OriginCheck> {
   const checks: OriginCheck["checks"] = [];
   const record = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
@@ -98,7 +100,7 @@ export async function checkOrigin(
             differences.push(`${field} is ${accepts[field]}, expected ${expected[field]}`);
         }
         const network = getNetwork(accepts.network);
-        const local = (await quoteRequest(SAMPLE_PATH, JSON.stringify(SAMPLE_BODY), network)).amount;
+        const local = (await quoteRequest(SAMPLE_PATH, JSON.stringify(SAMPLE_BODY), network, models)).amount;
         const quoted = BigInt(accepts.amount);
         // Live gas makes the quote larger than the tables alone, never smaller.
         if (network.settlementGas ? quoted < local : quoted !== local)

@@ -4,9 +4,8 @@ import { z } from "zod";
 import { addressProblem, getNetwork, networkIds } from "../../networks";
 import type { DeploymentFacts } from "../../server/discovery/deployment-facts";
 import { catalogOf } from "../../server/discovery/endpoint-catalog";
-import { endpoints } from "../../server/endpoints";
-
-const endpointCatalog = catalogOf(endpoints);
+import { endpointsFor } from "../../server/endpoints";
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 
 const httpUrl = z
   .string()
@@ -93,13 +92,15 @@ export function readDeploymentConfigs(directory: string): DeploymentConfig[] {
     });
 }
 
-export function factsOf(config: DeploymentConfig): DeploymentFacts {
+/** The deployment as its discovery documents describe it, with the catalog in force (PAYSVC_CATALOG). */
+export function factsOf(config: DeploymentConfig, models: ModelCatalog): DeploymentFacts {
   return {
     origin: config.origin,
     network: getNetwork(config.network, config.asset),
     payTo: config.payTo,
     prepaidApiBase: config.prepaidApiBase ?? `${config.origin}/v1`,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-    catalog: endpointCatalog,
+    catalog: catalogOf(endpointsFor(models)),
+    models,
   };
 }

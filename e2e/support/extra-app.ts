@@ -1,5 +1,5 @@
 import { childEnvironment } from "../../config/env";
-import { freePort, startNextApp } from "../../server/local-stack/next-app";
+import { freePort, startNextApp } from "../../cli/dev-stack/next-app";
 import { stack } from "./payments";
 
 /** What an extra app runs over: the shared stack unless a test started a stack of its own. */

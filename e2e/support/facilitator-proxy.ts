@@ -1,4 +1,4 @@
-import { listen, readBody, sendJson } from "../../server/local-stack/json-http-server";
+import { listen, readBody, sendJson } from "../../cli/lib/json-http-server";
 
 /** What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, or never forward it. */
 export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } | { kind: "drop" };

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { loadLaunchConfig } from "../../config/env";
+import { loadLaunchConfig } from "../../config/dev-launch-config";
 import { createPublicClient, http, type Abi } from "viem";
-import { localUsdcAbi } from "../../server/local-stack/local-chain";
-import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
+import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
+import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
 import { getNetwork, type EvmNetwork } from "../../networks";
 import { FREE_PORTS } from "./free-ports";
 

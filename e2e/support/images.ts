@@ -1,5 +1,5 @@
 import { inflateSync, crc32 } from "node:zlib";
-import { encodePng } from "../../server/local-stack/png";
+import { encodePng } from "../../cli/dev-stack/png";
 
 /** Small real images of each accepted type, and one that is not accepted (GIF). */
 export const fixtures = {

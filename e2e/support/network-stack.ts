@@ -8,9 +8,9 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createPublicClient, http, type Abi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
-import { loadLaunchConfig } from "../../config/env";
-import { localUsdcAbi } from "../../server/local-stack/local-chain";
-import { startStack, type RunningStack } from "../../server/local-stack/start-stack";
+import { loadLaunchConfig } from "../../config/dev-launch-config";
+import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
+import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
 import { FREE_PORTS } from "./free-ports";
 
 /** A complete embedded deployment of `network`, like `NETWORK=<network> npm start`, and how to remove it. */

@@ -10,7 +10,7 @@ import OpenAI from "openai";
 import { createPublicClient, getAddress, http, type Abi } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { inject } from "vitest";
-import { localUsdcAbi } from "../../server/local-stack/local-chain";
+import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
 import { getNetwork, type EvmNetwork } from "../../networks";
 
 export const stack = () => inject("stack");

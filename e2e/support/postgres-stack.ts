@@ -2,9 +2,9 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { loadLaunchConfig } from "../../config/env";
-import { startLocalPostgres } from "../../server/local-stack/local-postgres";
-import { startStack, type StackOptions } from "../../server/local-stack/start-stack";
+import { loadLaunchConfig } from "../../config/dev-launch-config";
+import { startLocalPostgres } from "../../cli/dev-stack/local-postgres";
+import { startStack, type StackOptions } from "../../cli/dev-stack/start-stack";
 import { FREE_PORTS } from "./free-ports";
 
 /**

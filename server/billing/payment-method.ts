@@ -1,4 +1,4 @@
-import type { GptModel } from "../../config/models";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import type { PaymentKind, RequestOutcome } from "../metrics/service-metrics";
@@ -19,7 +19,7 @@ export interface Quote {
    * For calls that may be billed in tokens to a prepaid key: the model, the counted input, the output cap, and the
    * decimals of the network's USDC (a prepaid answer states what its tokens are worth in them).
    */
-  tokens?: { model: GptModel; input: number; maxOutput: number; decimals: number };
+  tokens?: { model: ChatModel; input: number; maxOutput: number; decimals: number };
 }
 
 /** What the payment bought, handed to the work. */
@@ -42,11 +42,12 @@ export interface X402Price {
 /**
  * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onUnsettled`
  * undoes what the work wrote (a prepaid key) when the payment is not taken; `price` is set by the x402 session, so
- * that each answer it builds, settled or not, says what it cost.
+ * that each answer it builds, settled or not, says what it cost; `provider` names the catalog's provider that served
+ * it (X-Paysvc-Provider).
  */
 export type PreparedAnswer = (
   { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
-) & { onUnsettled?: () => Promise<void> | void; price?: X402Price };
+) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string };
 
 /** One request to bill: what was asked, and its price. */
 export interface BillableCall {

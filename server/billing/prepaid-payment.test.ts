@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findGptModel, type GptModel } from "../../config/models";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { findChatModel, type ChatModel } from "../../config/catalog/model-catalog";
 import { isApiError } from "../errors";
 import { ServiceMetrics } from "../metrics/service-metrics";
 import { newPrepaidCode } from "../prepaid/prepaid-code";
@@ -14,8 +15,8 @@ import { chatStreamMeter } from "./chat-stream-meter";
 import type { BillableCall, PaymentSession } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
 
-const luna = findGptModel("vendor-a/gpt-6-luna") as GptModel;
-const sol = findGptModel("vendor-a/gpt-6-sol") as GptModel;
+const luna = findChatModel(defaultCatalog(), "vendor-a/gpt-6-luna") as ChatModel;
+const sol = findChatModel(defaultCatalog(), "vendor-a/gpt-6-sol") as ChatModel;
 const encoder = new TextEncoder();
 
 describe("prepaid billing on a real SQLite file", () => {

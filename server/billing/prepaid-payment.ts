@@ -1,5 +1,5 @@
 import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
-import type { GptModel } from "../../config/models";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
 import { ApiError } from "../errors";
 import { eventStreamAnswer, jsonAnswer } from "../http/api-answer";
@@ -127,7 +127,7 @@ export class PrepaidPayment implements PaymentMethod {
    * Why the code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
    * tokens left.
    */
-  private async refusal(model: GptModel, inputTokens: number): Promise<ApiError> {
+  private async refusal(model: ChatModel, inputTokens: number): Promise<ApiError> {
     const key = await this.store.findByCode(this.code);
     if (!key) return unknownPrepaidKey();
     if (key.model !== model.id) {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../errors";
-import { parseChatRequest, withOutputCap } from "./chat-request";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { parseChatRequest as parseWith, withOutputCap } from "./chat-request";
+
+const parseChatRequest = (value: unknown) => parseWith(value, defaultCatalog());
 
 const body = (extra: object) => ({
   model: "vendor-a/gpt-6-luna",

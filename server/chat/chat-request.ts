@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { chatLimits } from "../../config/limits";
-import { findGptModel, gptModelIds, type GptModel } from "../../config/models";
+import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/catalog/model-catalog";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 
@@ -49,18 +49,33 @@ export type ChatRequest = z.output<typeof chatRequestSchema>;
 
 export interface ParsedChatRequest {
   body: ChatRequest;
-  model: GptModel;
+  model: ChatModel;
   /** The output cap the price is computed with: `max_completion_tokens`, else `max_tokens`, else 4096. */
   maxOutputTokens: number;
 }
 
 /** Validates a chat completion body; every failure is a 400 naming the field, raised before any 402. */
-export function parseChatRequest(value: unknown): ParsedChatRequest {
+export function parseChatRequest(value: unknown, catalog: ModelCatalog): ParsedChatRequest {
   requireJsonObject(value);
-  requireKnownModel((value as { model?: unknown }).model);
+  const model = requireKnownModel((value as { model?: unknown }).model, catalog);
   const body = parseOrThrow(chatRequestSchema, value);
-  const model = findGptModel(body.model) as GptModel;
-  return { body, model, maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? chatLimits.defaultMaxTokens };
+  const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? chatLimits.defaultMaxTokens;
+  requireOutputWithin(
+    model,
+    maxOutputTokens,
+    body.max_completion_tokens === undefined ? "max_tokens" : "max_completion_tokens",
+  );
+  return { body, model, maxOutputTokens };
+}
+
+/** A model of the catalog may allow less output than any model may (its own max_output_tokens). */
+export function requireOutputWithin(model: ChatModel, maxOutputTokens: number, param: string): void {
+  if (maxOutputTokens <= model.maxOutputTokens) return;
+  throw new ApiError(
+    "invalid_request",
+    `Invalid '${param}': ${model.id} writes at most ${model.maxOutputTokens} tokens; ask for ${model.maxOutputTokens} or fewer`,
+    { param },
+  );
 }
 
 /**
@@ -78,15 +93,17 @@ export function withOutputCap(body: ChatRequest, maxOutputTokens: number): Recor
 }
 
 /** Missing or unknown model: the first check, so that a caller with a typo learns the list of models. */
-export function requireKnownModel(model: unknown): void {
+export function requireKnownModel(model: unknown, catalog: ModelCatalog): ChatModel {
   if (model === undefined || model === null || model === "") {
     throw new ApiError("invalid_request", "You must provide a model parameter", { param: "model" });
   }
-  if (typeof model !== "string" || !findGptModel(model)) {
+  const found = typeof model === "string" ? findChatModel(catalog, model) : undefined;
+  if (!found) {
     throw new ApiError(
       "model_not_found",
-      `The model '${String(model)}' does not exist or is not sold here. Available models: ${gptModelIds.join(", ")}`,
+      `The model '${String(model)}' does not exist or is not sold here. Available models: ${catalog.chat.map((chat) => chat.id).join(", ")}`,
       { param: "model" },
     );
   }
+  return found;
 }

@@ -1,15 +1,14 @@
-import { decisionModel } from "../../config/decision-model";
 import { embeddings, freeChat } from "../../config/free-tier";
-import { imageModels } from "../../config/image-models";
 import { chatLimits, pricingRules } from "../../config/limits";
-import { gptModels } from "../../config/models";
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import type { NetworkDefinition } from "../../networks";
 import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
 import { chargeFor } from "../pricing/charge";
 
-/** Everything the console's price page shows, from the same tables that quote payments. */
-export function priceSheet(network: NetworkDefinition, payTo: string) {
+/** Everything the console's price page shows, from the catalog that quotes payments. */
+export function priceSheet(catalog: ModelCatalog, network: NetworkDefinition, payTo: string) {
+  const { chat, images, decision } = catalog;
   const decimals = network.usdc.decimals;
   const packPrice = (usdPerMillion: string, tokens: number) =>
     atomicToDecimal(
@@ -22,25 +21,25 @@ export function priceSheet(network: NetworkDefinition, payTo: string) {
     liveGas: network.settlementGas !== undefined,
     minimumChargeUsd: pricingRules.minimumChargeUsd,
     defaultMaxTokens: chatLimits.defaultMaxTokens,
-    chat: gptModels.map((model) => ({
+    chat: chat.map((model) => ({
       id: model.id,
       input: model.inputUsdPerMillion,
       output: model.outputUsdPerMillion,
       context: model.contextTokens,
       maxOutput: model.maxOutputTokens,
     })),
-    images: imageModels.map((model) => ({ id: model.id, size: model.size, perImage: model.usdPerImage })),
-    decision: { id: decisionModel.id, input: decisionModel.inputUsdPerMillion },
-    packs: gptModels.map((model) => ({
+    images: images.map((model) => ({ id: model.id, size: model.sizes.join(", "), perImage: model.usdPerImage })),
+    decision: { id: decision.id, input: decision.inputUsdPerMillion },
+    packs: chat.map((model) => ({
       model: model.id,
       small: { tokens: prepaidPacks.minTokens, usd: packPrice(model.inputUsdPerMillion, prepaidPacks.minTokens) },
       large: { tokens: prepaidPacks.maxTokens, usd: packPrice(model.inputUsdPerMillion, prepaidPacks.maxTokens) },
     })),
     free: {
-      chatModel: freeChat.model,
+      chatModel: catalog.freeChat.id,
       windows: freeChat.windows.map((window) => ({ name: window.name, limit: window.limit })),
       maxTokens: freeChat.maxTokens,
-      embeddingModel: embeddings.model,
+      embeddingModel: catalog.embeddings.id,
       maxInputs: embeddings.maxInputs,
     },
   };

@@ -1,4 +1,3 @@
-import { decisionModel } from "../../config/decision-model";
 import type { AppContext } from "../app-context";
 import { countTextTokens } from "../pricing/count-tokens";
 import { checkedAnswers } from "./decision-answer";
@@ -19,16 +18,22 @@ function tokenCount(value: unknown, fallback: number): number {
 
 /** The answer of a decision: the upstream's answers, checked against the questions, with the resolved model. */
 export async function createDecision(context: AppContext, decision: DecisionRequest, inputTokens: number) {
-  const answer = await context.decisionUpstream.postJson("/decisions", decision);
-  const answers = checkedAnswers(decision, answer.answers);
+  // The answers are checked inside the routes' turn: an answer of the wrong shape is the next route's to give.
+  const served = await context.providers
+    .of(context.config.catalog.decision)
+    .postJson("/decisions", decision, (answer) => ({ answers: checkedAnswers(decision, answer.answers), answer }));
+  const { answers, answer } = served.value;
   const usage = (answer.usage ?? {}) as Record<string, unknown>;
-  const resolved = typeof answer.model === "string" && answer.model !== decisionModel.id ? answer.model : undefined;
   return {
-    model: resolved ?? context.config.decisionModelVersion,
-    answers,
-    usage: {
-      input_tokens: tokenCount(usage.input_tokens, inputTokens),
-      output_tokens: tokenCount(usage.output_tokens, countTextTokens(JSON.stringify(answers))),
+    provider: served.provider,
+    body: {
+      // The version sold (DECISION_MODEL_VERSION): the provider's own name of its model stays with it.
+      model: context.config.decisionModelVersion,
+      answers,
+      usage: {
+        input_tokens: tokenCount(usage.input_tokens, inputTokens),
+        output_tokens: tokenCount(usage.output_tokens, countTextTokens(JSON.stringify(answers))),
+      },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { decisionLimits, decisionModel, decisionQuestionTypes } from "../../config/decision-model";
+import type { DecisionModel } from "../../config/catalog/model-catalog";
+import { decisionLimits, decisionQuestionTypes } from "../../config/decision-model";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 
@@ -8,24 +9,28 @@ const question = z.object({
   instructions: z.string({ error: "must be a string" }).min(1, "must not be empty"),
 });
 
-export const decisionRequestSchema = z.object({
-  model: z.literal(decisionModel.id),
-  state: z.string({ error: "must be a string" }).min(1, "must not be empty"),
-  questions: z
-    .record(z.string().regex(/^[\w.-]{1,64}$/, "question names are 1 to 64 letters, digits, _ . or -"), question, {
-      error: "must be an object of named questions",
-    })
-    .refine((value) => Object.keys(value).length >= decisionLimits.minQuestions, "must contain at least one question")
-    .refine(
-      (value) => Object.keys(value).length <= decisionLimits.maxQuestions,
-      `must contain at most ${decisionLimits.maxQuestions} questions`,
-    ),
-});
+/** The request of the catalog's decision model. */
+export const decisionRequestSchema = (model: DecisionModel) => decisionRequestFields(model.id);
 
-export type DecisionRequest = z.output<typeof decisionRequestSchema>;
+const decisionRequestFields = (modelId: string) =>
+  z.object({
+    model: z.literal(modelId),
+    state: z.string({ error: "must be a string" }).min(1, "must not be empty"),
+    questions: z
+      .record(z.string().regex(/^[\w.-]{1,64}$/, "question names are 1 to 64 letters, digits, _ . or -"), question, {
+        error: "must be an object of named questions",
+      })
+      .refine((value) => Object.keys(value).length >= decisionLimits.minQuestions, "must contain at least one question")
+      .refine(
+        (value) => Object.keys(value).length <= decisionLimits.maxQuestions,
+        `must contain at most ${decisionLimits.maxQuestions} questions`,
+      ),
+  });
+
+export type DecisionRequest = z.output<ReturnType<typeof decisionRequestFields>>;
 
 /** Validates a decision request; chat and Responses bodies are told where they belong. */
-export function parseDecisionRequest(value: unknown): DecisionRequest {
+export function parseDecisionRequest(value: unknown, decisionModel: DecisionModel): DecisionRequest {
   requireJsonObject(value);
   for (const [field, endpoint] of [
     ["messages", "/v1/chat/completions"],
@@ -55,5 +60,5 @@ export function parseDecisionRequest(value: unknown): DecisionRequest {
       param: "questions.__proto__",
     });
   }
-  return parseOrThrow(decisionRequestSchema, value);
+  return parseOrThrow(decisionRequestSchema(decisionModel), value);
 }

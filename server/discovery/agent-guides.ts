@@ -1,8 +1,5 @@
-import { decisionModel } from "../../config/decision-model";
 import { embeddings, freeChat } from "../../config/free-tier";
-import { imageModels } from "../../config/image-models";
 import { chatLimits, pricingRules } from "../../config/limits";
-import { gptModels } from "../../config/models";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import type { DeploymentFacts } from "./deployment-facts";
 
@@ -63,15 +60,16 @@ export function curlExampleCode(facts: DeploymentFacts): string {
   ].join("\n");
 }
 
-function priceLines(): string[] {
+function priceLines({ models }: DeploymentFacts): string[] {
+  const { chat, images, decision } = models;
   return [
-    ...gptModels.map(
+    ...chat.map(
       (model) =>
         `- ${model.id}: ${model.inputUsdPerMillion} USD per 1M input tokens, ${model.outputUsdPerMillion} per 1M output tokens, context ${model.contextTokens}, max output ${model.maxOutputTokens}`,
     ),
-    ...imageModels.map((model) => `- ${model.id}: ${model.size}, ${model.usdPerImage} USD per image`),
-    `- ${decisionModel.id}: ${decisionModel.inputUsdPerMillion} USD per 1M input tokens, output free`,
-    ...gptModels.map(
+    ...images.map((model) => `- ${model.id}: ${model.sizes.join(", ")}, ${model.usdPerImage} USD per image`),
+    `- ${decision.id}: ${decision.inputUsdPerMillion} USD per 1M input tokens, output free`,
+    ...chat.map(
       (model) =>
         `- prepaid pack for ${model.id}: tokens x ${model.inputUsdPerMillion} USD per 1M (${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} tokens, steps of ${prepaidPacks.stepTokens}) + settlement fee`,
     ),
@@ -114,7 +112,7 @@ export function llmsTxt(facts: DeploymentFacts): string {
     ...flowSteps(facts),
     "",
     `Prices (USD; every paid quote adds ${facts.network.settlementOverheadUsd} USD settlement overhead${facts.network.settlementGas ? " and a live settlement-gas estimate" : ""}, minimum ${pricingRules.minimumChargeUsd} USD):`,
-    ...priceLines(),
+    ...priceLines(facts),
     "",
     "## Docs",
     "",
@@ -162,9 +160,9 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "",
     "## What is sold, and prices",
     "",
-    ...priceLines(),
+    ...priceLines(facts),
     "",
-    `Chat and Responses price: input tokens (o200k_base, as sent) x input rate + max_tokens / max_output_tokens (default ${chatLimits.defaultMaxTokens}) x output rate + ${facts.network.settlementOverheadUsd} USD overhead${facts.network.settlementGas ? " + live settlement gas" : ""}, at least ${pricingRules.minimumChargeUsd} USD, rounded up to whole atomic units. Limits: ${chatLimits.maxInputTokens} input tokens, max_tokens at most ${chatLimits.maxOutputTokens}; the highest quote is 4.733 USD. Images: price per image x n + overhead. Decisions: input tokens x ${decisionModel.inputUsdPerMillion} USD per 1M + overhead.`,
+    `Chat and Responses price: input tokens (o200k_base, as sent) x input rate + max_tokens / max_output_tokens (default ${chatLimits.defaultMaxTokens}) x output rate + ${facts.network.settlementOverheadUsd} USD overhead${facts.network.settlementGas ? " + live settlement gas" : ""}, at least ${pricingRules.minimumChargeUsd} USD, rounded up to whole atomic units. Limits: ${chatLimits.maxInputTokens} input tokens, max_tokens at most ${chatLimits.maxOutputTokens}; the highest quote is 4.733 USD. Images: price per image x n + overhead. Decisions: input tokens x ${facts.models.decision.inputUsdPerMillion} USD per 1M + overhead.`,
     "",
     "## The 402 flow",
     "",
@@ -191,8 +189,8 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "",
     "## Free endpoints",
     "",
-    `- POST ${facts.origin}/v1/embeddings: ${embeddings.model}, input a string or 1 to ${embeddings.maxInputs} strings, encoding_format float or base64.`,
-    `- POST ${facts.origin}/v1/free/chat/completions: ${freeChat.model}, ${freeChat.windows.map((window) => `${window.limit} requests per ${window.name === "perDay" ? "day" : "10 minutes"}`).join(" and ")} per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens. Quota: GET ${facts.origin}/v1/free/chat/completions/quota.`,
+    `- POST ${facts.origin}/v1/embeddings: ${facts.models.embeddings.id}, input a string or 1 to ${embeddings.maxInputs} strings, encoding_format float or base64.`,
+    `- POST ${facts.origin}/v1/free/chat/completions: ${facts.models.freeChat.id}, ${freeChat.windows.map((window) => `${window.limit} requests per ${window.name === "perDay" ? "day" : "10 minutes"}`).join(" and ")} per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens. Quota: GET ${facts.origin}/v1/free/chat/completions/quota.`,
     `- GET ${facts.origin}/v1/models, GET ${facts.origin}/health, GET ${facts.origin}/.well-known/x402, GET ${facts.origin}/openapi.json.`,
     "",
     "## Errors",

@@ -1,7 +1,8 @@
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import type { CatalogEndpoint } from "./catalog-endpoint";
 
-/** What the discovery documents of one deployment depend on, beside the price tables. */
+/** What the discovery documents of one deployment depend on. */
 export interface DeploymentFacts {
   /** Public origin, without a trailing slash. */
   origin: string;
@@ -11,6 +12,8 @@ export interface DeploymentFacts {
   paymentTimeoutSeconds: number;
   /** The endpoints the documents describe. */
   catalog: readonly CatalogEndpoint[];
+  /** The models sold and their prices: the catalog in force. */
+  models: ModelCatalog;
 }
 
 export function paymentInfo(facts: DeploymentFacts) {

@@ -29,6 +29,7 @@ export function deploymentFacts(context: AppContext, request: ApiRequest): Deplo
     prepaidApiBase: prepaidApiBase(context, request),
     paymentTimeoutSeconds: context.config.paymentTimeoutSeconds,
     catalog: context.catalog,
+    models: context.config.catalog,
   };
 }
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
-import { endpoints } from "../endpoints";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { endpointsFor } from "../endpoints";
+
+const endpoints = endpointsFor(defaultCatalog());
 import { quoteRequest } from "../endpoints/quote-request";
 import { bazaarExtension } from "./bazaar-extension";
 import { catalogOf } from "./endpoint-catalog";
@@ -13,7 +16,12 @@ describe("endpoint catalog", () => {
     expect(paid.length).toBe(9);
     for (const endpoint of paid) {
       expect(endpoint.example, endpoint.path).toBeDefined();
-      const quote = await quoteRequest(endpoint.path, JSON.stringify(endpoint.example), getNetwork("eip155:137"));
+      const quote = await quoteRequest(
+        endpoint.path,
+        JSON.stringify(endpoint.example),
+        getNetwork("eip155:137"),
+        defaultCatalog(),
+      );
       expect(quote.amount, endpoint.path).toBeGreaterThan(0n);
     }
   });

@@ -115,6 +115,10 @@ const paidAnswerHeaders = {
     description: "prepaid key: tokens left after this call (whole answers)",
     schema: { type: "string" },
   },
+  "X-Paysvc-Provider": {
+    description: "the provider (a route of the operator's catalog) that served the answer",
+    schema: { type: "string" },
+  },
   "Idempotent-Replayed": {
     description:
       "true on an answer kept for a retry under its payment-identifier (charged once, for the first request)",

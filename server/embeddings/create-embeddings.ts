@@ -1,11 +1,10 @@
-import { embeddings } from "../../config/free-tier";
 import type { AppContext } from "../app-context";
 import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { countTextTokens } from "../pricing/count-tokens";
 import { UpstreamError } from "../upstream/upstream-error";
 import { parseEmbeddingsRequest, refusedEmbeddingsBody, EMBEDDINGS_EXPECTED } from "./embeddings-request";
-import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import { jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 /** A vector as OpenAI's base64 encoding has it: the float32 little-endian bytes, base64. */
@@ -45,40 +44,43 @@ export async function createEmbeddings(context: AppContext, request: ApiRequest)
     throw error;
   }
   const parsed = parseEmbeddingsRequest(value);
+  const model = context.config.catalog.embeddings;
   if (parsed.kind === "probe") {
-    return jsonAnswer({ object: "list", data: [], model: embeddings.model, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
+    return jsonAnswer({ object: "list", data: [], model: model.id, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
   }
   const inputs = typeof parsed.body.input === "string" ? [parsed.body.input] : parsed.body.input;
-  let answer: Record<string, unknown>;
+  let served: { value: number[][]; provider: string };
   try {
-    answer = await context.embeddingsUpstream.postJson("/embeddings", {
-      model: embeddings.model,
-      input: inputs,
-      encoding_format: "float",
-      ...(parsed.body.input_type ? { input_type: parsed.body.input_type } : {}),
-    });
+    // The vectors are checked inside the routes' turn: a provider that sends too few is the next one's to replace.
+    served = await context.providers.of(model).postJson(
+      "/embeddings",
+      {
+        input: inputs,
+        encoding_format: "float",
+        ...(parsed.body.input_type ? { input_type: parsed.body.input_type } : {}),
+      },
+      (answer) => vectorsFrom(answer, inputs.length),
+    );
   } catch (error) {
     if (error instanceof UpstreamError) throw upstreamFailed(error);
     throw error;
   }
-  let vectors: number[][];
-  try {
-    vectors = vectorsFrom(answer, inputs.length);
-  } catch (error) {
-    throw upstreamFailed(error as UpstreamError);
-  }
+  const vectors = served.value;
   const base64 = parsed.body.encoding_format === "base64";
   const promptTokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
-  return jsonAnswer({
-    object: "list",
-    data: vectors.map((vector, index) => ({
-      object: "embedding",
-      index,
-      embedding: base64 ? toBase64Vector(vector) : vector,
-    })),
-    model: embeddings.model,
-    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-  });
+  return jsonAnswer(
+    {
+      object: "list",
+      data: vectors.map((vector, index) => ({
+        object: "embedding",
+        index,
+        embedding: base64 ? toBase64Vector(vector) : vector,
+      })),
+      model: model.id,
+      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+    },
+    { headers: { [PROVIDER_HEADER]: served.provider } },
+  );
 }
 
 function upstreamFailed(error: UpstreamError): ApiError {

@@ -22,7 +22,11 @@ export const EMBEDDINGS_SCHEMA = {
   },
   input_type: { required: false, type: "string", enum: embeddings.inputTypes },
   encoding_format: { required: false, type: "string", enum: embeddings.encodingFormats, default: "float" },
-  model: { required: false, type: "string", description: `ignored: every request is served by ${embeddings.model}` },
+  model: {
+    required: false,
+    type: "string",
+    description: "ignored: every request is served by the one embedding model",
+  },
 } as const;
 
 const nonEmpty = z.string({ error: "must be a string" }).min(1, "must not be empty");

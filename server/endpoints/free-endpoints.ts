@@ -1,4 +1,5 @@
-import { embeddings, freeChat } from "../../config/free-tier";
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
+import { freeChat } from "../../config/free-tier";
 import { createEmbeddings } from "../embeddings/create-embeddings";
 import { embeddingsSchema } from "../embeddings/embeddings-request";
 import { createFreeChatCompletion, freeChatQuota } from "../free-tier/create-free-chat-completion";
@@ -11,34 +12,36 @@ import { prepaidStatus } from "../prepaid/prepaid-status";
 import { freeEndpoint } from "./endpoint";
 
 /** Endpoint 10. */
-export const embeddingsEndpoint = freeEndpoint({
-  method: "POST",
-  paths: ["/v1/embeddings"],
-  access: ["free"],
-  schema: embeddingsSchema,
-  handle: createEmbeddings,
-  docs: {
-    operationId: "createEmbeddings",
-    summary: `Embeddings with ${embeddings.model} (free)`,
-    responseDescription: "{object: list, data: [{object: embedding, index, embedding}], model, usage}",
-  },
-});
+export const embeddingsEndpoint = (catalog: ModelCatalog) =>
+  freeEndpoint({
+    method: "POST",
+    paths: ["/v1/embeddings"],
+    access: ["free"],
+    schema: embeddingsSchema,
+    handle: createEmbeddings,
+    docs: {
+      operationId: "createEmbeddings",
+      summary: `Embeddings with ${catalog.embeddings.id} (free)`,
+      responseDescription: "{object: list, data: [{object: embedding, index, embedding}], model, usage}",
+    },
+  });
 
 /** Endpoint 11. */
-export const freeChatCompletions = freeEndpoint({
-  method: "POST",
-  paths: ["/v1/free/chat/completions"],
-  access: ["free"],
-  schema: freeChatSchema,
-  handle: createFreeChatCompletion,
-  docs: {
-    operationId: "createFreeChatCompletion",
-    summary: `Free chat with ${freeChat.model}: 10 requests per 10 minutes and 100 per day per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens`,
-    responseDescription: "chat.completion, or an event stream",
-    streaming: true,
-    errors: { 429: "free_tier_exhausted, with Retry-After" },
-  },
-});
+export const freeChatCompletions = (catalog: ModelCatalog) =>
+  freeEndpoint({
+    method: "POST",
+    paths: ["/v1/free/chat/completions"],
+    access: ["free"],
+    schema: freeChatSchema(catalog.freeChat.id),
+    handle: createFreeChatCompletion,
+    docs: {
+      operationId: "createFreeChatCompletion",
+      summary: `Free chat with ${catalog.freeChat.id}: 10 requests per 10 minutes and 100 per day per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens`,
+      responseDescription: "chat.completion, or an event stream",
+      streaming: true,
+      errors: { 429: "free_tier_exhausted, with Retry-After" },
+    },
+  });
 
 /** Endpoint 12. */
 export const freeChatQuotaEndpoint = freeEndpoint({
@@ -71,7 +74,7 @@ export const modelsEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/v1/models"],
   access: ["free"],
-  handle: (context) => jsonAnswer(listModels(context.config.network)),
+  handle: (context) => jsonAnswer(listModels(context.config.catalog, context.config.network)),
   docs: {
     operationId: "listModels",
     summary: "Models and live prices",

@@ -1,3 +1,4 @@
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { chatCompletions } from "./chat-completions";
 import { decisions } from "./decisions";
 import { aiAgentsEndpoint, llmsTxtEndpoint, openApiEndpoint, x402ManifestEndpoint } from "./discovery-documents";
@@ -16,26 +17,29 @@ import { prepaidCodes, prepaidCodesWithDefaults } from "./prepaid-codes";
 import { responses } from "./responses";
 
 /**
- * Every endpoint of the service, in the order the documents list them: the one place an endpoint is declared.
- * Routing, the route files, the discovery documents, `paysvc quote` and the README's table derive from it.
+ * Every endpoint of the service over the catalog in force, in the order the documents list them: the one place an
+ * endpoint is declared. Routing, the route files, the discovery documents, `paysvc quote` and the README's table
+ * derive from it.
  */
-export const endpoints: readonly Endpoint[] = [
-  chatCompletions,
-  responses,
-  imageGenerations,
-  imageEdits,
-  decisions,
-  prepaidCodes,
-  prepaidCodesWithDefaults,
-  embeddingsEndpoint,
-  freeChatCompletions,
-  freeChatQuotaEndpoint,
-  prepaidStatusEndpoint,
-  modelsEndpoint,
-  x402ManifestEndpoint,
-  healthEndpoint,
-  openApiEndpoint,
-  llmsTxtEndpoint,
-  aiAgentsEndpoint,
-  metricsEndpoint,
-];
+export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
+  return [
+    chatCompletions(catalog),
+    responses(catalog),
+    imageGenerations(catalog),
+    imageEdits(catalog),
+    decisions(catalog),
+    prepaidCodes(catalog),
+    prepaidCodesWithDefaults(catalog),
+    embeddingsEndpoint(catalog),
+    freeChatCompletions(catalog),
+    freeChatQuotaEndpoint,
+    prepaidStatusEndpoint,
+    modelsEndpoint,
+    x402ManifestEndpoint,
+    healthEndpoint,
+    openApiEndpoint,
+    llmsTxtEndpoint,
+    aiAgentsEndpoint,
+    metricsEndpoint,
+  ];
+}

@@ -1,26 +1,27 @@
-import { findGptModel, type GptModel } from "../../config/models";
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { prepaidApiBase } from "../app-context";
 import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
-import { parsePrepaidPurchase, purchaseSchema } from "../prepaid/prepaid-purchase-request";
+import { defaultPackModel, parsePrepaidPurchase, purchaseSchema } from "../prepaid/prepaid-purchase-request";
 import { quotePrepaidPack } from "../pricing/quote-tokens";
 import { paidEndpoint } from "./endpoint";
 
 const pricing = `tokens (${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens}, steps of ${prepaidPacks.stepTokens}) x the model's input rate + settlement fee`;
-const example = { model: prepaidPacks.defaultModel, tokens: prepaidPacks.defaultTokens };
 
 /** Endpoints 8 and 9 (`withDefaults`: the body and its fields are optional): a prepaid key, paid with x402. */
-function prepaidCodesEndpoint(withDefaults: boolean, path: string, docs: { operationId: string; summary: string }) {
+function prepaidCodesEndpoint(
+  catalog: ModelCatalog,
+  withDefaults: boolean,
+  path: string,
+  docs: { operationId: string; summary: string },
+) {
   return paidEndpoint({
     method: "POST",
     paths: [path],
     access: ["x402"],
     body: { optional: withDefaults },
-    schema: purchaseSchema,
-    parse(value) {
-      const purchase = parsePrepaidPurchase(value, withDefaults);
-      return { model: findGptModel(purchase.model) as GptModel, tokens: purchase.tokens };
-    },
+    schema: purchaseSchema(catalog),
+    parse: (value) => parsePrepaidPurchase(value, withDefaults, catalog),
     quote({ model, tokens }, network) {
       const { amount, display } = quotePrepaidPack(model, tokens, network);
       return {
@@ -46,7 +47,7 @@ function prepaidCodesEndpoint(withDefaults: boolean, path: string, docs: { opera
     },
     docs: {
       ...docs,
-      example,
+      example: { model: defaultPackModel(catalog), tokens: prepaidPacks.defaultTokens },
       responseDescription: withDefaults
         ? "as /prepaid/codes"
         : "{object: prepaid_code, code, model, tokens: {total, remaining}, api_base, status_url}",
@@ -57,12 +58,14 @@ function prepaidCodesEndpoint(withDefaults: boolean, path: string, docs: { opera
   });
 }
 
-export const prepaidCodes = prepaidCodesEndpoint(false, "/prepaid/codes", {
-  operationId: "buyPrepaidCode",
-  summary: "Buy a prepaid key for one GPT model and a token budget",
-});
+export const prepaidCodes = (catalog: ModelCatalog) =>
+  prepaidCodesEndpoint(catalog, false, "/prepaid/codes", {
+    operationId: "buyPrepaidCode",
+    summary: "Buy a prepaid key for one GPT model and a token budget",
+  });
 
-export const prepaidCodesWithDefaults = prepaidCodesEndpoint(true, "/prepaid/codes/auto", {
-  operationId: "buyPrepaidCodeWithDefaults",
-  summary: `Buy a prepaid key; body optional (defaults ${prepaidPacks.defaultModel}, ${prepaidPacks.defaultTokens} tokens)`,
-});
+export const prepaidCodesWithDefaults = (catalog: ModelCatalog) =>
+  prepaidCodesEndpoint(catalog, true, "/prepaid/codes/auto", {
+    operationId: "buyPrepaidCodeWithDefaults",
+    summary: `Buy a prepaid key; body optional (defaults ${defaultPackModel(catalog)}, ${prepaidPacks.defaultTokens} tokens)`,
+  });

@@ -5,6 +5,7 @@ import { fromChatCompletion } from "../responses/response-object";
 import { parseResponsesRequest, responsesRequestSchema } from "../responses/responses-request";
 import { translateToResponsesStream } from "../responses/responses-stream";
 import { toChatRequest } from "../responses/to-chat-request";
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { paidEndpoint } from "./endpoint";
 import { tokenPricing } from "./pricing-text";
 
@@ -18,44 +19,46 @@ function outputTokensOf(response: unknown): number | undefined {
  * Endpoints 3 and 4 (alpha): a Response, paid with x402 or billed to a prepaid key, translated to and from a chat
  * completion.
  */
-export const responses = paidEndpoint({
-  method: "POST",
-  paths: ["/v1/responses", "/api/v1/responses"],
-  access: ["x402", "prepaid"],
-  schema: responsesRequestSchema,
-  parse(value) {
-    const parsed = parseResponsesRequest(value);
-    return { ...parsed, chatRequest: toChatRequest(parsed) };
-  },
-  quote: (parsed, network) =>
-    quoteCompletion({
-      model: parsed.model,
-      messages: parsed.chatRequest.messages as { role: string; content: string | null }[],
-      tools: parsed.chatRequest.tools,
-      maxOutputTokens: parsed.maxOutputTokens,
-      network,
-      description: `Response (alpha) with ${parsed.model.id}`,
-    }),
-  async work(context, parsed, grant) {
-    const chatRequest = { ...parsed.chatRequest, max_tokens: grant.outputCap };
-    if (parsed.body.stream) {
-      const upstream = await context.upstream.startStream("/chat/completions", chatRequest);
-      const body = upstream.body.pipeThrough(translateToResponsesStream(parsed));
-      return { kind: "stream", stream: { body, cancel: upstream.cancel } };
-    }
-    const completion = chatCompletionAnswer(await context.upstream.postJson("/chat/completions", chatRequest));
-    return { kind: "json", body: fromChatCompletion(parsed, completion) };
-  },
-  usage: {
-    fromJson: outputTokensOf,
-    streamMeter: (_parsed, allowedOutput) => responsesStreamMeter({ allowedOutput }),
-  },
-  docs: {
-    operationId: "createResponse",
-    summary: "Responses API, alpha (paid per request; prepaid key accepted)",
-    example: { model: "vendor-a/gpt-6-luna", input: "Hello", max_output_tokens: 256 },
-    responseDescription: "response object, or a text/event-stream of Responses events ending with data: [DONE]",
-    pricing: tokenPricing("max_output_tokens"),
-    streaming: true,
-  },
-});
+export const responses = (catalog: ModelCatalog) =>
+  paidEndpoint({
+    method: "POST",
+    paths: ["/v1/responses", "/api/v1/responses"],
+    access: ["x402", "prepaid"],
+    schema: responsesRequestSchema,
+    parse(value) {
+      const parsed = parseResponsesRequest(value, catalog);
+      return { ...parsed, chatRequest: toChatRequest(parsed) };
+    },
+    quote: (parsed, network) =>
+      quoteCompletion({
+        model: parsed.model,
+        messages: parsed.chatRequest.messages as { role: string; content: string | null }[],
+        tools: parsed.chatRequest.tools,
+        maxOutputTokens: parsed.maxOutputTokens,
+        network,
+        description: `Response (alpha) with ${parsed.model.id}`,
+      }),
+    async work(context, parsed, grant) {
+      const chatRequest = { ...parsed.chatRequest, max_tokens: grant.outputCap };
+      const routes = context.providers.of(parsed.model);
+      if (parsed.body.stream) {
+        const { value: upstream, provider } = await routes.startStream("/chat/completions", chatRequest);
+        const body = upstream.body.pipeThrough(translateToResponsesStream(parsed));
+        return { kind: "stream", stream: { body, cancel: upstream.cancel }, provider };
+      }
+      const served = await routes.postJson("/chat/completions", chatRequest, chatCompletionAnswer);
+      return { kind: "json", body: fromChatCompletion(parsed, served.value), provider: served.provider };
+    },
+    usage: {
+      fromJson: outputTokensOf,
+      streamMeter: (_parsed, allowedOutput) => responsesStreamMeter({ allowedOutput }),
+    },
+    docs: {
+      operationId: "createResponse",
+      summary: "Responses API, alpha (paid per request; prepaid key accepted)",
+      example: { model: "vendor-a/gpt-6-luna", input: "Hello", max_output_tokens: 256 },
+      responseDescription: "response object, or a text/event-stream of Responses events ending with data: [DONE]",
+      pricing: tokenPricing(catalog, "max_output_tokens"),
+      streaming: true,
+    },
+  });

@@ -7,8 +7,8 @@ import { loadServiceConfig } from "../../config/env";
 import { freeChat } from "../../config/free-tier";
 import { createAppContext, type AppContext } from "../app-context";
 import { answerErrors } from "../http/answer-errors";
-import type { JsonHttpServer } from "../local-stack/json-http-server";
-import { startLocalUpstream } from "../local-stack/local-upstream";
+import type { JsonHttpServer } from "../../cli/lib/json-http-server";
+import { startLocalUpstream } from "../../cli/dev-stack/local-upstream";
 import { PEER_ADDRESS_HEADER } from "./client-address";
 import { createFreeChatCompletion, freeChatQuota } from "./create-free-chat-completion";
 
@@ -18,7 +18,7 @@ describe("free chat against the development provider", () => {
   let directory: string;
   let upstreamCalls = 0;
   beforeAll(async () => {
-    provider = await startLocalUpstream({ port: 0 });
+    provider = await startLocalUpstream({ port: 0, faultDirectives: true });
     provider.server.on("request", (request: IncomingMessage) => {
       if (request.url?.endsWith("/chat/completions")) upstreamCalls++;
     });

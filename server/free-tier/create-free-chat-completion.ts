@@ -6,11 +6,8 @@ import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { WindowUsage } from "./free-chat-windows";
 import { parseFreeChatRequest } from "./free-chat-request";
-import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-
-// The discovery catalog documents the free chat body from its schema.
-export { freeChatSchema } from "./free-chat-request";
 
 /** IETF RateLimit headers for the window closest to its limit. */
 function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
@@ -26,7 +23,7 @@ function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
 }
 
 /**
- * Endpoint 11: a free chat completion with `vendor-b/gpt-oss-20b`, at most 2048 output tokens (a larger
+ * Endpoint 11: a free chat completion with the catalog's free model (`vendor-b/gpt-oss-20b`), at most 2048 output tokens (a larger
  * max_tokens or max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller
  * address. Refused requests and requests that fail upstream are not counted.
  */
@@ -34,7 +31,8 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
   const address = context.clientAddresses.resolve(request);
   const windows = context.freeChatWindows;
   try {
-    const parsed = parseFreeChatRequest((await readJsonBody(request, freeChat.maxBodyBytes)).value);
+    const model = context.config.catalog.freeChat;
+    const parsed = parseFreeChatRequest((await readJsonBody(request, freeChat.maxBodyBytes)).value, model.id);
     const slot = await windows.take(address);
     if (slot === undefined) {
       const exhausted = (await windows.usage(address)).filter((window) => window.used >= window.limit);
@@ -51,14 +49,13 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
     };
     if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
     try {
+      const routes = context.providers.of(model);
       if (parsed.stream) {
-        const stream = await context.upstream.startStream("/chat/completions", parsed.upstreamBody);
-        return eventStreamAnswer(stream.body, headers);
+        const { value: stream, provider } = await routes.startStream("/chat/completions", parsed.upstreamBody);
+        return eventStreamAnswer(stream.body, { ...headers, [PROVIDER_HEADER]: provider });
       }
-      const completion = chatCompletionAnswer(
-        await context.upstream.postJson("/chat/completions", parsed.upstreamBody),
-      );
-      return jsonAnswer({ ...completion, model: freeChat.model }, { headers });
+      const served = await routes.postJson("/chat/completions", parsed.upstreamBody, chatCompletionAnswer);
+      return jsonAnswer(served.value, { headers: { ...headers, [PROVIDER_HEADER]: served.provider } });
     } catch (error) {
       await windows.give(slot);
       if (error instanceof UpstreamError) {
@@ -84,7 +81,12 @@ export async function freeChatQuota(context: AppContext, request: ApiRequest): P
     return { limit: found.limit, used: found.used, reset_seconds: found.resetSeconds };
   };
   return jsonAnswer(
-    { object: "free_quota", model: freeChat.model, per10Min: window("per10Min"), perDay: window("perDay") },
+    {
+      object: "free_quota",
+      model: context.config.catalog.freeChat.id,
+      per10Min: window("per10Min"),
+      perDay: window("perDay"),
+    },
     { headers: { ...rateLimitHeaders(usage), "Cache-Control": "no-store" } },
   );
 }

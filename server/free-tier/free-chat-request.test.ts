@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { freeChat } from "../../config/free-tier";
-import { parseFreeChatRequest } from "./free-chat-request";
+import { parseFreeChatRequest as parseWith } from "./free-chat-request";
+
+const freeModel = defaultCatalog().freeChat.id;
+const parseFreeChatRequest = (value: unknown) => parseWith(value, freeModel);
 
 const ask = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: "user", content: "hi" }], ...extra });
 
@@ -36,7 +40,7 @@ describe("parseFreeChatRequest", () => {
     );
     expect(stream).toBe(true);
     expect(upstreamBody).toEqual({
-      model: freeChat.model,
+      model: freeModel,
       messages: [{ role: "user", content: "hi" }],
       max_tokens: freeChat.maxTokens,
       temperature: 0.3,

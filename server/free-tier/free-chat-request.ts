@@ -12,28 +12,29 @@ const outputCap = z.number({ error: "must be an integer" }).int("must be an inte
  * The free chat request. A plain (not loose) object: fields it does not name are dropped, never forwarded, since the
  * operator pays for whatever reaches the provider (`service_tier`, `reasoning_effort`, `store` and the like).
  */
-export const freeChatSchema = z.object({
-  model: z.literal(freeChat.model, { error: `only ${freeChat.model} is served free` }).optional(),
-  messages: z
-    .array(
-      z.object({
-        role: messageRole,
-        content: z.string({ error: "must be a string" }),
-        name: z.string({ error: "must be a string" }).optional(),
-        tool_call_id: z.string({ error: "must be a string" }).optional(),
-        tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).optional(),
-      }),
-      { error: "must be an array of messages" },
-    )
-    .min(1, "must contain at least one message"),
-  max_tokens: outputCap.optional(),
-  max_completion_tokens: outputCap.optional(),
-  // More choices would multiply the output past the cap.
-  n: z.literal(1, { error: "must be 1: the free tier answers with one choice" }).optional(),
-  ...chatFields,
-});
+export const freeChatSchema = (modelId: string) =>
+  z.object({
+    model: z.literal(modelId, { error: `only ${modelId} is served free` }).optional(),
+    messages: z
+      .array(
+        z.object({
+          role: messageRole,
+          content: z.string({ error: "must be a string" }),
+          name: z.string({ error: "must be a string" }).optional(),
+          tool_call_id: z.string({ error: "must be a string" }).optional(),
+          tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).optional(),
+        }),
+        { error: "must be an array of messages" },
+      )
+      .min(1, "must contain at least one message"),
+    max_tokens: outputCap.optional(),
+    max_completion_tokens: outputCap.optional(),
+    // More choices would multiply the output past the cap.
+    n: z.literal(1, { error: "must be 1: the free tier answers with one choice" }).optional(),
+    ...chatFields,
+  });
 
-export type FreeChatBody = z.output<typeof freeChatSchema>;
+export type FreeChatBody = z.output<ReturnType<typeof freeChatSchema>>;
 
 export interface FreeChatRequest {
   /** What the provider is sent: the checked fields, with the free cap as its only output cap. */
@@ -51,9 +52,9 @@ export function countFreeChatInputTokens(body: FreeChatBody): number {
 }
 
 /** Checks a free chat body; every refusal is a 400 naming the field, before the caller's quota is touched. */
-export function parseFreeChatRequest(value: unknown): FreeChatRequest {
+export function parseFreeChatRequest(value: unknown, modelId: string): FreeChatRequest {
   requireJsonObject(value);
-  const body = parseOrThrow(freeChatSchema, value);
+  const body = parseOrThrow(freeChatSchema(modelId), value);
   const inputTokens = countFreeChatInputTokens(body);
   if (inputTokens > freeChat.maxInputTokens) {
     throw new ApiError(
@@ -68,7 +69,7 @@ export function parseFreeChatRequest(value: unknown): FreeChatRequest {
   return {
     upstreamBody: {
       ...rest,
-      model: freeChat.model,
+      model: modelId,
       max_tokens: Math.min(requested ?? freeChat.maxTokens, freeChat.maxTokens),
     },
     stream: body.stream === true,

@@ -22,13 +22,29 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
   }
 }
 
-/** Endpoint 15: the state of the database, the facilitator and the upstream; 503 when any is down. */
+/**
+ * Endpoint 15: the state of the database, the facilitator and each model provider of the catalog (its probe and
+ * its circuit breaker: `closed` serving, `open` skipped after failing, `half_open` about to be tried again);
+ * `upstream` is down when any provider is. 503 when any is down.
+ */
 export async function checkHealth(context: AppContext): Promise<{ status: number; body: unknown }> {
-  const [database, facilitator, upstream] = await Promise.all([
+  const states = context.providers.states();
+  const [database, facilitator, ...probes] = await Promise.all([
     probe(() => context.storage.ping()),
     probe(() => context.gateway.probe()),
-    probe(() => context.upstream.probe(PROBE_TIMEOUT_MS)),
+    ...states.map((state) => probe(() => state.upstream.probe(PROBE_TIMEOUT_MS))),
   ]);
+  const providers = Object.fromEntries(
+    states.map((state, index) => [
+      state.provider,
+      { ...probes[index]!, breaker: state.breaker, consecutive_failures: state.consecutiveFailures },
+    ]),
+  );
+  const down = probes.filter((component) => component.status === "down");
+  const upstream: ComponentState = down[0] ?? {
+    status: "up",
+    latency_ms: Math.max(0, ...probes.map((component) => component.latency_ms)),
+  };
   const healthy = [database, facilitator, upstream].every((component) => component.status === "up");
   return {
     status: healthy ? 200 : 503,
@@ -36,7 +52,7 @@ export async function checkHealth(context: AppContext): Promise<{ status: number
       status: healthy ? "ok" : "degraded",
       network: context.config.network.id,
       version: SERVICE_VERSION,
-      checks: { database: { engine: context.storage.engine, ...database }, facilitator, upstream },
+      checks: { database: { engine: context.storage.engine, ...database }, facilitator, upstream, providers },
     },
   };
 }

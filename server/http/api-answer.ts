@@ -17,6 +17,9 @@ export interface ApiAnswer {
   afterSent?: () => void;
 }
 
+/** The provider that served a model's answer, by its catalog name: what an operator looks for first. */
+export const PROVIDER_HEADER = "x-paysvc-provider";
+
 function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) result[name.toLowerCase()] = value;

@@ -12,7 +12,7 @@ export const ALLOWED_HEADERS =
 
 /** What a page may read besides the CORS-safelisted headers: the price, the settlement, timings, cost, balance. */
 export const EXPOSED_HEADERS =
-  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Server-Timing, X-Paysvc-Cost, X-Paysvc-Prepaid-Remaining";
+  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Server-Timing, X-Paysvc-Cost, X-Paysvc-Prepaid-Remaining, X-Paysvc-Provider";
 
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours, Firefox at 24). */
 export const MAX_AGE_SECONDS = "86400";

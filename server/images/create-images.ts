@@ -6,11 +6,17 @@ import type { ParsedImageRequest } from "./image-request";
  * The images of a paid request, as sent to the caller: the upstream's generation or edit, checked to hold as many
  * usable images as were paid for.
  */
-export async function createImages(context: AppContext, parsed: ParsedImageRequest) {
-  return usableImages(await callUpstream(context, parsed), parsed.n);
+export function createImages(context: AppContext, parsed: ParsedImageRequest) {
+  return callUpstream(context, parsed, (answer) => usableImages(answer, parsed.n));
 }
 
-function callUpstream(context: AppContext, parsed: ParsedImageRequest): Promise<Record<string, unknown>> {
+/** The generation or edit, its answer checked by `accept` for each route in turn (too few images: the next). */
+function callUpstream<T>(
+  context: AppContext,
+  parsed: ParsedImageRequest,
+  accept: (answer: Record<string, unknown>) => T,
+) {
+  const routes = context.providers.of(parsed.model);
   const fields = {
     model: parsed.model.id,
     prompt: parsed.prompt,
@@ -18,7 +24,7 @@ function callUpstream(context: AppContext, parsed: ParsedImageRequest): Promise<
     size: parsed.size,
     response_format: parsed.responseFormat,
   };
-  if (!parsed.image) return context.imageUpstream.postJson("/images/generations", fields);
+  if (!parsed.image) return routes.postJson("/images/generations", fields, accept);
   // OpenAI's edits endpoint takes a multipart form with the image as a file.
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, String(value));
@@ -28,7 +34,7 @@ function callUpstream(context: AppContext, parsed: ParsedImageRequest): Promise<
     new Blob([new Uint8Array(parsed.image.bytes)], { type: parsed.image.mediaType }),
     `image.${extension}`,
   );
-  return context.imageUpstream.postJson("/images/edits", form);
+  return routes.postJson("/images/edits", form, accept);
 }
 
 function isHttpUrl(value: unknown): value is string {

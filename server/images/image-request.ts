@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { findImageModel, imageLimits, imageModelIds, type ImageModel } from "../../config/image-models";
+import { findImageModel, type ImageModel, type ModelCatalog } from "../../config/catalog/model-catalog";
+import { imageLimits } from "../../config/image-models";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 import { decodeImageDataUri, type DecodedImage } from "./image-data-uri";
@@ -32,27 +33,27 @@ export interface ParsedImageRequest {
 }
 
 /** Validates an image request for `/generations` (`edit` false) or `/image2image` (`edit` true). */
-export function parseImageRequest(value: unknown, edit: boolean): ParsedImageRequest {
+export function parseImageRequest(value: unknown, edit: boolean, catalog: ModelCatalog): ParsedImageRequest {
   requireJsonObject(value);
   const model = (value as { model?: unknown }).model;
   if (model === undefined || model === null || model === "") {
     throw new ApiError("invalid_request", "You must provide a model parameter", { param: "model" });
   }
-  const imageModel = typeof model === "string" ? findImageModel(model) : undefined;
+  const imageModel = typeof model === "string" ? findImageModel(catalog, model) : undefined;
   if (!imageModel) {
     throw new ApiError(
       "model_not_found",
-      `The image model '${String(model)}' is not sold here. Available: ${imageModelIds.join(", ")}`,
+      `The image model '${String(model)}' is not sold here. Available: ${catalog.images.map((image) => image.id).join(", ")}`,
       {
         param: "model",
       },
     );
   }
   const body = parseOrThrow(imageRequestSchema, value);
-  if (body.size !== imageModel.size) {
+  if (!imageModel.sizes.includes(body.size)) {
     throw new ApiError(
       "invalid_request",
-      `size ${body.size} is not offered for ${imageModel.id}; use ${imageModel.size}`,
+      `size ${body.size} is not offered for ${imageModel.id}; use ${imageModel.sizes.join(" or ")}`,
       {
         param: "size",
       },

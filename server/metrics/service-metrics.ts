@@ -39,6 +39,8 @@ export class ServiceMetrics {
   private readonly facilitatorErrors;
   private readonly upstreamErrors;
   private readonly reconciled;
+  private readonly providerCalls;
+  private readonly providerLatency;
 
   constructor(network: string) {
     const registers = [this.registry];
@@ -92,6 +94,25 @@ export class ServiceMetrics {
       labelNames: ["outcome"] as const,
       registers,
     });
+    this.providerCalls = new Counter({
+      name: "paysvc_provider_requests_total",
+      help: "Calls to model providers (routes of the catalog), by provider and outcome (failed: the next route was tried, or the caller got an error)",
+      labelNames: ["provider", "outcome"] as const,
+      registers,
+    });
+    this.providerLatency = new Histogram({
+      name: "paysvc_provider_latency_seconds",
+      help: "Time a provider took to answer (streams: to the first event), by provider",
+      labelNames: ["provider"] as const,
+      buckets: PHASE_BUCKETS,
+      registers,
+    });
+  }
+
+  /** One call to a provider (a route of the catalog), and how long it took to answer (streams: the first event). */
+  providerCall(provider: string, outcome: "ok" | "failed", seconds: number): void {
+    this.providerCalls.inc({ provider, outcome });
+    this.providerLatency.observe({ provider }, seconds);
   }
 
   request(endpoint: string, outcome: RequestOutcome): void {

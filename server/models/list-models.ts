@@ -1,7 +1,5 @@
-import { decisionModel } from "../../config/decision-model";
-import { imageModels } from "../../config/image-models";
+import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { pricingRules } from "../../config/limits";
-import { gptModels } from "../../config/models";
 import type { NetworkDefinition } from "../../networks";
 import { perMillionToPerUnit } from "../money";
 
@@ -22,8 +20,9 @@ function payment(network: NetworkDefinition) {
  * Endpoint 13: every sellable GPT model with its limits and live prices on this deployment's network, then the
  * image models and the decision model with theirs (`type` tells them apart).
  */
-export function listModels(network: NetworkDefinition) {
-  const chat = gptModels.map((model) => ({
+export function listModels(catalog: ModelCatalog, network: NetworkDefinition) {
+  const { decision: decisionModel } = catalog;
+  const chat = catalog.chat.map((model) => ({
     id: model.id,
     object: "model",
     type: "chat",
@@ -45,13 +44,13 @@ export function listModels(network: NetworkDefinition) {
     payment: payment(network),
     endpoints: PAID_ENDPOINTS,
   }));
-  const images = imageModels.map((model) => ({
+  const images = catalog.images.map((model) => ({
     id: model.id,
     object: "model",
     type: "image",
     created: 0,
     owned_by: model.id.startsWith("vendor-c") ? "vendor-c" : "vendor-a",
-    sizes: [model.size],
+    sizes: model.sizes,
     max_images_per_request: 4,
     pricing: {
       currency: "USD",

@@ -2,7 +2,10 @@ import type { PaymentRequired } from "@x402/core/types";
 import { describe, expect, it } from "vitest";
 import { bazaarExtension } from "../discovery/bazaar-extension";
 import { catalogOf } from "../discovery/endpoint-catalog";
-import { endpoints } from "../endpoints";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { endpointsFor } from "../endpoints";
+
+const endpoints = endpointsFor(defaultCatalog());
 import { paymentRequiredJson } from "./payment-required-json";
 
 const document = (extensions?: PaymentRequired["extensions"]): PaymentRequired => ({

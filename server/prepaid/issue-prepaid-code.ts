@@ -1,4 +1,4 @@
-import type { GptModel } from "../../config/models";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { AppContext } from "../app-context";
 import type { PreparedAnswer } from "../billing/payment-method";
 import { ApiError } from "../errors";
@@ -12,7 +12,7 @@ import { newPrepaidCode } from "./prepaid-code";
  */
 export async function issuePrepaidCode(
   context: AppContext,
-  purchase: { model: GptModel; tokens: number },
+  purchase: { model: ChatModel; tokens: number },
   nonce: string,
   apiBase: string,
 ): Promise<PreparedAnswer> {

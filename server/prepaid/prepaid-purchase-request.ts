@@ -1,28 +1,44 @@
 import { z } from "zod";
-import { gptModelIds } from "../../config/models";
+import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { parseOrThrow, requireJsonObject } from "../validation";
 
 const TOKENS_RULE = `an integer from ${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} in steps of ${prepaidPacks.stepTokens}`;
 
-export const purchaseSchema = z.object({
-  model: z.enum(gptModelIds as [string, ...string[]], { error: `must be one of ${gptModelIds.join(", ")}` }),
-  tokens: z
-    .number({ error: `must be ${TOKENS_RULE}` })
-    .int(`must be ${TOKENS_RULE}`)
-    .min(prepaidPacks.minTokens, `must be ${TOKENS_RULE}`)
-    .max(prepaidPacks.maxTokens, `must be ${TOKENS_RULE}`)
-    .multipleOf(prepaidPacks.stepTokens, `must be ${TOKENS_RULE}`),
-});
+/** The model a pack defaults to: the spec's, where the catalog sells it, else the catalog's first chat model. */
+export function defaultPackModel(catalog: ModelCatalog): string {
+  return findChatModel(catalog, prepaidPacks.defaultModel)?.id ?? catalog.chat[0]!.id;
+}
 
-export type PrepaidPurchase = z.output<typeof purchaseSchema>;
+/** A purchase of one of the catalog's chat models. */
+export const purchaseSchema = (catalog: ModelCatalog) => {
+  const ids = catalog.chat.map((model) => model.id) as [string, ...string[]];
+  return purchaseFields(z.enum(ids, { error: `must be one of ${ids.join(", ")}` }));
+};
+
+const purchaseFields = (model: z.ZodType<string>) =>
+  z.object({
+    model,
+    tokens: z
+      .number({ error: `must be ${TOKENS_RULE}` })
+      .int(`must be ${TOKENS_RULE}`)
+      .min(prepaidPacks.minTokens, `must be ${TOKENS_RULE}`)
+      .max(prepaidPacks.maxTokens, `must be ${TOKENS_RULE}`)
+      .multipleOf(prepaidPacks.stepTokens, `must be ${TOKENS_RULE}`),
+  });
+
+export interface PrepaidPurchase {
+  model: ChatModel;
+  tokens: number;
+}
 
 /** Endpoint 8 needs both fields; endpoint 9 (`withDefaults`) fills what is missing, even the whole body. */
-export function parsePrepaidPurchase(value: unknown, withDefaults: boolean): PrepaidPurchase {
+export function parsePrepaidPurchase(value: unknown, withDefaults: boolean, catalog: ModelCatalog): PrepaidPurchase {
   const body = value === undefined && withDefaults ? {} : value;
   requireJsonObject(body);
   const filled = withDefaults
-    ? { model: prepaidPacks.defaultModel, tokens: prepaidPacks.defaultTokens, ...body }
+    ? { model: defaultPackModel(catalog), tokens: prepaidPacks.defaultTokens, ...body }
     : body;
-  return parseOrThrow(purchaseSchema, filled);
+  const purchase = parseOrThrow(purchaseSchema(catalog), filled);
+  return { model: findChatModel(catalog, purchase.model)!, tokens: purchase.tokens };
 }

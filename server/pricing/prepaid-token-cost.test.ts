@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { findGptModel, type GptModel } from "../../config/models";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { findChatModel, type ChatModel } from "../../config/catalog/model-catalog";
 import { getNetwork } from "../../networks";
 import { prepaidTokensCost } from "./prepaid-token-cost";
 import { quotePrepaidPack } from "./quote-tokens";
 
-const model = (id: string) => findGptModel(id) as GptModel;
+const model = (id: string) => findChatModel(defaultCatalog(), id) as ChatModel;
 const polygon = getNetwork("eip155:137");
 
 describe("prepaidTokensCost", () => {

@@ -1,4 +1,4 @@
-import type { GptModel } from "../../config/models";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import { decimalToAtomic, divideRoundingUp } from "../money";
 
 const TOKENS_PER_RATE_UNIT = 1_000_000n;
@@ -9,7 +9,7 @@ const TOKENS_PER_RATE_UNIT = 1_000_000n;
  * until one final round up to a whole atomic unit.
  */
 export function prepaidTokensCost(
-  model: Pick<GptModel, "inputUsdPerMillion">,
+  model: Pick<ChatModel, "inputUsdPerMillion">,
   tokens: number,
   decimals: number,
 ): bigint {

@@ -1,5 +1,5 @@
 import { chatLimits } from "../../config/limits";
-import type { GptModel } from "../../config/models";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import type { Quote } from "../billing/payment-method";
 import { ApiError } from "../errors";
@@ -11,7 +11,7 @@ import { quoteTokens } from "./quote-tokens";
  * then priced at the model's rates with the output cap. The same quote bills a prepaid key in tokens.
  */
 export function quoteCompletion(options: {
-  model: GptModel;
+  model: ChatModel;
   messages: readonly CountableMessage[];
   tools: unknown;
   maxOutputTokens: number;

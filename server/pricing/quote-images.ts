@@ -1,10 +1,10 @@
-import type { ImageModel } from "../../config/image-models";
+import type { ImageModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import { atomicToDecimal, decimalToAtomic } from "../money";
 import { chargeFor } from "./charge";
 
 /** The listed price per image x n, plus the settlement overhead (0.001 USD), in atomic units. */
-export function quoteImages(model: ImageModel, n: number, network: NetworkDefinition) {
+export function quoteImages(model: ImageModel, size: string, n: number, network: NetworkDefinition) {
   const decimals = network.usdc.decimals;
   const images = decimalToAtomic(model.usdPerImage, decimals) * BigInt(n);
   const amount = chargeFor(images, network);
@@ -12,7 +12,7 @@ export function quoteImages(model: ImageModel, n: number, network: NetworkDefini
     amount,
     display: {
       model: model.id,
-      size: model.size,
+      size,
       n,
       usd_per_image: model.usdPerImage,
       images_usd: atomicToDecimal(images, decimals),

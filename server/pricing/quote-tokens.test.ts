@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { chatLimits } from "../../config/limits";
-import { findGptModel, gptModels } from "../../config/models";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { findChatModel } from "../../config/catalog/model-catalog";
+
+const gptModels = defaultCatalog().chat;
 import { getNetwork } from "../../networks";
 import { countChatInputTokens, countTextTokens } from "./count-tokens";
 import { quoteTokens } from "./quote-tokens";
 
 const polygon = getNetwork("eip155:137");
 const model = (id: string) => {
-  const found = findGptModel(id);
+  const found = findChatModel(defaultCatalog(), id);
   if (!found) throw new Error(id);
   return found;
 };

@@ -1,4 +1,4 @@
-import type { GptModel } from "../../config/models";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
 import { chargeFor, MINIMUM_CHARGE_USD } from "./charge";
@@ -30,7 +30,7 @@ const TOKENS_PER_RATE_UNIT = 1_000_000n;
  * floored at the minimum charge and rounded up once to whole atomic units. All integer arithmetic.
  */
 export function quoteTokens(options: {
-  model: Pick<GptModel, "id" | "inputUsdPerMillion" | "outputUsdPerMillion">;
+  model: Pick<ChatModel, "id" | "inputUsdPerMillion" | "outputUsdPerMillion">;
   inputTokens: number;
   maxOutputTokens: number;
   network: NetworkDefinition;
@@ -68,7 +68,7 @@ function trimZeros(value: string): string {
 }
 
 /** A prepaid pack: its tokens at the model's input rate, plus the settlement fee, like any token quote. */
-export function quotePrepaidPack(model: GptModel, tokens: number, network: NetworkDefinition): TokenQuote {
+export function quotePrepaidPack(model: ChatModel, tokens: number, network: NetworkDefinition): TokenQuote {
   return quoteTokens({
     model: { ...model, outputUsdPerMillion: "0" },
     inputTokens: tokens,

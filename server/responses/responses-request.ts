@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { chatLimits } from "../../config/limits";
-import { findGptModel, type GptModel } from "../../config/models";
-import { requireKnownModel } from "../chat/chat-request";
+import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog";
+import { requireKnownModel, requireOutputWithin } from "../chat/chat-request";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 
@@ -93,14 +93,14 @@ export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
 
 export interface ParsedResponsesRequest {
   body: ResponsesRequest;
-  model: GptModel;
+  model: ChatModel;
   maxOutputTokens: number;
 }
 
 /** Validates a Responses body; every failure is a 400 naming the field, and unsupported fields are named. */
-export function parseResponsesRequest(value: unknown): ParsedResponsesRequest {
+export function parseResponsesRequest(value: unknown, catalog: ModelCatalog): ParsedResponsesRequest {
   requireJsonObject(value);
-  requireKnownModel((value as { model?: unknown }).model);
+  const model = requireKnownModel((value as { model?: unknown }).model, catalog);
   const unsupported = Object.keys(value).find((key) => !(SUPPORTED_FIELDS as readonly string[]).includes(key));
   if (unsupported) {
     throw new ApiError(
@@ -112,9 +112,7 @@ export function parseResponsesRequest(value: unknown): ParsedResponsesRequest {
   if (!("input" in value))
     throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
   const body = parseOrThrow(responsesRequestSchema, value);
-  return {
-    body,
-    model: findGptModel(body.model) as GptModel,
-    maxOutputTokens: body.max_output_tokens ?? chatLimits.defaultMaxTokens,
-  };
+  const maxOutputTokens = body.max_output_tokens ?? chatLimits.defaultMaxTokens;
+  requireOutputWithin(model, maxOutputTokens, "max_output_tokens");
+  return { body, model, maxOutputTokens };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { parseResponsesRequest } from "./responses-request";
 import { ResponsesEventTranslator } from "./responses-stream";
 
-const parsed = parseResponsesRequest({ model: "vendor-a/gpt-6-luna", input: "hi", stream: true });
+const parsed = parseResponsesRequest({ model: "vendor-a/gpt-6-luna", input: "hi", stream: true }, defaultCatalog());
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
 const events = (lines: string[]) =>

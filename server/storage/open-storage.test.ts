@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openStorage } from "./open-storage";
-import { useTestDatabases } from "./test-databases";
+import { useTestDatabases } from "../../cli/dev-stack/test-databases";
 
 const databases = useTestDatabases();
 

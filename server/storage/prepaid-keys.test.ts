@@ -9,7 +9,7 @@ import { PostgresPrepaidKeys } from "./postgres/postgres-prepaid-keys";
 import { openSqlite } from "./sqlite/open-sqlite";
 import { SqlitePrepaidKeys } from "./sqlite/sqlite-prepaid-keys";
 import type { Storage } from "./storage";
-import { engines, useTestDatabases } from "./test-databases";
+import { engines, useTestDatabases } from "../../cli/dev-stack/test-databases";
 
 const MODEL = "vendor-a/gpt-6-luna";
 const databases = useTestDatabases();

@@ -5,7 +5,7 @@ import type { NewPayment } from "../payment/payment-ledger";
 import { QuoteHold } from "../payment/quote-hold";
 import { openStorage } from "./open-storage";
 import type { Storage } from "./storage";
-import { engines, useTestDatabases } from "./test-databases";
+import { engines, useTestDatabases } from "../../cli/dev-stack/test-databases";
 
 const databases = useTestDatabases();
 

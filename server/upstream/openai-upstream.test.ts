@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { JsonHttpServer } from "../local-stack/json-http-server";
-import { startLocalUpstream } from "../local-stack/local-upstream";
-import { waitFor } from "../local-stack/wait-for";
+import type { JsonHttpServer } from "../../cli/lib/json-http-server";
+import { startLocalUpstream } from "../../cli/dev-stack/local-upstream";
+import { waitFor } from "../../cli/dev-stack/wait-for";
 import { OpenAiUpstream } from "./openai-upstream";
 import { UpstreamError } from "./upstream-error";
 
@@ -11,7 +11,7 @@ describe("a stream from the development upstream, over HTTP", () => {
   let provider: JsonHttpServer;
   let upstream: OpenAiUpstream;
   beforeEach(async () => {
-    provider = await startLocalUpstream({ port: 0, streamDeltas: 8 });
+    provider = await startLocalUpstream({ port: 0, streamDeltas: 8, faultDirectives: true });
     upstream = new OpenAiUpstream({ baseUrl: `${provider.url}/v1`, apiKey: undefined, timeoutMs: 5_000 });
   });
   afterEach(() => provider.stop());
@@ -49,7 +49,7 @@ describe("a stream from the development upstream, over HTTP", () => {
 describe("whole answers and the base URL, over HTTP", () => {
   let provider: JsonHttpServer;
   beforeEach(async () => {
-    provider = await startLocalUpstream({ port: 0, streamDeltas: 8 });
+    provider = await startLocalUpstream({ port: 0, streamDeltas: 8, faultDirectives: true });
   });
   afterEach(() => provider.stop());
 

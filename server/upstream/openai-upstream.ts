@@ -9,6 +9,8 @@ export interface UpstreamConfig {
   timeoutMs: number;
   /** Largest whole answer read; MAX_UPSTREAM_ANSWER_BYTES unless told. */
   maxAnswerBytes?: number;
+  /** Extra request headers the provider wants (an organisation, an API version). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A streamed answer whose first event has arrived: proof the upstream accepted the work. */
@@ -45,7 +47,7 @@ export class OpenAiUpstream {
   }
 
   private headers(contentType?: string): Record<string, string> {
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { ...this.config.headers, accept: "application/json" };
     if (contentType) headers["content-type"] = contentType;
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     return headers;

@@ -6,7 +6,7 @@ import { newPrepaidCode, hashPrepaidCode } from "../../prepaid/prepaid-code";
 import { migrationsFolder } from "../migrations";
 import { openStorage } from "../open-storage";
 import type { Storage } from "../storage";
-import { useTestDatabases } from "../test-databases";
+import { useTestDatabases } from "../../../cli/dev-stack/test-databases";
 
 const MODEL = "vendor-a/gpt-6-luna";
 const databases = useTestDatabases();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { waitFor } from "../../local-stack/wait-for";
+import { waitFor } from "../../../cli/dev-stack/wait-for";
 import { openSqlite, type SqliteDatabase } from "./open-sqlite";
 import { flushWalInBackground } from "./wal-flush";
 

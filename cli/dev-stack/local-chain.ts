@@ -2,17 +2,10 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
-import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  defineChain,
-  http,
-  type Abi,
-  type Chain,
-} from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http, type Abi, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { EvmNetwork } from "../../networks";
+import { chainFor, MULTICALL3_ADDRESS } from "../../networks/viem-chain";
 import usdcArtifact from "./contracts/local-usdc.artifact.json";
 import multicallArtifact from "./contracts/multicall3.artifact.json";
 import {
@@ -25,24 +18,12 @@ import {
 import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
 import { waitFor } from "./wait-for";
 
-export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
 export const localUsdcAbi = usdcArtifact.abi as Abi;
 
 export interface LocalChain {
   rpcUrl: string;
   chain: Chain;
   stop(): Promise<void>;
-}
-
-export function chainFor(network: EvmNetwork, rpcUrl: string): Chain {
-  return defineChain({
-    id: network.chainId,
-    name: network.displayName,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
-    blockTime: network.blockTimeMs,
-  });
 }
 
 function anvilBinary(): string {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { countTextTokens } from "../pricing/count-tokens";
-import { faultIn } from "./dev-faults";
-import { readJson, sendJson } from "./json-http-server";
+import { countTextTokens } from "../../server/pricing/count-tokens";
+import { failedAnswer, type DevFaults } from "./dev-faults";
+import { readJson, sendJson } from "../lib/json-http-server";
 
 const DIMENSIONS = 1024;
 
@@ -30,7 +30,11 @@ export function devEmbedding(text: string): number[] {
 }
 
 /** POST /v1/embeddings of the development provider. */
-export async function devEmbeddings(request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function devEmbeddings(
+  request: IncomingMessage,
+  response: ServerResponse,
+  faults: DevFaults,
+): Promise<void> {
   const body = (await readJson(request)) as { input?: unknown };
   const inputs =
     typeof body.input === "string"
@@ -41,13 +45,10 @@ export async function devEmbeddings(request: IncomingMessage, response: ServerRe
   if (inputs.length === 0) {
     return sendJson(response, 400, { error: { message: "input is required", type: "invalid_request_error" } });
   }
-  const fault = faultIn(inputs.join("\n"));
-  if (fault === "http-error") {
-    return sendJson(response, 500, {
-      error: { message: "development provider fault: http-error", type: "server_error" },
-    });
-  }
-  if (fault === "hang") return;
+  const fault = faults.in(inputs.join("\n"));
+  const failed = failedAnswer(fault);
+  if (failed === "hang") return; // never answers; the caller's timeout must fire
+  if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
   const tokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
   sendJson(response, 200, {
     object: "list",

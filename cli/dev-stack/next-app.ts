@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { APP_SERVER, BUILD_OUTPUTS, buildExists } from "../lib/app-build";
 import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
 import { waitFor } from "./wait-for";
 
@@ -22,9 +23,8 @@ function newestSourceTime(path: string): number {
 
 /** True when there is no production build, or a source file changed after it was made. */
 export function buildIsStale(): boolean {
-  const outputs = [join(projectRoot, ".next", "BUILD_ID"), join(projectRoot, "dist", "server.mjs")];
-  if (!outputs.every((path) => existsSync(path))) return true;
-  const built = Math.min(...outputs.map((path) => statSync(path).mtimeMs));
+  if (!buildExists()) return true;
+  const built = Math.min(...BUILD_OUTPUTS.map((path) => statSync(path).mtimeMs));
   const sources = [...SOURCE_ROOTS, ...SOURCE_FILES]
     .map((entry) => join(projectRoot, entry))
     .filter((path) => existsSync(path));
@@ -55,8 +55,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const appServer = join(projectRoot, "app", "serve.mjs");
-
 /**
  * Runs the production app server under a guard and waits until it answers HTTP: app/serve.mjs, or with
  * `framework` the framework's own `next start`, which serves the API through the route file.
@@ -71,7 +69,7 @@ export async function startNextApp(options: {
   const where = ["--port", String(options.port), "--hostname", options.host];
   const app = startGuardedProcess(
     process.execPath,
-    options.framework ? [nextBin, "start", ...where] : [appServer, ...where],
+    options.framework ? [nextBin, "start", ...where] : [APP_SERVER, ...where],
     {
       output: "pipe",
       cwd: projectRoot,

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { countTextTokens } from "../pricing/count-tokens";
-import { faultIn } from "./dev-faults";
-import { readJson, sendJson } from "./json-http-server";
+import { countTextTokens } from "../../server/pricing/count-tokens";
+import { failedAnswer, type DevFaults } from "./dev-faults";
+import { readJson, sendJson } from "../lib/json-http-server";
 
 interface Question {
   type?: unknown;
@@ -38,16 +38,17 @@ function answerTo(state: string, name: string, question: Question): Record<strin
  * POST /v1/decisions: the development decision provider answers every question deterministically from its text:
  * `noul` a number, `choice` one of the options listed after the last colon (else yes/no), `score` 0 to 1.
  */
-export async function devDecisions(request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function devDecisions(
+  request: IncomingMessage,
+  response: ServerResponse,
+  faults: DevFaults,
+): Promise<void> {
   const body = (await readJson(request)) as { state?: unknown; questions?: Record<string, Question> };
   const state = String(body.state ?? "");
-  const fault = faultIn(state);
-  if (fault === "http-error") {
-    return sendJson(response, 500, {
-      error: { message: "development provider fault: http-error", type: "server_error" },
-    });
-  }
-  if (fault === "hang") return;
+  const fault = faults.in(state);
+  const failed = failedAnswer(fault);
+  if (failed === "hang") return; // never answers; the caller's timeout must fire
+  if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
   const questions = Object.entries(body.questions ?? {});
   const answers = Object.fromEntries(
     questions.map(([name, question]) => [

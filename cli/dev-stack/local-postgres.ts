@@ -1,6 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -74,10 +84,20 @@ function othersReach(path: string): boolean {
 function binariesOthersReach(): { initdb: string; postgres: string } {
   if (othersReach(dirname(postgres))) return { initdb, postgres };
   const native = dirname(dirname(postgres));
-  const copy = join(tmpdir(), `paysvc-postgres-${createHash("sha256").update(native).digest("hex").slice(0, 12)}`);
+  // The package's library links are relative (libicuuc.so.60 -> libicuuc.so.60.2): copied as they are, they point
+  // within the copy; resolved (cpSync's default), they would point back into the unreachable package. Copied under
+  // a name of its own and then renamed, so that two processes copying at once both end with a whole copy.
+  const digest = createHash("sha256").update(native).digest("hex").slice(0, 12);
+  const copy = join(tmpdir(), `paysvc-postgres-binaries-${digest}`);
   if (!existsSync(join(copy, "bin", "postgres"))) {
-    cpSync(native, copy, { recursive: true });
-    chmodSync(copy, 0o755);
+    const partial = `${copy}.partial-${process.pid}`;
+    cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    chmodSync(partial, 0o755);
+    try {
+      renameSync(partial, copy);
+    } catch {
+      rmSync(partial, { recursive: true, force: true });
+    }
   }
   const within = (binary: string) => join(copy, relative(native, binary));
   return { initdb: within(initdb), postgres: within(postgres) };

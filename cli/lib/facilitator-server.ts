@@ -9,7 +9,7 @@ import { createWalletClient, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import type { EvmNetwork, NetworkDefinition, SvmNetwork } from "../../networks";
 import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
-import { chainFor } from "./local-chain";
+import { chainFor } from "../../networks/viem-chain";
 
 interface FacilitatorOptions<N extends NetworkDefinition> {
   network: N;
@@ -33,11 +33,12 @@ function receiptPollingMs(network: EvmNetwork, embeddedChain: boolean): number {
 }
 
 /**
- * A facilitator served over HTTP (POST /verify, POST /settle, GET /supported) exactly as a remote one is, built
- * on the official x402 facilitator and its "exact" scheme for the network. It pays settlement fees (EVM gas, or
- * the Solana fee payer's SOL) from `privateKey`.
+ * The built-in facilitator, served over HTTP on 127.0.0.1 (POST /verify, POST /settle, GET /supported) exactly as
+ * a remote one is, built on the official x402 facilitator and its "exact" scheme for the network. It pays
+ * settlement fees (EVM gas, or the Solana fee payer's SOL) from `privateKey`. `paysvc start` runs it on a real
+ * chain (CHAIN_RPC_URL) when no FACILITATOR_URL is given; `paysvc dev` runs it on the embedded chain.
  */
-export async function startLocalFacilitator(
+export async function startFacilitatorServer(
   options: FacilitatorOptions<NetworkDefinition> & { port: number },
 ): Promise<JsonHttpServer & { address: string }> {
   const { network } = options;
@@ -80,7 +81,7 @@ export async function startLocalFacilitator(
       sendJson(response, 404, { error: "not found" });
     },
     options.port,
-    "local facilitator",
+    "built-in facilitator",
   );
   return { ...server, address };
 }

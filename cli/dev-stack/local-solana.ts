@@ -11,7 +11,7 @@ import {
 import { LiteSVM } from "litesvm";
 import type { SvmNetwork } from "../../networks";
 import { PAYER_STARTING_BALANCE } from "./dev-accounts";
-import { listen, readJson, sendJson } from "./json-http-server";
+import { listen, readJson, sendJson } from "../lib/json-http-server";
 import { SolanaJournal } from "./solana-journal";
 import { LandedTransactions } from "./landed-transactions";
 import { RpcError, solanaRpcMethods } from "./solana-rpc";

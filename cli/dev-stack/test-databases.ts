@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { Engine } from "../../config/database-url";
-import { startLocalPostgres, type LocalPostgres } from "../local-stack/local-postgres";
+import { startLocalPostgres, type LocalPostgres } from "./local-postgres";
 
 /** Both engines, for store tests that must hold on each: `describe.each(engines)`. */
 export const engines: Engine[] = ["sqlite", "postgresql"];

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { contentText, type CountableMessage } from "../pricing/count-tokens";
+import { contentText, type CountableMessage } from "../../server/pricing/count-tokens";
 
 interface ChatTool {
   type?: unknown;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { faultIn } from "./dev-faults";
-import { readBody, readJson, sendJson } from "./json-http-server";
+import { failedAnswer, type DevFaults } from "./dev-faults";
+import { readBody, readJson, sendJson } from "../lib/json-http-server";
 import { encodePng } from "./png";
 
 /** Images handed out by URL, newest last; a development provider keeps only a few. */
@@ -32,14 +32,16 @@ function picture(ask: ImageAsk, index: number): Buffer {
   });
 }
 
-async function answer(request: IncomingMessage, response: ServerResponse, ask: ImageAsk): Promise<void> {
-  const fault = faultIn(ask.prompt);
-  if (fault === "http-error") {
-    return sendJson(response, 500, {
-      error: { message: "development provider fault: http-error", type: "server_error" },
-    });
-  }
-  if (fault === "hang") return;
+async function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  ask: ImageAsk,
+  faults: DevFaults,
+): Promise<void> {
+  const fault = faults.in(ask.prompt);
+  const failed = failedAnswer(fault);
+  if (failed === "hang") return; // never answers; the caller's timeout must fire
+  if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
   if (!/^\d+x\d+$/.test(ask.size) || !Number.isInteger(ask.n) || ask.n < 1 || ask.n > 10) {
     return sendJson(response, 400, { error: { message: "invalid size or n", type: "invalid_request_error" } });
   }
@@ -56,19 +58,32 @@ async function answer(request: IncomingMessage, response: ServerResponse, ask: I
 }
 
 /** POST /v1/images/generations (JSON), as OpenAI's images API. */
-export async function devImageGeneration(request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function devImageGeneration(
+  request: IncomingMessage,
+  response: ServerResponse,
+  faults: DevFaults,
+): Promise<void> {
   const body = (await readJson(request)) as Record<string, unknown>;
-  return answer(request, response, {
-    model: String(body.model),
-    prompt: String(body.prompt ?? ""),
-    n: typeof body.n === "number" ? body.n : 1,
-    size: String(body.size ?? "1024x1024"),
-    responseFormat: String(body.response_format ?? "b64_json"),
-  });
+  return answer(
+    request,
+    response,
+    {
+      model: String(body.model),
+      prompt: String(body.prompt ?? ""),
+      n: typeof body.n === "number" ? body.n : 1,
+      size: String(body.size ?? "1024x1024"),
+      responseFormat: String(body.response_format ?? "b64_json"),
+    },
+    faults,
+  );
 }
 
 /** POST /v1/images/edits (multipart/form-data with an `image` file), as OpenAI's images API. */
-export async function devImageEdit(request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function devImageEdit(
+  request: IncomingMessage,
+  response: ServerResponse,
+  faults: DevFaults,
+): Promise<void> {
   const raw = await readBody(request);
   const form = await new Request("http://dev.local/", {
     method: "POST",
@@ -79,16 +94,21 @@ export async function devImageEdit(request: IncomingMessage, response: ServerRes
   if (!(image instanceof Blob) || image.size === 0) {
     return sendJson(response, 400, { error: { message: "image file is required", type: "invalid_request_error" } });
   }
-  return answer(request, response, {
-    model: String(form.get("model")),
-    prompt: String(form.get("prompt") ?? ""),
-    n: Number(form.get("n") ?? 1),
-    size: String(form.get("size") ?? "1024x1024"),
-    responseFormat: String(form.get("response_format") ?? "b64_json"),
-    inputDigest: createHash("sha256")
-      .update(Buffer.from(await image.arrayBuffer()))
-      .digest("hex"),
-  });
+  return answer(
+    request,
+    response,
+    {
+      model: String(form.get("model")),
+      prompt: String(form.get("prompt") ?? ""),
+      n: Number(form.get("n") ?? 1),
+      size: String(form.get("size") ?? "1024x1024"),
+      responseFormat: String(form.get("response_format") ?? "b64_json"),
+      inputDigest: createHash("sha256")
+        .update(Buffer.from(await image.arrayBuffer()))
+        .digest("hex"),
+    },
+    faults,
+  );
 }
 
 /** GET /v1/images/files/<id>.png: an image handed out by URL. */

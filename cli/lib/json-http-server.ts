@@ -53,8 +53,17 @@ export async function readJson(request: IncomingMessage, maxBytes?: number): Pro
   return JSON.parse((await readBody(request, maxBytes)).toString("utf8"));
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
   response.end(text);
 }

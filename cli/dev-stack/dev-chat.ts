@@ -1,10 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { contentText, countChatInputTokens, countTextTokens, type CountableMessage } from "../pricing/count-tokens";
+import {
+  contentText,
+  countChatInputTokens,
+  countTextTokens,
+  type CountableMessage,
+} from "../../server/pricing/count-tokens";
 import { devCompletion, splitIntoDeltas } from "./dev-completion";
-import { faultIn } from "./dev-faults";
+import { failedAnswer, type DevFaults } from "./dev-faults";
 import { devToolCall } from "./dev-tool-call";
-import { readJson, sendJson } from "./json-http-server";
+import { readJson, sendJson } from "../lib/json-http-server";
 
 /** How the development provider streams. */
 export interface DevStreamOptions {
@@ -12,6 +17,12 @@ export interface DevStreamOptions {
   deltaDelayMs?: number;
   /** Number of content deltas a streamed answer is split into. */
   streamDeltas?: number;
+}
+
+/** A chat call's options: the stream's pace, the faults in force, and where the model ids asked for are noted. */
+export interface DevChatOptions extends DevStreamOptions {
+  faults: DevFaults;
+  received?: string[];
 }
 
 const HIDDEN_REASONING_TOKENS = 100;
@@ -30,7 +41,7 @@ interface ChatBody {
 }
 
 /** POST /v1/chat/completions of the development provider. */
-export async function devChatCompletion(request: IncomingMessage, response: ServerResponse, options: DevStreamOptions) {
+export async function devChatCompletion(request: IncomingMessage, response: ServerResponse, options: DevChatOptions) {
   let body: ChatBody;
   try {
     body = (await readJson(request)) as ChatBody;
@@ -44,14 +55,16 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
   }
   const messages = body.messages as CountableMessage[];
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
-  const fault = faultIn(contentText(lastUser?.content));
-  if (fault === "http-error") {
-    return sendJson(response, 500, {
-      error: { message: "development provider fault: http-error", type: "server_error" },
-    });
+  if (options.received) {
+    options.received.push(body.model);
+    // A development stack runs for days: keep the latest ids only.
+    if (options.received.length > 1000) options.received.shift();
   }
-  if (fault === "hang") return; // never answers; the caller's timeout must fire
+  const fault = options.faults.in(contentText(lastUser?.content));
   if (fault === "error-in-200") return errorIn200(response, body.stream === true);
+  const failed = failedAnswer(fault);
+  if (failed === "hang") return; // never answers; the caller's timeout must fire
+  if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
   const requestedMax = body.max_completion_tokens ?? body.max_tokens;
   const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
   const toolCall = devToolCall(messages, body.tools, body.tool_choice);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { encode, decode } from "gpt-tokenizer/encoding/o200k_base";
-import { contentText, type CountableMessage } from "../pricing/count-tokens";
+import { contentText, type CountableMessage } from "../../server/pricing/count-tokens";
 
 const VOCABULARY = (
   "gateway ledger quote signature settle verify token stream chunk model budget payer receipt nonce " +

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { databaseLocation, redactedDatabaseUrl } from "../../config/database-url";
-import type { LaunchConfig } from "../../config/env";
-import { startLocalPostgres, type LocalPostgres } from "../../server/local-stack/local-postgres";
-import { fileNameFor } from "./deployment-config";
+import type { LaunchConfig } from "../../config/dev-launch-config";
+import { startLocalPostgres, type LocalPostgres } from "./local-postgres";
+import { fileNameFor } from "../lib/deployment-config";
 
 export type DevEngine = "sqlite" | "postgres";
 

@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { redactedDatabaseUrl } from "../../config/database-url";
-import { childEnvironment, type LaunchConfig } from "../../config/env";
-import { openStorage } from "../storage/open-storage";
+import { childEnvironment } from "../../config/env";
+import { type LaunchConfig } from "../../config/dev-launch-config";
+import { openStorage } from "../../server/storage/open-storage";
 import { DEV_MNEMONIC, devAccountsFor, type DevKey } from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
-import { startLocalFacilitator } from "./local-facilitator";
+import { startFacilitatorServer } from "../lib/facilitator-server";
 import { startLocalSolana } from "./local-solana";
 import { startLocalUpstream } from "./local-upstream";
 import { buildIsStale, buildNextApp, freePort, startNextApp } from "./next-app";
@@ -102,7 +103,7 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
 
     let facilitatorUrl = config.configured.facilitatorUrl;
     if (!facilitatorUrl) {
-      const facilitator = await startLocalFacilitator({
+      const facilitator = await startFacilitatorServer({
         network,
         rpcUrl: chainRpcUrl as string,
         privateKey: config.configured.facilitatorPrivateKey ?? dev.facilitator.privateKey,
@@ -116,7 +117,11 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
 
     let upstreamBaseUrl = config.configured.upstreamBaseUrl;
     if (!upstreamBaseUrl) {
-      const upstream = await startLocalUpstream({ port: config.localPorts.upstream, ...options.upstream });
+      const upstream = await startLocalUpstream({
+        port: config.localPorts.upstream,
+        faultDirectives: true,
+        ...options.upstream,
+      });
       stoppers.push(upstream.stop);
       upstreamBaseUrl = `${upstream.url}/v1`;
       say(`upstream     ${upstreamBaseUrl}  (local development provider)`);

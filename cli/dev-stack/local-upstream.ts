@@ -1,0 +1,60 @@
+import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { devChatCompletion, type DevStreamOptions } from "./dev-chat";
+import { devDecisions } from "./dev-decisions";
+import { devEmbeddings } from "./dev-embeddings";
+import { devFaults, type ProviderOutage } from "./dev-faults";
+import { devImageFile, devImageEdit, devImageGeneration } from "./dev-images";
+import { listen, sendJson, type JsonHttpServer } from "../lib/json-http-server";
+
+export interface LocalUpstreamOptions extends DevStreamOptions {
+  port: number;
+  /** Honour `[paysvc-dev-fault:...]` in prompts (dev-faults.ts): the development stack and its tests turn it on. */
+  faultDirectives?: boolean;
+}
+
+/** A running development provider, with the handles a test of routing needs. */
+export interface LocalUpstream extends JsonHttpServer {
+  /** Puts every call of the provider in a fault (an outage of one route), or back to normal with undefined. */
+  setOutage(outage: ProviderOutage | undefined): void;
+  /** The model ids chat completions were asked for, in order: what a catalog's route sends the provider. */
+  chatModelsReceived: string[];
+}
+
+const PROVIDER_NAME = "paysvc local development provider";
+
+/**
+ * An OpenAI-compatible development provider, so every endpoint answers without internet: deterministic
+ * completions with real token usage (streamed as server-sent events in several chunks), real PNG images, and
+ * structured decisions. Failures on demand: see dev-faults.ts.
+ */
+export async function startLocalUpstream(options: LocalUpstreamOptions): Promise<LocalUpstream> {
+  let outage: ProviderOutage | undefined;
+  const faults = devFaults({ directives: options.faultDirectives === true, outage: () => outage });
+  const chatModelsReceived: string[] = [];
+  const chatOptions = { ...options, faults, received: chatModelsReceived };
+  const server = await listen(
+    async (request, response) => {
+      const path = (request.url ?? "/").split("?")[0];
+      if (request.method === "GET" && path === "/v1/models") {
+        return sendJson(response, 200, {
+          object: "list",
+          data: defaultCatalog().chat.map(({ id }) => ({ id, object: "model", created: 0, owned_by: PROVIDER_NAME })),
+        });
+      }
+      if (request.method === "POST" && path === "/v1/chat/completions")
+        return devChatCompletion(request, response, chatOptions);
+      if (request.method === "POST" && path === "/v1/images/generations")
+        return devImageGeneration(request, response, faults);
+      if (request.method === "POST" && path === "/v1/images/edits") return devImageEdit(request, response, faults);
+      if (request.method === "GET" && path?.startsWith("/v1/images/files/")) return devImageFile(path, response);
+      if (request.method === "POST" && path === "/v1/decisions") return devDecisions(request, response, faults);
+      if (request.method === "POST" && path === "/v1/embeddings") return devEmbeddings(request, response, faults);
+      sendJson(response, 404, {
+        error: { message: `no route ${request.method} ${path}`, type: "invalid_request_error" },
+      });
+    },
+    options.port,
+    "local upstream",
+  );
+  return { ...server, setOutage: (next) => (outage = next), chatModelsReceived };
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { catalogKinds } from "./model-catalog";
+
+/**
+ * An operator's catalog file (PAYSVC_CATALOG), in JSON. `"extends": "default"` starts from the spec's tables (an
+ * entry with a default model's id replaces it; a decision, embeddings or free chat entry replaces the default one
+ * of its kind); without it the file is the whole catalog.
+ */
+
+/** At most 6 decimals: USDC's, so every price converts to whole atomic units. */
+const usd = z
+  .string({ error: 'must be a decimal USD amount written as a string, such as "0.07"' })
+  .regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal USD amount such as "0.07", with at most 6 decimals');
+
+const positiveInteger = z.number({ error: "must be a whole number" }).int("must be a whole number").positive();
+
+const route = z.strictObject({
+  provider: z
+    .string({ error: "must name the provider, such as openai" })
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be a name of lowercase letters, digits, '.', '_' or '-'"),
+  base_url: z
+    .string({ error: "must be the provider's base URL" })
+    .url("must be an absolute URL such as https://api.openai.com/v1")
+    .refine((value) => /^https?:\/\//.test(value), "must be an http(s) URL")
+    .transform((value) => value.replace(/\/+$/, "")),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, "must be the name of an environment variable, such as OPENAI_API_KEY")
+    .optional(),
+  model: z.string({ error: "must be the provider's own id of the model" }).min(1, "must not be empty"),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+const sold = {
+  id: z.string({ error: "must be the id callers use" }).min(1).max(128, "must be at most 128 characters"),
+  routes: z.array(route).min(1, "must list at least one route (the providers that serve the model, in order)"),
+};
+
+const entry = z.discriminatedUnion(
+  "kind",
+  [
+    z.strictObject({
+      ...sold,
+      kind: z.literal("chat"),
+      prices: z.strictObject({ input_per_1m: usd, output_per_1m: usd }),
+      limits: z.strictObject({ context_tokens: positiveInteger, max_output_tokens: positiveInteger }).optional(),
+    }),
+    z.strictObject({
+      ...sold,
+      kind: z.literal("image"),
+      prices: z.strictObject({ per_image: usd }),
+      limits: z.strictObject({
+        sizes: z
+          .array(z.string().regex(/^\d{2,5}x\d{2,5}$/, "must be a size such as 1024x1024"))
+          .min(1, "must list at least one size"),
+      }),
+    }),
+    z.strictObject({ ...sold, kind: z.literal("decision"), prices: z.strictObject({ input_per_1m: usd }) }),
+    z.strictObject({ ...sold, kind: z.literal("embeddings") }),
+    z.strictObject({ ...sold, kind: z.literal("free_chat") }),
+  ],
+  { error: `must be one of ${catalogKinds.join(", ")}` },
+);
+
+export const catalogFileSchema = z.strictObject({
+  extends: z
+    .literal("default", { error: 'must be "default" (start from the spec\'s tables), or be left out' })
+    .optional(),
+  models: z.array(entry, { error: "must be a list of models" }),
+});
+
+export type CatalogFile = z.output<typeof catalogFileSchema>;
+export type CatalogEntry = CatalogFile["models"][number];
+export type CatalogFileRoute = z.output<typeof route>;

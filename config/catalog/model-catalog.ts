@@ -1,0 +1,88 @@
+/**
+ * The catalog in force: every model the deployment sells or serves free, its prices and limits, and the ordered
+ * routes (providers) that serve it. Every price the service quotes, lists or documents is computed from it. Prices
+ * are decimal USD strings, exactly as written, converted to atomic units without floating point.
+ */
+
+/** One provider that can serve a model, tried in the catalog's order. */
+export interface Route {
+  /** The provider's name: metrics, /health, the X-Paysvc-Provider header and its circuit breaker go by it. */
+  provider: string;
+  /** OpenAI-compatible base URL, such as https://api.openai.com/v1. */
+  baseUrl: string;
+  /** The variable the API key was read from (named in messages, never the key); undefined: no key is sent. */
+  apiKeyVariable?: string;
+  apiKey?: string;
+  /** The provider's own id of the model: what it is sent, whatever the caller asked for. */
+  model: string;
+  /** Extra request headers the provider wants (an organisation, an API version). */
+  headers: Readonly<Record<string, string>>;
+}
+
+interface SoldModel {
+  id: string;
+  /** Empty only in a catalog read for its prices (`paysvc quote`); a serving process refuses it. */
+  routes: readonly Route[];
+}
+
+/** A model sold for chat completions, Responses and prepaid keys; rates in USD per 1,000,000 tokens. */
+export interface ChatModel extends SoldModel {
+  inputUsdPerMillion: string;
+  outputUsdPerMillion: string;
+  contextTokens: number;
+  maxOutputTokens: number;
+}
+
+/** An image model: the price per image, the same for each of its sizes (USD, before the settlement overhead). */
+export interface ImageModel extends SoldModel {
+  sizes: readonly string[];
+  usdPerImage: string;
+}
+
+/** The structured-decision model: input tokens at one rate, output free. */
+export interface DecisionModel extends SoldModel {
+  inputUsdPerMillion: string;
+  outputUsdPerMillion: "0";
+}
+
+/** A model served free (embeddings, the free chat). */
+export type FreeModel = SoldModel;
+
+export interface ModelCatalog {
+  chat: readonly ChatModel[];
+  images: readonly ImageModel[];
+  decision: DecisionModel;
+  embeddings: FreeModel;
+  freeChat: FreeModel;
+}
+
+export const catalogKinds = ["chat", "image", "decision", "embeddings", "free_chat"] as const;
+export type CatalogKind = (typeof catalogKinds)[number];
+
+export function findChatModel(catalog: ModelCatalog, id: string): ChatModel | undefined {
+  return catalog.chat.find((model) => model.id === id);
+}
+
+export function findImageModel(catalog: ModelCatalog, id: string): ImageModel | undefined {
+  return catalog.images.find((model) => model.id === id);
+}
+
+/** Every model of the catalog with its kind, in the catalog's order. */
+export function catalogModels(catalog: ModelCatalog): { kind: CatalogKind; model: SoldModel }[] {
+  return [
+    ...catalog.chat.map((model) => ({ kind: "chat" as const, model })),
+    ...catalog.images.map((model) => ({ kind: "image" as const, model })),
+    { kind: "decision", model: catalog.decision },
+    { kind: "embeddings", model: catalog.embeddings },
+    { kind: "free_chat", model: catalog.freeChat },
+  ];
+}
+
+/** Each provider once, with the base URL it is at (the catalog gives one provider one base URL). */
+export function catalogProviders(catalog: ModelCatalog): { provider: string; route: Route }[] {
+  const seen = new Map<string, Route>();
+  for (const { model } of catalogModels(catalog)) {
+    for (const route of model.routes) if (!seen.has(route.provider)) seen.set(route.provider, route);
+  }
+  return [...seen].map(([provider, route]) => ({ provider, route }));
+}

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { privateKeyProblem } from "../networks";
+import {
+  ConfigurationError,
+  loadServiceConfig,
+  networkWithAddresses,
+  parse,
+  port,
+  sharedSchema,
+  type Environment,
+  type ServiceConfig,
+} from "./env";
+
+/** The service's variables, and where `paysvc start` listens and what key its built-in facilitator pays with. */
+export const startSchema = sharedSchema.extend({
+  PORT: port(3000),
+  HOST: z.string().default("127.0.0.1"),
+  FACILITATOR_PRIVATE_KEY: z.string().trim().optional(),
+});
+
+/** The facilitator `paysvc start` runs itself, on a real chain, when no FACILITATOR_URL is given. */
+export interface BuiltInFacilitator {
+  rpcUrl: string;
+  /** EVM: 0x + 64 hex digits. Solana: a 64-byte keypair in base58, as wallets export it. */
+  privateKey: string;
+}
+
+export interface StartConfig {
+  /** The app's configuration; its facilitatorUrl is empty when `builtInFacilitator` is set. */
+  service: ServiceConfig;
+  host: string;
+  port: number;
+  builtInFacilitator?: BuiltInFacilitator;
+}
+
+/**
+ * Production: every piece is the operator's, nothing is embedded. Refused with one line per missing or wrong piece:
+ * a pay-to, a facilitator (FACILITATOR_URL, or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY), a provider for every model
+ * of the catalog (and every key its routes name), and a database set explicitly.
+ */
+export function loadStartConfig(env: Environment = process.env): StartConfig {
+  const values = parse(startSchema, env);
+  const problems: string[] = [];
+  const chainForFacilitator = !values.FACILITATOR_URL && values.CHAIN_RPC_URL;
+  if (chainForFacilitator && !values.FACILITATOR_PRIVATE_KEY) {
+    problems.push(
+      "FACILITATOR_PRIVATE_KEY: required with CHAIN_RPC_URL when FACILITATOR_URL is not set: the built-in facilitator pays settlement fees with it",
+    );
+  }
+  if (values.FACILITATOR_PRIVATE_KEY) {
+    const problem = privateKeyProblem(networkWithAddresses(values), values.FACILITATOR_PRIVATE_KEY);
+    if (problem) problems.push(`FACILITATOR_PRIVATE_KEY: ${problem}`);
+  }
+  if (!env.DATABASE_URL?.trim()) {
+    problems.push(
+      "DATABASE_URL: required: where payments and prepaid keys are kept (file:/var/lib/paysvc/paysvc.sqlite, or postgres://user:password@host:5432/paysvc)",
+    );
+  }
+  let service: ServiceConfig | undefined;
+  try {
+    service = loadServiceConfig(env, { facilitatorProvided: Boolean(chainForFacilitator) });
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length > 0 || !service) throw new ConfigurationError(problems);
+  return {
+    service,
+    host: values.HOST,
+    port: values.PORT,
+    builtInFacilitator:
+      chainForFacilitator && values.FACILITATOR_PRIVATE_KEY
+        ? { rpcUrl: chainForFacilitator, privateKey: values.FACILITATOR_PRIVATE_KEY }
+        : undefined,
+  };
+}

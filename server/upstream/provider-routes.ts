@@ -1,0 +1,154 @@
+import type { ProviderSettings } from "../../config/env";
+import { catalogModels, type ModelCatalog, type Route } from "../../config/catalog/model-catalog";
+import type { ServiceMetrics } from "../metrics/service-metrics";
+import { CircuitBreaker, type BreakerState } from "./circuit-breaker";
+import { withSoldModelId } from "./sold-model-stream";
+import { OpenAiUpstream, type StartedStream } from "./openai-upstream";
+import { UpstreamError } from "./upstream-error";
+
+/** What a route's answer came to, and who gave it (the X-Paysvc-Provider header names it). */
+export interface Served<T> {
+  value: T;
+  provider: string;
+}
+
+/**
+ * Failures that say nothing of the caller's request: the next route may well answer it. A refused request (400,
+ * 401, 404...) would be refused by the next provider too, or names a fault of ours to fix, not to route around.
+ */
+function failsOver(error: unknown): boolean {
+  if (!(error instanceof UpstreamError)) return false;
+  if (error.failure !== "status") return true;
+  // No status: an error sent inside a 200 (a whole answer or a stream's first event).
+  return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
+}
+
+/** One route, ready to call: its provider's client with the route's key and headers, and the breaker it shares. */
+interface Way {
+  route: Route;
+  upstream: OpenAiUpstream;
+  breaker: CircuitBreaker;
+}
+
+/**
+ * The routes of one sold model, tried in the catalog's order. A route that fails before anything was sent to the
+ * caller (connection refused, no first byte in time, 5xx, 429, an error inside a 200) is followed by the next; a
+ * provider whose breaker is open is skipped. The provider is sent its own model id; the caller sees the sold id.
+ */
+export class ModelRoutes {
+  constructor(
+    readonly soldId: string,
+    private readonly ways: readonly Way[],
+    private readonly metrics: ServiceMetrics,
+  ) {}
+
+  /** A whole JSON answer, checked by `accept` (which throws an UpstreamError for an answer that is a failure). */
+  postJson<T = Record<string, unknown>>(
+    path: string,
+    body: Record<string, unknown> | FormData,
+    accept: (answer: Record<string, unknown>) => T = (answer) => answer as T,
+  ): Promise<Served<T>> {
+    return this.tryInTurn(async (way) => {
+      const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route));
+      // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
+      if (typeof answer.model === "string") answer.model = this.soldId;
+      return accept(answer);
+    });
+  }
+
+  /** A stream whose first event has arrived, its chunks naming the sold model. */
+  startStream(path: string, body: Record<string, unknown>): Promise<Served<StartedStream>> {
+    return this.tryInTurn(async (way) => {
+      const started = await way.upstream.startStream(path, this.bodyFor(body, way.route));
+      if (way.route.model === this.soldId) return started;
+      return { ...started, body: started.body.pipeThrough(withSoldModelId(way.route.model, this.soldId)) };
+    });
+  }
+
+  private bodyFor(body: Record<string, unknown> | FormData, route: Route): Record<string, unknown> | FormData {
+    if (!(body instanceof FormData)) return { ...body, model: route.model };
+    body.set("model", route.model);
+    return body;
+  }
+
+  private async tryInTurn<T>(call: (way: Way) => Promise<T>): Promise<Served<T>> {
+    let lastError: unknown;
+    let tried = 0;
+    for (const way of this.ways) {
+      if (!way.breaker.tryAcquire()) continue;
+      tried += 1;
+      const started = performance.now();
+      try {
+        const value = await call(way);
+        way.breaker.succeeded();
+        this.metrics.providerCall(way.route.provider, "ok", (performance.now() - started) / 1000);
+        return { value, provider: way.route.provider };
+      } catch (error) {
+        this.metrics.providerCall(way.route.provider, "failed", (performance.now() - started) / 1000);
+        if (!failsOver(error)) {
+          way.breaker.released();
+          throw error;
+        }
+        way.breaker.failed();
+        lastError = error;
+      }
+    }
+    if (tried === 0) {
+      throw new UpstreamError("network", `every provider of ${this.soldId} is failing and skipped for now`);
+    }
+    throw lastError;
+  }
+}
+
+/** The state of one provider, as /health shows it. */
+export interface ProviderState {
+  provider: string;
+  breaker: BreakerState;
+  consecutiveFailures: number;
+  upstream: OpenAiUpstream;
+}
+
+/** Every sold model's routes, built once per process from the catalog; one breaker per provider. */
+export class ProviderRoutes {
+  private readonly byModel = new Map<string, ModelRoutes>();
+  private readonly providers = new Map<string, { breaker: CircuitBreaker; upstream: OpenAiUpstream }>();
+
+  constructor(catalog: ModelCatalog, settings: ProviderSettings, metrics: ServiceMetrics) {
+    for (const { model } of catalogModels(catalog)) {
+      const ways = model.routes.map((route): Way => {
+        let provider = this.providers.get(route.provider);
+        if (!provider) {
+          provider = { breaker: new CircuitBreaker(settings), upstream: upstreamOf(route, settings) };
+          this.providers.set(route.provider, provider);
+        }
+        return { route, upstream: upstreamOf(route, settings), breaker: provider.breaker };
+      });
+      this.byModel.set(model.id, new ModelRoutes(model.id, ways, metrics));
+    }
+  }
+
+  /** The routes of a model of the catalog. */
+  of(model: { id: string }): ModelRoutes {
+    const routes = this.byModel.get(model.id);
+    if (!routes) throw new Error(`no routes for ${model.id}: not a model of the catalog in force`);
+    return routes;
+  }
+
+  states(): ProviderState[] {
+    return [...this.providers].map(([provider, { breaker, upstream }]) => ({
+      provider,
+      breaker: breaker.state(),
+      consecutiveFailures: breaker.consecutiveFailures,
+      upstream,
+    }));
+  }
+}
+
+function upstreamOf(route: Route, settings: ProviderSettings): OpenAiUpstream {
+  return new OpenAiUpstream({
+    baseUrl: route.baseUrl,
+    apiKey: route.apiKey,
+    timeoutMs: settings.timeoutMs,
+    headers: route.headers,
+  });
+}
