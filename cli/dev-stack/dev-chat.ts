@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import {
   contentText,
@@ -19,10 +19,16 @@ export interface DevStreamOptions {
   streamDeltas?: number;
 }
 
+/** What a chat call asked the provider for, and the headers it came with (routing tests look at both). */
+export interface ReceivedChatRequest {
+  model: string;
+  headers: IncomingHttpHeaders;
+}
+
 /** A chat call's options: the stream's pace, the faults in force, and where the model ids asked for are noted. */
 export interface DevChatOptions extends DevStreamOptions {
   faults: DevFaults;
-  received?: string[];
+  received?: ReceivedChatRequest[];
 }
 
 const HIDDEN_REASONING_TOKENS = 100;
@@ -56,7 +62,7 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
   const messages = body.messages as CountableMessage[];
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
   if (options.received) {
-    options.received.push(body.model);
+    options.received.push({ model: body.model, headers: request.headers });
     // A development stack runs for days: keep the latest ids only.
     if (options.received.length > 1000) options.received.shift();
   }

@@ -1,5 +1,5 @@
 import { defaultCatalog } from "../../config/catalog/default-catalog";
-import { devChatCompletion, type DevStreamOptions } from "./dev-chat";
+import { devChatCompletion, type DevStreamOptions, type ReceivedChatRequest } from "./dev-chat";
 import { devDecisions } from "./dev-decisions";
 import { devEmbeddings } from "./dev-embeddings";
 import { devFaults, type ProviderOutage } from "./dev-faults";
@@ -16,8 +16,8 @@ export interface LocalUpstreamOptions extends DevStreamOptions {
 export interface LocalUpstream extends JsonHttpServer {
   /** Puts every call of the provider in a fault (an outage of one route), or back to normal with undefined. */
   setOutage(outage: ProviderOutage | undefined): void;
-  /** The model ids chat completions were asked for, in order: what a catalog's route sends the provider. */
-  chatModelsReceived: string[];
+  /** The chat completions asked for, in order (the latest 1000): the model id and headers a route sends. */
+  chatRequestsReceived: ReceivedChatRequest[];
 }
 
 const PROVIDER_NAME = "paysvc local development provider";
@@ -30,8 +30,8 @@ const PROVIDER_NAME = "paysvc local development provider";
 export async function startLocalUpstream(options: LocalUpstreamOptions): Promise<LocalUpstream> {
   let outage: ProviderOutage | undefined;
   const faults = devFaults({ directives: options.faultDirectives === true, outage: () => outage });
-  const chatModelsReceived: string[] = [];
-  const chatOptions = { ...options, faults, received: chatModelsReceived };
+  const chatRequestsReceived: ReceivedChatRequest[] = [];
+  const chatOptions = { ...options, faults, received: chatRequestsReceived };
   const server = await listen(
     async (request, response) => {
       const path = (request.url ?? "/").split("?")[0];
@@ -56,5 +56,5 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
     options.port,
     "local upstream",
   );
-  return { ...server, setOutage: (next) => (outage = next), chatModelsReceived };
+  return { ...server, setOutage: (next) => (outage = next), chatRequestsReceived };
 }

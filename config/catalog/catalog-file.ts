@@ -12,6 +12,14 @@ const usd = z
   .string({ error: 'must be a decimal USD amount written as a string, such as "0.07"' })
   .regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal USD amount such as "0.07", with at most 6 decimals');
 
+function isHttpUrl(value: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
 const positiveInteger = z.number({ error: "must be a whole number" }).int("must be a whole number").positive();
 
 const route = z.strictObject({
@@ -20,8 +28,7 @@ const route = z.strictObject({
     .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be a name of lowercase letters, digits, '.', '_' or '-'"),
   base_url: z
     .string({ error: "must be the provider's base URL" })
-    .url("must be an absolute URL such as https://api.openai.com/v1")
-    .refine((value) => /^https?:\/\//.test(value), "must be an http(s) URL")
+    .refine(isHttpUrl, "must be an absolute http(s) URL such as https://api.openai.com/v1")
     .transform((value) => value.replace(/\/+$/, "")),
   api_key_env: z
     .string()

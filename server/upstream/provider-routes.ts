@@ -71,32 +71,50 @@ export class ModelRoutes {
     return body;
   }
 
+  /**
+   * Each route whose provider is not skipped, in order, until one serves. When every provider is skipped, each is
+   * tried anyway: the caller's call is the only chance it has, and a breaker only moves calls to another route.
+   */
   private async tryInTurn<T>(call: (way: Way) => Promise<T>): Promise<Served<T>> {
     let lastError: unknown;
-    let tried = 0;
+    let tried = false;
     for (const way of this.ways) {
       if (!way.breaker.tryAcquire()) continue;
-      tried += 1;
-      const started = performance.now();
-      try {
-        const value = await call(way);
-        way.breaker.succeeded();
-        this.metrics.providerCall(way.route.provider, "ok", (performance.now() - started) / 1000);
-        return { value, provider: way.route.provider };
-      } catch (error) {
-        this.metrics.providerCall(way.route.provider, "failed", (performance.now() - started) / 1000);
-        if (!failsOver(error)) {
-          way.breaker.released();
-          throw error;
-        }
-        way.breaker.failed();
-        lastError = error;
-      }
+      tried = true;
+      const outcome = await this.attempt(way, call);
+      if ("served" in outcome) return outcome.served;
+      lastError = outcome.failure;
     }
-    if (tried === 0) {
-      throw new UpstreamError("network", `every provider of ${this.soldId} is failing and skipped for now`);
+    if (tried) throw lastError;
+    for (const way of this.ways) {
+      const outcome = await this.attempt(way, call);
+      if ("served" in outcome) return outcome.served;
+      lastError = outcome.failure;
     }
     throw lastError;
+  }
+
+  /** One route's call: served, or a failure the next route may make good; any other error is thrown. */
+  private async attempt<T>(
+    way: Way,
+    call: (way: Way) => Promise<T>,
+  ): Promise<{ served: Served<T> } | { failure: unknown }> {
+    const { provider } = way.route;
+    const started = performance.now();
+    try {
+      const value = await call(way);
+      way.breaker.succeeded();
+      this.metrics.providerCall(provider, "ok", (performance.now() - started) / 1000);
+      return { served: { value, provider } };
+    } catch (error) {
+      this.metrics.providerCall(provider, "failed", (performance.now() - started) / 1000);
+      if (!failsOver(error)) {
+        way.breaker.released();
+        throw error;
+      }
+      way.breaker.failed();
+      return { failure: error };
+    }
   }
 }
 

@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigurationError } from "../configuration-error";
+import { defaultCatalog } from "./default-catalog";
+import { loadCatalog, type CatalogSource } from "./load-catalog";
+import { findChatModel } from "./model-catalog";
+
+const directory = mkdtempSync(join(tmpdir(), "paysvc-catalog-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+let count = 0;
+/** The catalog as an operator's file, written where PAYSVC_CATALOG would name it. */
+function file(content: unknown): string {
+  const path = join(directory, `catalog-${++count}.json`);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+const upstream = { provider: "upstream", baseUrl: "http://127.0.0.1:4010/v1", headers: {} };
+const source = (overrides: Partial<CatalogSource>): CatalogSource => ({
+  file: undefined,
+  defaultRoutes: { chat: upstream },
+  environment: { OPENAI_API_KEY: "sk-test" },
+  serving: true,
+  ...overrides,
+});
+
+function problems(overrides: Partial<CatalogSource>): string[] {
+  try {
+    loadCatalog(source(overrides));
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+const route = {
+  provider: "openai",
+  base_url: "https://api.openai.com/v1/",
+  api_key_env: "OPENAI_API_KEY",
+  model: "gpt-x",
+};
+const chat = (id: string, extra: object = {}) => ({
+  id,
+  kind: "chat",
+  prices: { input_per_1m: "0.10", output_per_1m: "0.40" },
+  routes: [route],
+  ...extra,
+});
+
+describe("the default catalog", () => {
+  it("is the spec's tables, each model under its own id at UPSTREAM_BASE_URL", () => {
+    const catalog = loadCatalog(source({}));
+    expect(catalog.chat.map((model) => [model.id, model.inputUsdPerMillion, model.outputUsdPerMillion])).toEqual([
+      ["vendor-a/gpt-5.6-sol", "2.80", "14.00"],
+      ["vendor-a/gpt-5.6-terra", "1.40", "8.40"],
+      ["vendor-a/gpt-6-luna", "0.07", "0.35"],
+      ["vendor-a/gpt-6-sol", "1.40", "7.00"],
+    ]);
+    expect(catalog.images.map((model) => [model.id, model.sizes, model.usdPerImage])).toEqual([
+      ["gpt-image-2", ["1024x1024"], "0.02"],
+      ["gpt-image-2.5", ["1024x1024"], "0.04"],
+      ["gpt-image-2.5-flare", ["1024x1024"], "0.04"],
+      ["gpt-image-2.5-sunburst", ["1024x1024"], "0.04"],
+      ["vendor-c-imagine-image", ["1024x1024"], "0.045"],
+      ["gpt-image-2-2k", ["2048x2048"], "0.09"],
+      ["gpt-image-2.5-sunburst-2k", ["2048x2048"], "0.22"],
+    ]);
+    expect(catalog.decision).toMatchObject({ id: "jev-latest", inputUsdPerMillion: "0.12", outputUsdPerMillion: "0" });
+    expect([catalog.embeddings.id, catalog.freeChat.id]).toEqual([
+      "vendor-b/nemotron-3-embed-1b",
+      "vendor-b/gpt-oss-20b",
+    ]);
+    expect(findChatModel(catalog, "vendor-a/gpt-6-luna")?.routes).toEqual([
+      { ...upstream, model: "vendor-a/gpt-6-luna" },
+    ]);
+  });
+
+  it("is refused for serving without a provider, in one line naming UPSTREAM_BASE_URL", () => {
+    expect(problems({ defaultRoutes: {} })).toEqual([
+      expect.stringMatching(
+        /^UPSTREAM_BASE_URL: required: no provider serves vendor-a\/gpt-5\.6-sol, .*vendor-b\/gpt-oss-20b; set/,
+      ),
+    ]);
+    // Read for its prices only (paysvc quote), it needs none.
+    expect(loadCatalog(source({ defaultRoutes: {}, serving: false })).chat).toHaveLength(4);
+  });
+});
+
+describe("an operator's catalog file", () => {
+  it("extends the spec's tables: an entry of a default id replaces it, a new id is added, keys are read", () => {
+    const path = file({
+      extends: "default",
+      models: [
+        chat("vendor-a/gpt-6-luna", {
+          routes: [
+            route,
+            {
+              ...route,
+              provider: "backup",
+              base_url: "http://b/v1",
+              api_key_env: undefined,
+              headers: { "x-org": "o" },
+            },
+          ],
+        }),
+        chat("acme/tiny-1", {
+          prices: { input_per_1m: "0.123456", output_per_1m: "1.5" },
+          limits: { context_tokens: 32000, max_output_tokens: 1000 },
+        }),
+        { id: "embed-2", kind: "embeddings", routes: [route] },
+      ],
+    });
+    const catalog = loadCatalog(source({ file: path }));
+    expect(catalog.chat.map((model) => model.id)).toEqual([
+      "vendor-a/gpt-5.6-sol",
+      "vendor-a/gpt-5.6-terra",
+      "vendor-a/gpt-6-luna",
+      "vendor-a/gpt-6-sol",
+      "acme/tiny-1",
+    ]);
+    const luna = findChatModel(catalog, "vendor-a/gpt-6-luna")!;
+    expect(luna.inputUsdPerMillion).toBe("0.10");
+    expect(luna.routes).toEqual([
+      {
+        provider: "openai",
+        baseUrl: "https://api.openai.com/v1",
+        apiKeyVariable: "OPENAI_API_KEY",
+        apiKey: "sk-test",
+        model: "gpt-x",
+        headers: {},
+      },
+      {
+        provider: "backup",
+        baseUrl: "http://b/v1",
+        apiKeyVariable: undefined,
+        apiKey: undefined,
+        model: "gpt-x",
+        headers: { "x-org": "o" },
+      },
+    ]);
+    expect(findChatModel(catalog, "acme/tiny-1")).toMatchObject({ contextTokens: 32000, maxOutputTokens: 1000 });
+    expect(catalog.embeddings.id).toBe("embed-2");
+    // The other defaults keep their route at UPSTREAM_BASE_URL.
+    expect(catalog.decision.routes).toEqual([{ ...upstream, model: "jev-latest" }]);
+  });
+
+  it("replaces them without extends, and then must name every kind an endpoint serves", () => {
+    const whole = file({
+      models: [
+        chat("acme/tiny-1"),
+        {
+          id: "img",
+          kind: "image",
+          prices: { per_image: "0.01" },
+          limits: { sizes: ["512x512", "1024x1024"] },
+          routes: [route],
+        },
+        { id: "decide", kind: "decision", prices: { input_per_1m: "0.2" }, routes: [route] },
+        { id: "embed", kind: "embeddings", routes: [route] },
+        { id: "free", kind: "free_chat", routes: [route] },
+      ],
+    });
+    const catalog = loadCatalog(source({ file: whole, defaultRoutes: {} }));
+    expect(catalog.chat.map((model) => model.id)).toEqual(["acme/tiny-1"]);
+    expect(catalog.images[0]?.sizes).toEqual(["512x512", "1024x1024"]);
+    const partial = file({ models: [chat("acme/tiny-1")] });
+    expect(problems({ file: partial })).toEqual([
+      `${partial}: models: no entry of kind decision; add one, or add "extends": "default" to keep the spec's`,
+      `${partial}: models: no entry of kind embeddings; add one, or add "extends": "default" to keep the spec's`,
+      `${partial}: models: no entry of kind free_chat; add one, or add "extends": "default" to keep the spec's`,
+    ]);
+  });
+
+  it("is refused with the file, the path in it and the fix for each problem", () => {
+    const cases: [unknown, RegExp][] = [
+      [
+        { extends: "default", models: [chat("a", { prices: { input_per_1m: 0.07, output_per_1m: "1" } })] },
+        /: models\[0\]\.prices\.input_per_1m: must be a decimal USD amount written as a string, such as "0\.07"$/,
+      ],
+      [
+        { extends: "default", models: [chat("a", { prices: { input_per_1m: "0.0000001", output_per_1m: "1" } })] },
+        /: models\[0\]\.prices\.input_per_1m: must be a decimal USD amount such as "0\.07", with at most 6 decimals$/,
+      ],
+      [
+        { extends: "default", models: [chat("a", { prices: { input_per_1m: "-1", output_per_1m: "1" } })] },
+        /models\[0\]\.prices\.input_per_1m: must be a decimal USD amount/,
+      ],
+      [
+        { extends: "default", models: [{ ...chat("a"), kind: "video" }] },
+        /: models\[0\]\.kind: must be one of chat, image, decision, embeddings, free_chat$/,
+      ],
+      [
+        { extends: "default", models: [chat("a"), chat("b"), chat("a")] },
+        /: models\[2\]\.id: "a" is already listed at models\[0\]; list each model once$/,
+      ],
+      [
+        { extends: "default", models: [chat("a", { routes: [{ ...route, api_key_env: "UNSET_KEY" }] })] },
+        /: models\[0\]\.routes\[0\]\.api_key_env: UNSET_KEY is not set; set it in the environment/,
+      ],
+      [
+        { extends: "default", models: [chat("a", { routes: [] })] },
+        /: models\[0\]\.routes: must list at least one route/,
+      ],
+      [
+        { extends: "default", models: [chat("a", { routes: [{ ...route, base_url: "not a url" }] })] },
+        /: models\[0\]\.routes\[0\]\.base_url: must be an absolute http\(s\) URL such as https:\/\/api\.openai\.com\/v1$/,
+      ],
+      [{ extends: "default", models: [chat("a", { colour: "red" })] }, /: models\[0\]: Unrecognized key: "colour"/],
+      [
+        {
+          extends: "default",
+          models: [chat("a"), chat("b", { routes: [{ ...route, base_url: "https://elsewhere/v1" }] })],
+        },
+        /: models\[1\]\.routes\[0\]\.base_url: provider "openai" is at https:\/\/api\.openai\.com\/v1 in models\[0\]\.routes\[0\]; give each base URL a provider name of its own$/,
+      ],
+      [{ extends: "everything", models: [] }, /: extends: must be "default"/],
+      ["{ not json", /: not valid JSON \(.*\); fix the file$/],
+    ];
+    for (const [content, expected] of cases) {
+      const path = file(content);
+      const found = problems({ file: path });
+      expect(found, JSON.stringify(content)).toHaveLength(1);
+      expect(found[0]!.startsWith(`${path}: `), found[0]).toBe(true);
+      expect(found[0]).toMatch(expected);
+    }
+    expect(problems({ file: join(directory, "missing.json") })).toEqual([
+      `PAYSVC_CATALOG: cannot read ${join(directory, "missing.json")} (ENOENT); set it to the catalog's JSON file`,
+    ]);
+  });
+
+  it("is read for its prices without its keys (paysvc quote), but served only with them", () => {
+    const path = file({
+      extends: "default",
+      models: [chat("a", { routes: [{ ...route, api_key_env: "UNSET_KEY" }] })],
+    });
+    expect(loadCatalog(source({ file: path, serving: false })).chat.at(-1)?.id).toBe("a");
+  });
+
+  it("keeps the default catalog's prices exactly as the spec's when extended by nothing", () => {
+    expect(loadCatalog(source({ file: file({ extends: "default", models: [] }) }))).toEqual(
+      defaultCatalog({ chat: upstream }),
+    );
+  });
+});

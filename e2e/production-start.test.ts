@@ -1,0 +1,199 @@
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestClient, http, parseEther } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../cli/dev-stack/next-app";
+import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
+import { waitFor } from "../cli/dev-stack/wait-for";
+import { balances, chatBody, payingOpenAI, quote, stack } from "./support/payments";
+import { paysvc } from "./support/run-paysvc";
+
+const directory = mkdtempSync(join(tmpdir(), "paysvc-production-"));
+let provider: LocalUpstream;
+let count = 0;
+
+/**
+ * An operator's complete configuration: the test's own pieces standing for real ones (the shared stack's chain and
+ * facilitator, a development provider started here as a provider would run, without fault directives), a database
+ * of its own, and a port nothing listens on yet.
+ */
+async function operatorEnvironment(): Promise<Record<string, string>> {
+  return {
+    NETWORK: "eip155:137",
+    PAY_TO: stack().payTo,
+    FACILITATOR_URL: stack().facilitatorUrl,
+    UPSTREAM_BASE_URL: `${provider.url}/v1`,
+    DATABASE_URL: `file:${join(directory, `production-${++count}.sqlite`)}`,
+    PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    RECONCILE_INTERVAL_SECONDS: "0",
+  };
+}
+
+const listening = (port: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port: Number(port) });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+/** App servers running on the port: a started child would be one. */
+const appServersOn = (port: string) => {
+  try {
+    return execFileSync("pgrep", ["-f", `app/serve.mjs --port ${port} `], { encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+};
+
+/** `paysvc start` as a long-running service, ready once its /health answers. */
+async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; log: string[] }> {
+  const log: string[] = [];
+  const child = spawn(process.execPath, ["cli/bin.mjs", "start"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+  const url = `http://127.0.0.1:${env.PORT}`;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`paysvc start exited ${child.exitCode}:\n${log.join("")}`);
+      return fetch(`${url}/health`).then(
+        (response) => response.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 60_000, intervalMs: 100, what: "paysvc start" },
+  );
+  return { child, url, log };
+}
+
+async function stopService(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  return exited;
+}
+
+beforeAll(async () => {
+  provider = await startLocalUpstream({ port: 0 });
+});
+
+afterAll(async () => {
+  await provider.stop();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe("paysvc start (production)", () => {
+  it("refuses each missing piece in one line naming what to set, exit 2, with nothing started", async () => {
+    const pieces: [Record<string, string>, RegExp][] = [
+      [{ PAY_TO: "" }, /^paysvc start: PAY_TO: required: the address that receives payments$/],
+      [
+        { FACILITATOR_URL: "" },
+        /^paysvc start: FACILITATOR_URL: required: the x402 facilitator .*CHAIN_RPC_URL and FACILITATOR_PRIVATE_KEY/,
+      ],
+      [
+        { UPSTREAM_BASE_URL: "" },
+        /^paysvc start: UPSTREAM_BASE_URL: required: no provider serves vendor-a\/gpt-5\.6-sol, .*; set/,
+      ],
+      [{ DATABASE_URL: "" }, /^paysvc start: DATABASE_URL: required: where payments and prepaid keys are kept/],
+      [
+        { FACILITATOR_URL: "", CHAIN_RPC_URL: stack().chainRpcUrl },
+        /^paysvc start: FACILITATOR_PRIVATE_KEY: required with CHAIN_RPC_URL when FACILITATOR_URL is not set/,
+      ],
+    ];
+    for (const [missing, line] of pieces) {
+      const env = { ...(await operatorEnvironment()), ...missing };
+      const { code, stdout, stderr } = await paysvc(["start"], 30_000, env);
+      const lines = stderr.trim().split("\n");
+      expect(code, JSON.stringify(missing)).toBe(2);
+      expect(lines, stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(line);
+      expect(stdout).toBe("");
+      expect(await listening(env.PORT!)).toBe(false);
+      expect(appServersOn(env.PORT!)).toBe("");
+    }
+  });
+
+  it("validates the whole configuration with --check and exits, serving nothing", async () => {
+    const env = await operatorEnvironment();
+    const checked = await paysvc(["start", "--check", "--json"], 30_000, env);
+    expect(checked.code, checked.stderr).toBe(0);
+    const report = JSON.parse(checked.stdout) as { providers: { provider: string }[]; models: { id: string }[] };
+    expect(report.providers).toEqual([{ provider: "upstream", baseUrl: `${provider.url}/v1` }]);
+    expect(report.models).toHaveLength(4 + 7 + 3);
+    expect(await listening(env.PORT!)).toBe(false);
+
+    const catalog = join(directory, "bad-catalog.json");
+    writeFileSync(catalog, JSON.stringify({ extends: "default", models: [{ id: "x", kind: "chat" }] }));
+    const refused = await paysvc(["start", "--check"], 30_000, { ...env, PAYSVC_CATALOG: catalog });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`^paysvc start: ${catalog}: models\\[0\\]\\.routes: `, "m"));
+    expect(refused.stderr).toMatch(new RegExp(`^paysvc start: ${catalog}: models\\[0\\]\\.prices: `, "m"));
+  });
+
+  it("serves a paid call with the operator's pieces, charged exactly the quote, and no fault directive reaches its provider", async () => {
+    const env = await operatorEnvironment();
+    const service = await startService(env);
+    try {
+      expect(service.log.join("")).not.toMatch(/chain|anvil|local development provider/);
+      const payer = stack().payers[3]!;
+      // A directive is text to a provider the development stack did not start: answered, and paid for.
+      const body = chatBody("[paysvc-dev-fault:http-error] hello from production");
+      const quoted = BigInt((await quote("/v1/chat/completions", body, service.url)).accepts[0]!.amount);
+      const before = await balances(payer.address);
+      const { data, response } = await payingOpenAI(payer.privateKey, `${service.url}/v1`)
+        .chat.completions.create(body as never)
+        .withResponse();
+      expect(response.headers.get("x-paysvc-provider")).toBe("upstream");
+      expect(data.model).toBe("vendor-a/gpt-6-luna");
+      expect(data.choices[0]?.message.content).toMatch(/^Local development reply to "\[paysvc-dev-fault:http-error\]/);
+      const after = await balances(payer.address);
+      expect(before.payer - after.payer).toBe(quoted);
+      expect(after.payTo - before.payTo).toBe(quoted);
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+    }
+    expect(appServersOn(env.PORT!)).toBe("");
+  });
+
+  it("runs its built-in facilitator on the chain it is given (CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY)", async () => {
+    // A settling account of the operator's own, with gas.
+    const key = generatePrivateKey();
+    await createTestClient({ mode: "anvil", transport: http(stack().chainRpcUrl) }).setBalance({
+      address: privateKeyToAccount(key).address,
+      value: parseEther("10"),
+    });
+    const env = {
+      ...(await operatorEnvironment()),
+      FACILITATOR_URL: "",
+      CHAIN_RPC_URL: stack().chainRpcUrl,
+      FACILITATOR_PRIVATE_KEY: key,
+    };
+    const service = await startService(env);
+    try {
+      expect(service.log.join("")).toMatch(
+        new RegExp(
+          `built-in facilitator http://127\\.0\\.0\\.1:\\d+, settling from ${privateKeyToAccount(key).address}`,
+        ),
+      );
+      const payer = stack().payers[3]!;
+      const body = chatBody("settled by the built-in facilitator");
+      const quoted = BigInt((await quote("/v1/chat/completions", body, service.url)).accepts[0]!.amount);
+      const before = await balances(payer.address);
+      const completion = await payingOpenAI(payer.privateKey, `${service.url}/v1`).chat.completions.create(
+        body as never,
+      );
+      expect(completion.choices).toHaveLength(1);
+      expect(before.payer - (await balances(payer.address)).payer).toBe(quoted);
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+    }
+  });
+});
