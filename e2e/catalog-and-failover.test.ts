@@ -70,6 +70,7 @@ async function writeCatalog(): Promise<string> {
 let app: Awaited<ReturnType<typeof startExtraApp>>;
 let breakerApp: Awaited<ReturnType<typeof startExtraApp>>;
 const payer = () => stack().payers[4]!;
+const METRICS_TOKEN = "catalog-e2e-metrics-token";
 
 beforeAll(async () => {
   primary = await startLocalUpstream({ port: 0 });
@@ -77,7 +78,7 @@ beforeAll(async () => {
   const catalog = await writeCatalog();
   const env = { PAYSVC_CATALOG: catalog, BACKUP_API_KEY: "backup-secret", UPSTREAM_TIMEOUT_MS: "1500" };
   // The failover cases keep the breaker out of the way; the breaker's own app skips a provider after 2 failures.
-  app = await startExtraApp({ ...env, PROVIDER_FAILURE_THRESHOLD: "1000" });
+  app = await startExtraApp({ ...env, PROVIDER_FAILURE_THRESHOLD: "1000", METRICS_TOKEN });
   breakerApp = await startExtraApp({ ...env, PROVIDER_FAILURE_THRESHOLD: "2", PROVIDER_COOLDOWN_SECONDS: "2" });
 });
 
@@ -189,6 +190,27 @@ describe("failover between two development providers", () => {
       primary.setOutage(undefined);
       backup.setOutage(undefined);
     }
+  });
+});
+
+describe("the provider metrics", () => {
+  it("count each provider's calls by outcome, and their latency", async () => {
+    const response = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const text = await response.text();
+    const sample = (name: string, labels: string[]) =>
+      text
+        .split("\n")
+        .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
+        .map((line) => Number(line.split(" ").at(-1)));
+    // The failover cases above: every outage of the primary was a failed call, and the backup served them.
+    expect(
+      sample("paysvc_provider_requests_total", ['provider="primary"', 'outcome="failed"'])[0],
+    ).toBeGreaterThanOrEqual(6);
+    expect(sample("paysvc_provider_requests_total", ['provider="backup"', 'outcome="ok"'])[0]).toBeGreaterThanOrEqual(
+      6,
+    );
+    expect(sample("paysvc_provider_requests_total", ['provider="gone"', 'outcome="failed"'])[0]).toBe(1);
+    expect(sample("paysvc_provider_latency_seconds_count", ['provider="primary"'])[0]).toBeGreaterThanOrEqual(8);
   });
 });
 

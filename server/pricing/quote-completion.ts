@@ -7,8 +7,9 @@ import { countChatInputTokens, type CountableMessage } from "./count-tokens";
 import { quoteTokens } from "./quote-tokens";
 
 /**
- * A chat completion or response: the input counted as the upstream will see it, refused over the input limit,
- * then priced at the model's rates with the output cap. The same quote bills a prepaid key in tokens.
+ * A chat completion or response: the input counted as the upstream will see it, refused over the input limit (the
+ * service's, or the model's context where the catalog gives it less), then priced at the model's rates with the
+ * output cap. The same quote bills a prepaid key in tokens.
  */
 export function quoteCompletion(options: {
   model: ChatModel;
@@ -20,10 +21,11 @@ export function quoteCompletion(options: {
 }): Quote {
   const { model, maxOutputTokens, network } = options;
   const inputTokens = countChatInputTokens(options.messages, options.tools);
-  if (inputTokens > chatLimits.maxInputTokens) {
+  const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
+  if (inputTokens > limit) {
     throw new ApiError(
       "context_length_exceeded",
-      `The input counts ${inputTokens} tokens; the limit is ${chatLimits.maxInputTokens}`,
+      `The input counts ${inputTokens} tokens; the limit is ${limit}${limit < chatLimits.maxInputTokens ? `, ${model.id}'s context` : ""}`,
       { param: "messages" },
     );
   }
