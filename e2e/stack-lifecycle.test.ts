@@ -61,9 +61,9 @@ function newDataDir(): string {
   return dataDir;
 }
 
-/** Runs `paysvc start` exactly as `npm start` does, every port 0 (picked free). */
+/** Runs `paysvc dev` exactly as `npm start` does, every port 0 (picked free). */
 async function startCli(extraEnv: Record<string, string> = {}, dataDir = newDataDir()): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "start"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "dev"], {
     env: {
       ...process.env,
       ...FREE_PORTS,
@@ -81,7 +81,7 @@ async function startCli(extraEnv: Record<string, string> = {}, dataDir = newData
   return entry;
 }
 
-/** The port of each service, from the lines `paysvc start` printed. */
+/** The port of each service, from the lines `paysvc dev` printed. */
 function printedPorts(output: string): Record<"app" | "chain" | "facilitator" | "upstream", number> {
   const port = (name: string) => {
     const match = new RegExp(`^${name}\\s+http://127\\.0\\.0\\.1:(\\d+)`, "m").exec(output);
@@ -105,7 +105,7 @@ afterEach(async () => {
   for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("paysvc start (npm start)", () => {
+describe("paysvc dev (npm start)", () => {
   it("prints one line per service, the pay-to and a funded payer key, then ready; SIGTERM stops everything", async () => {
     const stack = await startCli();
     expect(await eventually(async () => stack.output().includes("ready"), 90_000), stack.output()).toBe(true);

@@ -1,7 +1,7 @@
 import { resourceUrl, type AppContext } from "../app-context";
 import type { PaidEndpoint } from "../endpoints/endpoint";
 import { isApiError } from "../errors";
-import { PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
+import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
@@ -56,7 +56,6 @@ export async function billRequest(
       throw await session.failed(error);
     }
     const finished = await session.finish(prepared);
-    if (prepared.provider) finished.answer.headers[PROVIDER_HEADER] = prepared.provider;
     metrics.request(path, finished.outcome);
     metrics.timed(finished.payment, finished.timings);
     if (finished.outcome === "paid") metrics.settled(path, quote.model, quote.amount);

@@ -48,10 +48,15 @@ export const requestKey = (resourceUrl: string, bodySha256: string) => `${resour
 
 /** The kept answers of one deployment, for `ttlMs`. */
 export class PaidRetries {
+  /** The payment-identifier extension every 402 declares (one object: its JSON is the same each time). */
+  readonly declaration;
+
   constructor(
     private readonly store: PaidAnswerStore,
     readonly ttlMs: number,
-  ) {}
+  ) {
+    this.declaration = paymentIdentifierDeclaration(ttlMs / 1000);
+  }
 
   find(payer: string, id: string): Promise<KeptAnswer | undefined> {
     return this.store.find(payer, id, Date.now());

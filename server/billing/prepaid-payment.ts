@@ -2,7 +2,7 @@ import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
 import { ApiError } from "../errors";
-import { eventStreamAnswer, jsonAnswer } from "../http/api-answer";
+import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { unknownPrepaidKey } from "../prepaid/prepaid-code";
 import type { PrepaidKeyStore, Reservation } from "../prepaid/prepaid-key-store";
@@ -69,6 +69,7 @@ export class PrepaidPayment implements PaymentMethod {
     const finish = async (answer: PreparedAnswer): Promise<Finished> => {
       timings.upstream = performance.now() - workStarted;
       const headers = this.headers(reservation, tokens.maxOutput);
+      if (answer.provider) headers[PROVIDER_HEADER] = answer.provider;
       if (answer.kind === "json") {
         // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
         // asks for its balance right after, from any process over this database, must see the charge.

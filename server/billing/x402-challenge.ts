@@ -1,7 +1,7 @@
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, SettleResponse } from "@x402/core/types";
 import { errorObject, errorStatus } from "../errors";
-import { eventStreamAnswer, jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
+import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, textAnswer, type ApiAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";
 import { withStreamUsageCost } from "./stream-usage-cost";
@@ -24,18 +24,20 @@ export function resourceInfo(call: BillableCall): { url: string; description: st
   return { url: call.resourceUrl, description: call.quote.description, mimeType: "application/json" };
 }
 
-/** The x402 document of a priced call: what to sign, the quote's breakdown and the call's extensions. */
+/**
+ * The x402 document of a priced call: what to sign, the quote's breakdown, the payment-identifier declaration and
+ * the call's extensions. Every 402 is this document, whatever it refuses.
+ */
 export function paymentRequiredDocument(
   call: BillableCall,
   priced: PricedRequest,
-  paymentIdentifier?: object,
+  paymentIdentifier: object,
 ): PaymentRequired {
-  const identifier = paymentIdentifier ? { "payment-identifier": paymentIdentifier } : {};
   return {
     x402Version: 2,
     resource: resourceInfo(call),
     accepts: [priced.requirements],
-    extensions: { quote: priced.quote, ...identifier, ...call.extensions },
+    extensions: { quote: priced.quote, "payment-identifier": paymentIdentifier, ...call.extensions },
   };
 }
 
@@ -88,6 +90,7 @@ export function paidAnswer(
     "Cache-Control": "no-store",
   };
   if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
+  if (answer.provider) headers[PROVIDER_HEADER] = answer.provider;
   // The cost is the price, known before settling (so a stream's headers have it too); the transaction only once
   // settled. A stream states it in its final usage event, when the caller asked for one.
   const cost = answer.price && x402Cost(answer.price, settlement?.transaction);

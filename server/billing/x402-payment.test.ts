@@ -174,6 +174,9 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect(finished.outcome).toBe("refused");
     expect(answer.status).toBe(402);
     expect(JSON.parse(answer.body as string).error.code).toBe("settlement_failed");
+    // The 402 offers the same terms as every other, the payment-identifier declaration included.
+    const required = decodePaymentRequiredHeader(answer.headers["payment-required"]!);
+    expect(required.extensions?.["payment-identifier"]).toMatchObject({ info: { required: false } });
     expect(undone).toBe(1);
     expect(await statusOf(nonce)).toBe("failed");
   });

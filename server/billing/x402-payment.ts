@@ -6,14 +6,7 @@ import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "../payment/payment-signature";
 import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements, type V1Requirements } from "../payment/x402-v1";
-import {
-  identifierConflict,
-  paymentIdentifierDeclaration,
-  paymentIdentifierOf,
-  replayedAnswer,
-  requestKey,
-  type PaidRetries,
-} from "./paid-retries";
+import { identifierConflict, paymentIdentifierOf, replayedAnswer, requestKey, type PaidRetries } from "./paid-retries";
 import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
 import { facilitatorUnavailable, priceCall, type LiveGas } from "./x402-price";
@@ -30,12 +23,7 @@ export class X402Payment implements PaymentMethod {
     private readonly metrics: ServiceMetrics,
     private readonly retries: PaidRetries,
     private readonly gas?: LiveGas,
-  ) {
-    this.declaration = paymentIdentifierDeclaration(retries.ttlMs / 1000);
-  }
-
-  /** The payment-identifier extension every 402 declares (one object: its JSON is the same each time). */
-  private readonly declaration;
+  ) {}
 
   /** The facilitator's verdict on a payment; one it cannot give is counted and answered 503. */
   private async verify(terms: ReturnType<typeof facilitatorTerms>) {
@@ -59,7 +47,12 @@ export class X402Payment implements PaymentMethod {
     // The 402 document, built only for an answer that needs it (a paid request that succeeds does not).
     const challenge = (code: ChallengeCode, message: string): Authorization => ({
       kind: "answer",
-      answer: paymentChallenge(paymentRequiredDocument(call, priced, this.declaration), code, message, v1Network),
+      answer: paymentChallenge(
+        paymentRequiredDocument(call, priced, this.retries.declaration),
+        code,
+        message,
+        v1Network,
+      ),
       outcome: code === "payment_required" ? "quoted" : "refused",
     });
 

@@ -151,7 +151,7 @@ class X402Session {
     await answer.onUnsettled?.();
     this.log("settlement_failed", reason);
     const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
-    const document = paymentRequiredDocument(this.call, this.priced);
+    const document = paymentRequiredDocument(this.call, this.priced, this.services.retries.declaration);
     return this.finished(
       paymentChallenge(document, "settlement_failed", `Settlement failed: ${reason}${detail}`, this.v1Network()),
       "refused",
