@@ -9,10 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
 import { waitFor } from "../cli/dev-stack/wait-for";
-import { balances, chatBody, payingOpenAI, quote, stack } from "./support/payments";
+import { chatBody, payingOpenAI, quote, stack, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-production-"));
+// An operator's own address: these payments are not the shared ledger's, whose sum the last e2e file checks against
+// what the shared pay-to received.
+const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
 let provider: LocalUpstream;
 let count = 0;
 
@@ -24,7 +27,7 @@ let count = 0;
 async function operatorEnvironment(): Promise<Record<string, string>> {
   return {
     NETWORK: "eip155:137",
-    PAY_TO: stack().payTo,
+    PAY_TO,
     FACILITATOR_URL: stack().facilitatorUrl,
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: `file:${join(directory, `production-${++count}.sqlite`)}`,
@@ -147,14 +150,14 @@ describe("paysvc start (production)", () => {
       // A directive is text to a provider the development stack did not start: answered, and paid for.
       const body = chatBody("[paysvc-dev-fault:http-error] hello from production");
       const quoted = BigInt((await quote("/v1/chat/completions", body, service.url)).accepts[0]!.amount);
-      const before = await balances(payer.address);
+      const before = { payer: await usdcBalance(payer.address), payTo: await usdcBalance(PAY_TO) };
       const { data, response } = await payingOpenAI(payer.privateKey, `${service.url}/v1`)
         .chat.completions.create(body as never)
         .withResponse();
       expect(response.headers.get("x-paysvc-provider")).toBe("upstream");
       expect(data.model).toBe("vendor-a/gpt-6-luna");
       expect(data.choices[0]?.message.content).toMatch(/^Local development reply to "\[paysvc-dev-fault:http-error\]/);
-      const after = await balances(payer.address);
+      const after = { payer: await usdcBalance(payer.address), payTo: await usdcBalance(PAY_TO) };
       expect(before.payer - after.payer).toBe(quoted);
       expect(after.payTo - before.payTo).toBe(quoted);
     } finally {
@@ -186,12 +189,12 @@ describe("paysvc start (production)", () => {
       const payer = stack().payers[3]!;
       const body = chatBody("settled by the built-in facilitator");
       const quoted = BigInt((await quote("/v1/chat/completions", body, service.url)).accepts[0]!.amount);
-      const before = await balances(payer.address);
+      const before = await usdcBalance(PAY_TO);
       const completion = await payingOpenAI(payer.privateKey, `${service.url}/v1`).chat.completions.create(
         body as never,
       );
       expect(completion.choices).toHaveLength(1);
-      expect(before.payer - (await balances(payer.address)).payer).toBe(quoted);
+      expect((await usdcBalance(PAY_TO)) - before).toBe(quoted);
     } finally {
       expect(await stopService(service.child)).toBe(0);
     }
