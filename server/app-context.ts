@@ -1,4 +1,4 @@
-import type { ServiceConfig } from "../config/env";
+import type { ServiceConfig } from "../config/service-config";
 import { PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";

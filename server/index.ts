@@ -2,7 +2,7 @@
  * The server as one module: app/serve.mjs and the framework's route files and pages load this file's compiled
  * form (dist/server.mjs, `npm run build:server`), one instance per process, so that they share one AppContext.
  */
-import { loadServiceConfig } from "../config/env";
+import { loadServiceConfig } from "../config/service-config";
 import { createAppContext, type AppContext } from "./app-context";
 import { deploymentFacts } from "./discovery/discovery-documents";
 import { catalogOf } from "./discovery/endpoint-catalog";
