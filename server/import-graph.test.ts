@@ -232,6 +232,11 @@ describe("the source tree", () => {
     expect(occurrences(production, LOCAL_SETTING)).toEqual([]);
   });
 
+  it("keeps SQL in server/storage: no other file imports drizzle", () => {
+    const outsideStorage = files.filter((file) => !fromRoot(file).startsWith("server/storage/"));
+    expect(occurrences(outsideStorage, /from "drizzle-orm/)).toEqual([]);
+  });
+
   it("nothing outside config/ reads process.env", () => {
     const production = under("server", "networks", "app", "cli").filter(outside(DEV_STACK, "cli/bin.mjs"));
     // The framework's entry file beside them (instrumentation.ts) reads its runtime through config/ too.
