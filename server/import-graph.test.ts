@@ -232,6 +232,17 @@ describe("the source tree", () => {
     expect(occurrences(production, LOCAL_SETTING)).toEqual([]);
   });
 
+  it("keeps server/http below the app: it imports no billing, discovery or metrics", () => {
+    const http = files.filter((file) => fromRoot(file).startsWith("server/http/"));
+    const above = /^server\/(billing|discovery|metrics)\//;
+    const crossings = http.flatMap((file) =>
+      imports(file)
+        .filter((target) => above.test(fromRoot(target)))
+        .map((target) => `${fromRoot(file)} -> ${fromRoot(target)}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
   it("keeps SQL in server/storage: no other file imports drizzle", () => {
     const outsideStorage = files.filter((file) => !fromRoot(file).startsWith("server/storage/"));
     expect(occurrences(outsideStorage, /from "drizzle-orm/)).toEqual([]);
