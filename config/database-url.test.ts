@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { databaseLocation, redactedDatabaseUrl } from "./database-url";
-import { ConfigurationError, loadServiceConfig } from "./env";
+import { ConfigurationError } from "./env";
+import { loadServiceConfig } from "./service-config";
 
 describe("DATABASE_URL", () => {
   it("names SQLite by file: URL, bare path or :memory:, and PostgreSQL by either scheme", () => {

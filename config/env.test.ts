@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadLaunchConfig } from "./dev-launch-config";
-import { ConfigurationError, loadServiceConfig } from "./env";
+import { ConfigurationError } from "./env";
+import { loadServiceConfig } from "./service-config";
 
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 const SOLANA_PAY_TO = "54R8Q24jSGPFUXDGczHzseftYug7EEKek53x1ATdYqjF";

@@ -1,15 +1,7 @@
 import { z } from "zod";
 import { privateKeyProblem } from "../networks";
-import {
-  ConfigurationError,
-  loadServiceConfig,
-  networkWithAddresses,
-  parse,
-  port,
-  sharedSchema,
-  type Environment,
-  type ServiceConfig,
-} from "./env";
+import { ConfigurationError, networkWithAddresses, parse, port, sharedSchema, type Environment } from "./env";
+import { loadServiceConfig, type ServiceConfig } from "./service-config";
 
 /** The service's variables, and where `paysvc start` listens and what key its built-in facilitator pays with. */
 export const startSchema = sharedSchema.extend({

@@ -1,4 +1,4 @@
-import type { ServiceConfig } from "../config/env";
+import type { ServiceConfig } from "../config/service-config";
 import { PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
@@ -12,7 +12,6 @@ import { FreeChatWindows } from "./free-tier/free-chat-windows";
 import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
 import { ProviderRoutes } from "./upstream/provider-routes";
-import type { ApiRequest } from "./http/api-request";
 import { ServiceMetrics } from "./metrics/service-metrics";
 import { reconcileInBackground } from "./reconcile/background-reconcile";
 
@@ -85,24 +84,4 @@ function liveGas(config: ServiceConfig, holds: QuoteHoldStore): LiveGas | undefi
     ),
     hold: new QuoteHold<PricedRequest>(holds, pricedRequestCodec),
   };
-}
-
-/** The origin callers use: PUBLIC_BASE_URL, else the Host the caller sent (request.url names the bind address). */
-export function publicOrigin(context: AppContext, request: ApiRequest): string {
-  if (context.config.publicBaseUrl) return context.config.publicBaseUrl;
-  const url = new URL(request.url);
-  return `${url.protocol}//${request.headers.get("host") ?? url.host}`;
-}
-
-/** Where prepaid keys are used: PREPAID_API_BASE, else this deployment's origin + /v1. */
-export function prepaidApiBase(context: AppContext, request: ApiRequest): string {
-  return context.config.prepaid.apiBase ?? `${publicOrigin(context, request)}/v1`;
-}
-
-/**
- * The URL a caller used for this request: the configured public origin (set PUBLIC_BASE_URL behind a proxy),
- * else the Host the caller sent; the framework's own request.url names its bind address instead.
- */
-export function resourceUrl(context: AppContext, request: ApiRequest): string {
-  return `${publicOrigin(context, request)}${new URL(request.url).pathname}`;
 }

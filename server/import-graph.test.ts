@@ -232,9 +232,26 @@ describe("the source tree", () => {
     expect(occurrences(production, LOCAL_SETTING)).toEqual([]);
   });
 
+  it("keeps server/http below the app: it imports no billing, discovery or metrics", () => {
+    const http = files.filter((file) => fromRoot(file).startsWith("server/http/"));
+    const above = /^server\/(billing|discovery|metrics)\//;
+    const crossings = http.flatMap((file) =>
+      imports(file)
+        .filter((target) => above.test(fromRoot(target)))
+        .map((target) => `${fromRoot(file)} -> ${fromRoot(target)}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
+  it("keeps SQL in server/storage: no other file imports drizzle", () => {
+    const outsideStorage = files.filter((file) => !fromRoot(file).startsWith("server/storage/"));
+    expect(occurrences(outsideStorage, /from "drizzle-orm/)).toEqual([]);
+  });
+
   it("nothing outside config/ reads process.env", () => {
     const production = under("server", "networks", "app", "cli").filter(outside(DEV_STACK, "cli/bin.mjs"));
-    expect(occurrences(production, ENVIRONMENT_READ)).toEqual([]);
+    // The framework's entry file beside them (instrumentation.ts) reads its runtime through config/ too.
+    expect(occurrences([...production, join(root, "instrumentation.ts")], ENVIRONMENT_READ)).toEqual([]);
   });
 
   it("tells type-only, runtime and dynamic imports apart (the check itself)", () => {

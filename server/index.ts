@@ -2,7 +2,7 @@
  * The server as one module: app/serve.mjs and the framework's route files and pages load this file's compiled
  * form (dist/server.mjs, `npm run build:server`), one instance per process, so that they share one AppContext.
  */
-import { loadServiceConfig } from "../config/env";
+import { loadServiceConfig } from "../config/service-config";
 import { createAppContext, type AppContext } from "./app-context";
 import { deploymentFacts } from "./discovery/discovery-documents";
 import { catalogOf } from "./discovery/endpoint-catalog";
@@ -10,6 +10,7 @@ import { endpointsFor } from "./endpoints";
 import { toWebResponse } from "./http/api-answer";
 import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
+import { appRoutes } from "./app-routes";
 import { releaseUnreadWebBody } from "./http/unread-body";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
@@ -30,7 +31,7 @@ export function startAppContext(): Promise<AppContext> {
     // The endpoints sell the catalog in force: its models, prices and routes, read once at start.
     const endpoints = endpointsFor(config.catalog);
     const created = await createAppContext(config, catalogOf(endpoints));
-    router = new Router(endpoints, created.catalog, appContext);
+    router = new Router(appRoutes(endpoints, created.catalog, appContext), () => created.config.corsOrigins);
     context = created;
     return created;
   })();

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
-import { loadPriceCatalog } from "../../config/env";
+import { loadPriceCatalog } from "../../config/service-config";
 import { discoveryDocuments } from "../../server/discovery/discovery-documents";
 import { userPath } from "../lib/caller-directory";
 import { factsOf, fileNameFor, readDeploymentConfigs } from "../lib/deployment-config";

@@ -1,4 +1,4 @@
-import { loadPriceCatalog } from "../../config/env";
+import { loadPriceCatalog } from "../../config/service-config";
 import type { Command } from "commander";
 import { userPath } from "../lib/caller-directory";
 import { checkOrigin } from "../lib/check-origin";

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { ConfigurationError, loadLedgerConfig, loadReconcileConfig } from "../../config/env";
+import { ConfigurationError } from "../../config/env";
+import { loadLedgerConfig, loadReconcileConfig } from "../../config/ledger-config";
 import { PaymentGateway } from "../../server/payment/payment-gateway";
 import { chainReaderFor } from "../../server/reconcile/chain-reader-for";
 import { LedgerReconciler } from "../../server/reconcile/reconcile-ledger";

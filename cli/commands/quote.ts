@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { loadPriceCatalog } from "../../config/env";
+import { loadPriceCatalog } from "../../config/service-config";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../../server/errors";

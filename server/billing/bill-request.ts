@@ -1,4 +1,5 @@
-import { resourceUrl, type AppContext } from "../app-context";
+import type { AppContext } from "../app-context";
+import { resourceUrl } from "../http/public-urls";
 import type { PaidEndpoint } from "../endpoints/endpoint";
 import { isApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
@@ -32,7 +33,7 @@ export async function billRequest(
     const call: BillableCall = {
       request,
       body,
-      resourceUrl: resourceUrl(context, request),
+      resourceUrl: resourceUrl(context.config, request),
       endpoint: path,
       quote,
       quoteMs: performance.now() - started,

@@ -20,8 +20,6 @@ function recordingBudget(overrides: Partial<StreamBudget> = {}) {
   const budget: StreamBudget = {
     charge: async (tokens) => void calls.push(`charge ${tokens}`),
     release: async () => void calls.push("release"),
-    extend: async () => void calls.push("extend"),
-    ttlMs: 60_000,
     graceMs: 1000,
     ...overrides,
   };
@@ -163,31 +161,15 @@ describe("a metered Responses stream", () => {
   });
 });
 
-describe("the reservation around a metered stream", () => {
-  it("is extended every third of its time to live, at most once a second, until the stream settles", async () => {
-    vi.useFakeTimers();
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    const source = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
-    const { budget, calls } = recordingBudget({ ttlMs: 2400 }); // a third is 800 ms: once a second instead
-    const reading = readAll(meteredStream(source, chat(), budget));
-    await vi.advanceTimersByTimeAsync(3500);
-    expect(calls).toEqual(["extend", "extend", "extend"]);
-    controller.close();
-    await reading;
-    await vi.advanceTimersByTimeAsync(5000);
-    expect(calls).toEqual(["extend", "extend", "extend", "charge 100"]);
-  });
-
-  it("logs a charge or an extension that fails, never throws it, and settles once", async () => {
-    vi.useFakeTimers();
+describe("the charge at a metered stream's end", () => {
+  it("is logged when it fails, never thrown, and made once", async () => {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const source = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
     const failing = () => {
       throw new Error("database is locked");
     };
-    const { budget, calls } = recordingBudget({ ttlMs: 3000, extend: failing, charge: failing });
+    const { budget, calls } = recordingBudget({ charge: failing });
     const reading = readAll(meteredStream(source, chat(), budget));
-    await vi.advanceTimersByTimeAsync(1000);
     for (const chunk of readChunks("chat-with-usage")) controller.enqueue(new TextEncoder().encode(chunk));
     controller.close();
     const { chunks, failure } = await reading;
@@ -195,7 +177,6 @@ describe("the reservation around a metered stream", () => {
     expect(failure).toBeUndefined();
     expect(calls).toEqual([]);
     expect(vi.mocked(logEvent).mock.calls).toEqual([
-      ["error", "prepaid_extend_failed", { error: "database is locked" }],
       ["error", "prepaid_settle_failed", { error: "database is locked" }],
     ]);
   });

@@ -7,9 +7,6 @@ export interface StreamBudget {
   charge(outputTokens: number): Promise<void>;
   /** Charges nothing. */
   release(): Promise<void>;
-  /** Keeps the reservation alive while the stream runs. */
-  extend(): Promise<void>;
-  ttlMs: number;
   /** How long the upstream is read for its usage after the client left. */
   graceMs: number;
 }
@@ -40,15 +37,10 @@ export function meteredStream(
       : parser.push(decoder.decode(value, { stream: true }));
     return events.filter((data) => !meter.push(data).hide);
   };
-  const heartbeat = setInterval(
-    () => void runOrLog("prepaid_extend_failed", budget.extend),
-    Math.max(1000, Math.floor(budget.ttlMs / 3)),
-  );
   /** Charges once; the stream ends after the charge is written, so a balance asked for next includes it. */
   const finish = async () => {
     if (finished) return;
     finished = true;
-    clearInterval(heartbeat);
     // Completed only when the upstream ended the stream, whoever was still reading it by then.
     const output = meter.result(upstreamDone);
     await runOrLog("prepaid_settle_failed", () => (output === undefined ? budget.release() : budget.charge(output)));

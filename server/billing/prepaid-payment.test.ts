@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { findChatModel, type ChatModel } from "../../config/catalog/model-catalog";
 import { isApiError } from "../errors";
@@ -61,11 +61,46 @@ describe("prepaid billing on a real SQLite file", () => {
       streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: false }),
     },
   });
-  async function granted(code: string, billable: BillableCall): Promise<PaymentSession> {
-    const result = await new PrepaidPayment(store, code, 60_000, metrics).authorize(billable);
+  async function granted(code: string, billable: BillableCall, leaseMs = 60_000): Promise<PaymentSession> {
+    const result = await new PrepaidPayment(store, code, leaseMs, metrics).authorize(billable);
     if (result.kind !== "granted") throw new Error("expected a grant");
     return result.session;
   }
+
+  it("renews a call's lease every third of it, whole or streamed, until it is charged; then the lease ends", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    try {
+      const key = await keyFor(10_000);
+      const started = Date.now();
+      const session = await granted(key.code, call(100, 1000), 3000);
+      // Renewed at 1 s and 2 s (a third of the 3 s lease): still held past its first 3 s, while the call runs.
+      await vi.advanceTimersByTimeAsync(2500);
+      expect((await store.balance(key.id, started + 4500)).reserved).toBe(1100);
+      // A process that stops renewing (here: the call ends) holds nothing once its last lease is over.
+      await session.finish({ kind: "json", body: { usage: { completion_tokens: 10 } } });
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(await store.balance(key.id)).toMatchObject({ used: 110, reserved: 0, remaining: 9890 });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps no lease of a call it released, and a lease never outlives its reservation's process", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    try {
+      const key = await keyFor(10_000);
+      const session = await granted(key.code, call(100, 1000), 3000);
+      const started = Date.now();
+      await vi.advanceTimersByTimeAsync(1500);
+      await session.failed(new UpstreamError("network", "refused"));
+      expect(vi.getTimerCount()).toBe(0);
+      // Released at once, not when the lease would have run out.
+      expect((await store.balance(key.id, started + 1500)).reserved).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it("lowers the output cap to what the budget covers, and charges input plus the reported output", async () => {
     const key = await keyFor(1000);

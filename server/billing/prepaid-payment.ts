@@ -2,6 +2,7 @@ import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
 import { ApiError } from "../errors";
+import { logEvent } from "../log";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { unknownPrepaidKey } from "../prepaid/prepaid-code";
@@ -48,15 +49,18 @@ export class PrepaidPayment implements PaymentMethod {
     // Settled once, by whichever comes first: a stream's usage event (whose answer states the charge) or its end.
     // The settlement answers what the key has left after it, in the same round trip.
     let settled: Promise<{ charged: number; remaining: number }> | undefined;
+    const lease = this.renewWhileRunning(reservation);
     /** Charges the input plus the output (never more than reserved). */
     const charge = (outputTokens: number) =>
       (settled ??= (async () => {
+        lease.stop();
         const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
         const remaining = await store.settle(reservation, charged);
         metrics.prepaid("charged", model, charged);
         return { charged, remaining };
       })());
     const release = async () => {
+      lease.stop();
       await (settled ??= store.settle(reservation, 0).then((remaining) => ({ charged: 0, remaining })));
     };
     /** What the tokens charged are worth at the key's price, and what the key has left once they are charged. */
@@ -87,8 +91,6 @@ export class PrepaidPayment implements PaymentMethod {
       const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
         charge: async (outputTokens) => void (await charge(outputTokens)),
         release,
-        extend: () => store.extend(reservation, this.reservationTtlMs),
-        ttlMs: this.reservationTtlMs,
         graceMs: PREPAID_USAGE_GRACE_MS,
       });
       // The usage event the caller asked for is charged as it passes, so that it can state the charge and the
@@ -128,6 +130,20 @@ export class PrepaidPayment implements PaymentMethod {
    * Why the code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
    * tokens left.
    */
+  /**
+   * Renews the reservation's lease every third of it while the call runs, whole or streamed, until it is charged or
+   * released: a live call keeps its budget however long it takes, and a process that dies stops renewing, so its
+   * reservations stop counting within one lease.
+   */
+  private renewWhileRunning(reservation: Reservation): { stop(): void } {
+    const renew = () =>
+      this.store.extend(reservation, this.reservationTtlMs).catch((error: unknown) => {
+        logEvent("error", "prepaid_extend_failed", { error: (error as Error).message });
+      });
+    const timer = setInterval(renew, Math.max(1000, Math.floor(this.reservationTtlMs / 3)));
+    return { stop: () => clearInterval(timer) };
+  }
+
   private async refusal(model: ChatModel, inputTokens: number): Promise<ApiError> {
     const key = await this.store.findByCode(this.code);
     if (!key) return unknownPrepaidKey();

@@ -9,8 +9,8 @@ import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements, type V1R
 import { identifierConflict, paymentIdentifierOf, replayedAnswer, requestKey, type PaidRetries } from "./paid-retries";
 import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
-import { facilitatorUnavailable, priceCall, type LiveGas } from "./x402-price";
-import { X402Session, type Timings } from "./x402-session";
+import { facilitatorUnavailable, priceCall, type LiveGas, type PricedRequest } from "./x402-price";
+import { X402Session } from "./x402-session";
 
 /**
  * x402 per request: quote (402), then with a signature: match, claim the nonce, verify; after the work, settle
@@ -35,124 +35,205 @@ export class X402Payment implements PaymentMethod {
     }
   }
 
+  /**
+   * The steps of a paid call, in order: price it; without a payment, the 402; else decode the payment, match it to
+   * this request, answer a retry under its payment-identifier from what was kept, claim its nonce, and verify it.
+   * A step that refuses throws the answer (Refusal), so each reads as what it checks.
+   */
   async authorize(call: BillableCall): Promise<Authorization> {
     const entered = performance.now();
-    const { gateway, ledger, metrics } = this;
-    const priced = await priceCall(gateway, call, this.gas).catch((error: unknown) => {
-      if (isApiError(error) && error.code === "facilitator_unavailable") metrics.facilitatorFailed("supported");
-      throw error;
-    });
-    const { amount, requirements } = priced;
-    const v1Network = gateway.network.kind === "evm" ? gateway.network.x402V1Network : undefined;
-    // The 402 document, built only for an answer that needs it (a paid request that succeeds does not).
-    const challenge = (code: ChallengeCode, message: string): Authorization => ({
-      kind: "answer",
-      answer: paymentChallenge(
-        paymentRequiredDocument(call, priced, this.retries.declaration),
-        code,
-        message,
-        v1Network,
-      ),
-      outcome: code === "payment_required" ? "quoted" : "refused",
-    });
-
-    // x402 v2 in PAYMENT-SIGNATURE; v1 clients send X-PAYMENT (when both come, v2 is read).
-    const v2Header = call.request.headers.get("payment-signature");
-    const header = v2Header ?? call.request.headers.get("x-payment");
+    const priced = await this.price(call);
+    const refuse = (code: ChallengeCode, message: string) => new Refusal(this.challenge(call, priced, code, message));
+    const header = paymentHeader(call);
     if (!header) {
-      const total = `${atomicToDecimal(amount, gateway.network.usdc.decimals)} USD`;
-      return challenge(
+      const total = `${atomicToDecimal(priced.amount, this.gateway.network.usdc.decimals)} USD`;
+      return refuse(
         "payment_required",
-        `Payment required: ${total} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
-      );
+        `Payment required: ${total} in USDC on ${this.gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
+      ).authorization;
     }
-    let payment: DecodedPayment;
-    let v1: V1Requirements | undefined;
     try {
-      if (v2Header) payment = decodePaymentSignature(header, gateway.network.kind);
-      else {
-        payment = decodeV1Payment(header, gateway.network);
-        v1 = v1Requirements(requirements, v1Network!, resourceInfo(call));
-      }
+      const { payment, v1 } = this.decode(header, call, priced, refuse);
+      await this.match(payment, v1, call, priced, refuse);
+      const terms = facilitatorTerms(payment, priced.requirements, v1);
+      const identified = paymentIdentifierOf(payment);
+      if (identified.problem) throw refuse("payment_invalid", identified.problem);
+      const replay = identified.id && (await this.replay(identified.id, payment, terms, call, refuse));
+      if (replay) return replay;
+      const paymentId = await this.claim(payment, header, call, priced, identified.id, refuse);
+      const verifyMs = await this.verifyClaimed(paymentId, terms, refuse);
+      const services = { gateway: this.gateway, ledger: this.ledger, metrics: this.metrics, retries: this.retries };
+      const session = new X402Session({
+        services,
+        call,
+        payment,
+        paymentId,
+        priced,
+        terms,
+        verifyMs,
+        entered,
+        paymentIdentifier: identified.id,
+      });
+      return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
     } catch (error) {
-      if (error instanceof MalformedPaymentError) return challenge("payment_invalid", error.message);
+      if (error instanceof Refusal) return error.authorization;
       throw error;
     }
+  }
+
+  /** The call's price and requirements; a facilitator that cannot say what it supports is counted. */
+  private price(call: BillableCall): Promise<PricedRequest> {
+    return priceCall(this.gateway, call, this.gas).catch((error: unknown) => {
+      if (isApiError(error) && error.code === "facilitator_unavailable") this.metrics.facilitatorFailed("supported");
+      throw error;
+    });
+  }
+
+  /** The network's v1 name where the 402 offers v1 too. */
+  private get v1Network(): string | undefined {
+    const { network } = this.gateway;
+    return network.kind === "evm" ? network.x402V1Network : undefined;
+  }
+
+  /** A 402 with the call's terms: built only for an answer that needs it (a paid request that succeeds does not). */
+  private challenge(call: BillableCall, priced: PricedRequest, code: ChallengeCode, message: string): Authorization {
+    const document = paymentRequiredDocument(call, priced, this.retries.declaration);
+    return {
+      kind: "answer",
+      answer: paymentChallenge(document, code, message, this.v1Network),
+      outcome: code === "payment_required" ? "quoted" : "refused",
+    };
+  }
+
+  /** The payment as sent: x402 v2 in PAYMENT-SIGNATURE, or v1 in X-PAYMENT (with the v1 form of the terms). */
+  private decode(header: PaymentHeader, call: BillableCall, priced: PricedRequest, refuse: Refuse) {
+    try {
+      if (header.version === 2) {
+        return { payment: decodePaymentSignature(header.value, this.gateway.network.kind), v1: undefined };
+      }
+      const payment = decodeV1Payment(header.value, this.gateway.network);
+      return { payment, v1: v1Requirements(priced.requirements, this.v1Network!, resourceInfo(call)) };
+    } catch (error) {
+      if (error instanceof MalformedPaymentError) throw refuse("payment_invalid", error.message);
+      throw error;
+    }
+  }
+
+  /** The payment is for exactly this request: its terms (and, v2, the resource it was signed for). */
+  private async match(
+    payment: DecodedPayment,
+    v1: V1Requirements | undefined,
+    call: BillableCall,
+    priced: PricedRequest,
+    refuse: Refuse,
+  ): Promise<void> {
     if (v1) {
-      if (!(await gateway.acceptsV1().catch(() => true))) {
-        return challenge(
+      if (!(await this.gateway.acceptsV1().catch(() => true))) {
+        throw refuse(
           "payment_invalid",
-          `This deployment's facilitator does not settle x402 v1 payments on ${v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
+          `This deployment's facilitator does not settle x402 v1 payments on ${this.v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
         );
       }
       // v1 signs no resource: a payment is bound to its amount and pay-to (and the nonce, once).
       const problem = v1Mismatch(payment, v1);
-      if (problem) return challenge("payment_mismatch", problem);
-    } else {
-      if (!gateway.matches(payment.payload, requirements)) {
-        return challenge("payment_mismatch", describeMismatch(payment.payload.accepted, requirements));
-      }
-      const signedResource = payment.payload.resource?.url;
-      if (signedResource !== undefined && signedResource !== call.resourceUrl) {
-        return challenge("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
-      }
+      if (problem) throw refuse("payment_mismatch", problem);
+      return;
     }
-    const terms = facilitatorTerms(payment, requirements, v1);
-    const identified = paymentIdentifierOf(payment);
-    if (identified.problem) return challenge("payment_invalid", identified.problem);
-    const kept = identified.id && (await this.retries.find(payment.payer, identified.id));
-    if (kept) {
-      // A retry of a delivered request: its kept answer, charged once (for the first).
-      if (kept.request !== requestKey(call.resourceUrl, call.body.sha256)) {
-        return { kind: "answer", answer: identifierConflict(identified.id!), outcome: "refused" };
-      }
-      // Signed anew for the retry: it must be the payer's valid signature, though it is never settled.
-      const again = kept.nonce === payment.nonce || (await this.verify(terms)).isValid;
-      if (!again) return challenge("payment_rejected", "The payment for this retry was rejected by the facilitator");
-      return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" };
+    if (!this.gateway.matches(payment.payload, priced.requirements)) {
+      throw refuse("payment_mismatch", describeMismatch(payment.payload.accepted, priced.requirements));
     }
-    const paymentId = await ledger.claim({
+    const signedResource = payment.payload.resource?.url;
+    if (signedResource !== undefined && signedResource !== call.resourceUrl) {
+      throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
+    }
+  }
+
+  /** A retry of a delivered request under its payment-identifier: its kept answer, charged once (for the first). */
+  private async replay(
+    id: string,
+    payment: DecodedPayment,
+    terms: ReturnType<typeof facilitatorTerms>,
+    call: BillableCall,
+    refuse: Refuse,
+  ): Promise<Authorization | undefined> {
+    const kept = await this.retries.find(payment.payer, id);
+    if (!kept) return undefined;
+    if (kept.request !== requestKey(call.resourceUrl, call.body.sha256)) {
+      return { kind: "answer", answer: identifierConflict(id), outcome: "refused" };
+    }
+    // Signed anew for the retry: it must be the payer's valid signature, though it is never settled.
+    const again = kept.nonce === payment.nonce || (await this.verify(terms)).isValid;
+    if (!again) throw refuse("payment_rejected", "The payment for this retry was rejected by the facilitator");
+    return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" };
+  }
+
+  /** The nonce, claimed in the ledger before anything else sees the payment: a signature is used once. */
+  private async claim(
+    payment: DecodedPayment,
+    header: PaymentHeader,
+    call: BillableCall,
+    priced: PricedRequest,
+    identifier: string | undefined,
+    refuse: Refuse,
+  ): Promise<number> {
+    const paymentId = await this.ledger.claim({
       nonce: payment.nonce,
       payer: payment.payer,
-      amount,
-      network: requirements.network,
+      amount: priced.amount,
+      network: priced.requirements.network,
       resource: call.resourceUrl,
       endpoint: call.endpoint,
       model: call.quote.model,
       bodyHash: call.body.sha256,
-      paymentSignature: header.trim(),
+      paymentSignature: header.value.trim(),
       quoteMs: call.quoteMs,
     });
-    if (paymentId === undefined) {
-      const retry = identified.id
-        ? " (if its request is still being answered, send it again shortly with the same payment-identifier to get its answer)"
-        : "";
-      return challenge(
-        "payment_already_used",
-        `This payment signature has already been used; sign a new payment${retry}`,
-      );
-    }
+    if (paymentId !== undefined) return paymentId;
+    const retry = identifier
+      ? " (if its request is still being answered, send it again shortly with the same payment-identifier to get its answer)"
+      : "";
+    throw refuse("payment_already_used", `This payment signature has already been used; sign a new payment${retry}`);
+  }
 
-    const timings: Timings = { quote: call.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
+  /** The facilitator's verdict on the claimed payment, recorded; the time it took. */
+  private async verifyClaimed(
+    paymentId: number,
+    terms: ReturnType<typeof facilitatorTerms>,
+    refuse: Refuse,
+  ): Promise<number> {
     const started = performance.now();
     let verification;
     try {
       verification = await this.verify(terms);
     } catch (error) {
-      await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
+      await this.ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
       throw error;
     }
-    timings.verify = performance.now() - started;
+    const verifyMs = performance.now() - started;
     if (!verification.isValid) {
       const reason = verification.invalidReason ?? "invalid_payment";
-      await ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs: timings.verify });
+      await this.ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs });
       const detail = verification.invalidMessage ? ` (${verification.invalidMessage})` : "";
-      return challenge("payment_rejected", `Payment rejected by the facilitator: ${reason}${detail}`);
+      throw refuse("payment_rejected", `Payment rejected by the facilitator: ${reason}${detail}`);
     }
-    await ledger.update(paymentId, { status: "verified", verifyMs: timings.verify });
-    const services = { gateway, ledger, metrics, retries: this.retries };
-    const session = new X402Session(services, call, payment, paymentId, priced, terms, timings, entered);
-    session.paymentIdentifier = identified.id;
-    return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
+    await this.ledger.update(paymentId, { status: "verified", verifyMs });
+    return verifyMs;
   }
+}
+
+/** A step's refusal: the answer to give instead of going on. */
+class Refusal {
+  constructor(readonly authorization: Authorization) {}
+}
+
+type Refuse = (code: ChallengeCode, message: string) => Refusal;
+
+/** The payment header and its x402 version: v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT (v2 is read when both come). */
+type PaymentHeader = { value: string; version: 1 | 2 };
+
+function paymentHeader(call: BillableCall): PaymentHeader | undefined {
+  const v2 = call.request.headers.get("payment-signature");
+  if (v2) return { value: v2, version: 2 };
+  const v1 = call.request.headers.get("x-payment");
+  return v1 ? { value: v1, version: 1 } : undefined;
 }

@@ -23,26 +23,53 @@ export type X402Services = {
 
 export type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
 
-export /** One verified payment, from the work's start to its settlement. */
-class X402Session {
-  readonly grant;
+/** What a session starts from: the verified payment, what it pays for, and how long getting here took. */
+export interface SessionStart {
+  services: X402Services;
+  call: BillableCall;
+  payment: DecodedPayment;
+  /** The payment's ledger row. */
+  paymentId: number;
+  priced: PricedRequest;
+  /** What the facilitator settles: the payload with the requirements of its version. */
+  terms: ReturnType<typeof facilitatorTerms>;
+  verifyMs: number;
+  /** When the billing of the call began (performance.now()). */
+  entered: number;
   /** The caller's payment-identifier: a whole answer is kept under it for a retry. */
   paymentIdentifier: string | undefined;
+}
+
+/** One verified payment, from the work's start to its settlement. */
+export class X402Session {
+  readonly grant;
+  private readonly services: X402Services;
+  private readonly call: BillableCall;
+  private readonly payment: DecodedPayment;
+  private readonly paymentId: number;
+  private readonly priced: PricedRequest;
+  private readonly terms: ReturnType<typeof facilitatorTerms>;
+  private readonly entered: number;
+  private readonly paymentIdentifier: string | undefined;
+  /** Each phase's time, written by this session only, for Server-Timing, the ledger and the metrics. */
+  private readonly timings: Timings;
   private readonly workStarted = performance.now();
 
-  constructor(
-    private readonly services: X402Services,
-    private readonly call: BillableCall,
-    private readonly payment: DecodedPayment,
-    private readonly paymentId: number,
-    private readonly priced: PricedRequest,
-    /** What the facilitator settles: the payload with the requirements of its version. */
-    private readonly terms: ReturnType<typeof facilitatorTerms>,
-    private readonly timings: Timings,
-    private readonly entered: number,
-  ) {
-    const outputCap = call.quote.tokens?.maxOutput ?? 0;
-    this.grant = { outputCap, usageRequired: false, payment: { nonce: payment.nonce, payer: payment.payer } };
+  constructor(start: SessionStart) {
+    ({
+      services: this.services,
+      call: this.call,
+      payment: this.payment,
+      paymentId: this.paymentId,
+      priced: this.priced,
+      terms: this.terms,
+      entered: this.entered,
+      paymentIdentifier: this.paymentIdentifier,
+    } = start);
+    this.timings = { quote: start.call.quoteMs, verify: start.verifyMs, upstream: 0, settle: 0, total: 0 };
+    const outputCap = start.call.quote.tokens?.maxOutput ?? 0;
+    const { nonce, payer } = start.payment;
+    this.grant = { outputCap, usageRequired: false, payment: { nonce, payer } };
   }
 
   failed = async (error: unknown): Promise<unknown> => {

@@ -1,4 +1,5 @@
-import { prepaidApiBase, publicOrigin, type AppContext } from "../app-context";
+import type { AppContext } from "../app-context";
+import { prepaidApiBase, publicOrigin } from "../http/public-urls";
 import { aiAgentsMd, llmsTxt } from "./agent-guides";
 import type { DeploymentFacts } from "./deployment-facts";
 import { openApiDocument } from "./openapi-document";
@@ -23,10 +24,10 @@ export type DiscoveryDocumentName = keyof typeof discoveryDocuments;
 
 export function deploymentFacts(context: AppContext, request: ApiRequest): DeploymentFacts {
   return {
-    origin: publicOrigin(context, request),
+    origin: publicOrigin(context.config, request),
     network: context.config.network,
     payTo: context.config.payTo,
-    prepaidApiBase: prepaidApiBase(context, request),
+    prepaidApiBase: prepaidApiBase(context.config, request),
     paymentTimeoutSeconds: context.config.paymentTimeoutSeconds,
     catalog: context.catalog,
     models: context.config.catalog,

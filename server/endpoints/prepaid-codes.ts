@@ -1,6 +1,6 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
-import { prepaidApiBase } from "../app-context";
+import { prepaidApiBase } from "../http/public-urls";
 import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
 import { defaultPackModel, parsePrepaidPurchase, purchaseSchema } from "../prepaid/prepaid-purchase-request";
 import { quotePrepaidPack } from "../pricing/quote-tokens";
@@ -43,7 +43,7 @@ function prepaidCodesEndpoint(
     async work(context, purchase, grant, request) {
       // x402 is this endpoint's only payment, so the grant names the verified payment the key is bought with.
       if (!grant.payment) throw new Error("a prepaid key is bought with an x402 payment");
-      return issuePrepaidCode(context, purchase, grant.payment.nonce, prepaidApiBase(context, request));
+      return issuePrepaidCode(context, purchase, grant.payment.nonce, prepaidApiBase(context.config, request));
     },
     docs: {
       ...docs,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadServiceConfig } from "../../config/env";
+import { loadServiceConfig } from "../../config/service-config";
 import { freeChat } from "../../config/free-tier";
 import { createAppContext, type AppContext } from "../app-context";
 import { answerErrors } from "../http/answer-errors";

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { CorsOrigins } from "../../config/cors-origins";
-import type { AppContext } from "../app-context";
-import type { Endpoint } from "../endpoints/endpoint";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 import { ALLOWED_HEADERS, CorsPolicy, EXPOSED_HEADERS } from "./cors";
-import { Router } from "./router";
+import { Router, type Route } from "./router";
 
 const PAGE = "https://app.example";
 
@@ -112,26 +110,20 @@ describe("CorsPolicy with a list of origins", () => {
 
 describe("the router's answers", () => {
   let origins: CorsOrigins = "*";
-  const context = () =>
-    ({ config: { corsOrigins: origins }, metrics: { request() {}, failed() {} } }) as unknown as AppContext;
-  const free = (method: "GET" | "POST", path: string, handle: (request: ApiRequest) => ApiAnswer): Endpoint => ({
-    kind: "free",
-    access: ["free"],
+  const route = (method: "GET" | "POST", path: string, handle: (request: ApiRequest) => ApiAnswer): Route => ({
     method,
-    paths: [path],
-    docs: { operationId: path, summary: "", responseDescription: "" },
-    handle: (_context, request) => handle(request),
+    path,
+    handle: async (request) => handle(request),
   });
   const router = new Router(
     [
-      free("GET", "/thing", () => jsonAnswer({ ok: true })),
-      free("POST", "/thing", () => {
+      route("GET", "/thing", () => jsonAnswer({ ok: true })),
+      route("POST", "/thing", () => {
         throw new Error("boom");
       }),
-      free("POST", "/stream", () => eventStreamAnswer(new ReadableStream(), {})),
+      route("POST", "/stream", () => eventStreamAnswer(new ReadableStream(), {})),
     ],
-    [],
-    context,
+    () => origins,
   );
   const answer = (request: ApiRequest) => router.answer(request.method, new URL(request.url).pathname)(request);
 

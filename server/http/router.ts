@@ -1,21 +1,23 @@
-import type { AppContext } from "../app-context";
-import { billRequest } from "../billing/bill-request";
-import { bazaarExtension } from "../discovery/bazaar-extension";
-import type { CatalogEndpoint } from "../discovery/catalog-endpoint";
-import type { Endpoint } from "../endpoints/endpoint";
+import type { CorsOrigins } from "../../config/cors-origins";
 import { ApiError } from "../errors";
-import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { ApiAnswer } from "./api-answer";
 import { answerErrors, type ApiHandler } from "./answer-errors";
 import { CorsPolicy } from "./cors";
 
-/** What a method and path lead to: an endpoint's handler, or an answer that the path has no such method. */
+/** One method at one path, and what answers it. */
+export interface Route {
+  method: "GET" | "POST";
+  path: string;
+  handle: ApiHandler;
+}
+
+/** What a method and path lead to: a route's handler, or an answer that the path has no such method. */
 export type RouteMatch = { handle: ApiHandler } | undefined;
 
 /**
- * The route table of the endpoint list: each method and path to its handler, paid ones wrapped in billing with
- * their 402's extensions computed once. HEAD is GET without a body; OPTIONS and other methods on a known path are
- * answered with the methods it has. Every answer, 404s and 405s included, passes through CORS (cors.ts).
+ * The route table: each method and path to its handler, its errors answered (answer-errors.ts). HEAD is GET without
+ * a body; OPTIONS and other methods on a known path are answered with the methods it has. Every answer, 404s and
+ * 405s included, passes through CORS (cors.ts). What a route does (billing, metrics) is the app's to compose.
  */
 export class Router {
   private readonly routes = new Map<string, ApiHandler>();
@@ -24,50 +26,24 @@ export class Router {
   private corsPolicy: CorsPolicy | undefined;
 
   constructor(
-    endpoints: readonly Endpoint[],
-    catalog: readonly CatalogEndpoint[],
-    private readonly context: () => AppContext,
+    routes: readonly Route[],
+    private readonly corsOrigins: () => CorsOrigins,
   ) {
     const methodsByPath = new Map<string, string[]>();
-    for (const endpoint of endpoints) {
-      for (const path of endpoint.paths) {
-        const handle = this.withCorsHandler(this.handlerOf(endpoint, path, catalog, context));
-        this.routes.set(`${endpoint.method} ${path}`, handle);
-        if (endpoint.method === "GET") this.routes.set(`HEAD ${path}`, handle);
-        const methods = methodsByPath.get(path) ?? [];
-        methods.push(...(endpoint.method === "GET" ? ["GET", "HEAD"] : [endpoint.method]));
-        methodsByPath.set(path, methods);
-      }
+    for (const route of routes) {
+      const handle = this.withCorsHandler(answerErrors(route.handle));
+      this.routes.set(`${route.method} ${route.path}`, handle);
+      if (route.method === "GET") this.routes.set(`HEAD ${route.path}`, handle);
+      const methods = methodsByPath.get(route.path) ?? [];
+      methods.push(...(route.method === "GET" ? ["GET", "HEAD"] : [route.method]));
+      methodsByPath.set(route.path, methods);
     }
     for (const [path, methods] of methodsByPath) this.allowByPath.set(path, [...methods, "OPTIONS"].join(", "));
   }
 
-  /**
-   * The endpoint's handler, its errors answered. Billing counts a paid request in the metrics; a free one is
-   * counted here, from its answer.
-   */
-  private handlerOf(
-    endpoint: Endpoint,
-    path: string,
-    catalog: readonly CatalogEndpoint[],
-    context: () => AppContext,
-  ): ApiHandler {
-    if (endpoint.kind === "free") {
-      const handle = answerErrors(async (request) => endpoint.handle(context(), request));
-      return async (request) => {
-        const answer = await handle(request);
-        countFreeAnswer(context().metrics, endpoint.paths[0], answer);
-        return answer;
-      };
-    }
-    const entry = catalog.find((candidate) => candidate.path === path && candidate.method === endpoint.method);
-    const extensions = entry && bazaarExtension(entry);
-    return answerErrors((request) => billRequest(context(), endpoint, request, extensions));
-  }
-
   /** The configuration's CORS policy, built again only when the configuration is another. */
   private cors(): CorsPolicy {
-    const origins = this.context().config.corsOrigins;
+    const origins = this.corsOrigins();
     if (this.corsPolicy?.origins !== origins) this.corsPolicy = new CorsPolicy(origins);
     return this.corsPolicy;
   }
@@ -81,7 +57,7 @@ export class Router {
     return this.cors().apply(answer, origin);
   }
 
-  /** The handler of a method and path (no query), or undefined for a path that is no endpoint's. */
+  /** The handler of a method and path (no query), or undefined for a path that is no route's. */
   find(method: string, path: string): RouteMatch {
     const handle = this.routes.get(`${method} ${path}`);
     if (handle) return { handle };
@@ -94,7 +70,7 @@ export class Router {
     return { handle: async (request) => this.withCors(refusal.toAnswer(), request.headers.get("origin")) };
   }
 
-  /** Like `find`, and a path that is no endpoint's is answered 404. */
+  /** Like `find`, and a path that is no route's is answered 404. */
   answer(method: string, path: string): ApiHandler {
     return (
       this.find(method, path)?.handle ??
@@ -105,18 +81,4 @@ export class Router {
 
 function notFound(path: string): ApiAnswer {
   return new ApiError("not_found", `No endpoint at ${path}; see /openapi.json for the endpoints`).toAnswer();
-}
-
-/** A free endpoint's answer: served, or an error, whose code the answer's JSON body names. */
-function countFreeAnswer(metrics: ServiceMetrics, endpoint: string, answer: ApiAnswer): void {
-  if (answer.status < 400) return metrics.request(endpoint, "served");
-  let code: string | undefined;
-  if (typeof answer.body === "string") {
-    try {
-      code = (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code;
-    } catch {
-      code = undefined;
-    }
-  }
-  metrics.failed(endpoint, answer.status, code, "invalid");
 }

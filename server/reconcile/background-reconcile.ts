@@ -1,4 +1,4 @@
-import { chainRpcUrlOf, type ServiceConfig } from "../../config/env";
+import { chainRpcUrlOf, type ServiceConfig } from "../../config/service-config";
 import { logEvent } from "../log";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { PaymentGateway } from "../payment/payment-gateway";

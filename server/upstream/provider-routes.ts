@@ -1,4 +1,4 @@
-import type { ProviderSettings } from "../../config/env";
+import type { ProviderSettings } from "../../config/service-config";
 import { catalogModels, type ModelCatalog, type Route } from "../../config/catalog/model-catalog";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import { CircuitBreaker, type BreakerState } from "./circuit-breaker";

@@ -1,9 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
-  claimColumns,
-  claimValues,
-  updateValues,
   type NewPayment,
   type PaymentLedger,
   type PaymentRecord,
@@ -11,6 +8,7 @@ import {
   type ReportPeriod,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
+import { claimColumns, claimValues, updateValues } from "../payment-ledger-rows";
 import type { PaymentStatus } from "../payment-status";
 import type { SqliteDatabase } from "./open-sqlite";
 import { payments } from "./schema";

@@ -1,0 +1,176 @@
+import type { z } from "zod";
+import type { NetworkDefinition } from "../networks";
+import { loadCatalog } from "./catalog/load-catalog";
+import type { DefaultRoutes } from "./catalog/default-catalog";
+import type { ModelCatalog, Route } from "./catalog/model-catalog";
+import { ConfigurationError, type Environment } from "./configuration-error";
+import type { CorsOrigins } from "./cors-origins";
+import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
+
+/** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
+export interface ProviderSettings {
+  /** Time allowed for a provider's answer (streams: its first data event). */
+  timeoutMs: number;
+  /** Failures in a row after which a provider is skipped. */
+  failureThreshold: number;
+  /** How long a provider that reached the threshold is skipped before one call tries it again. */
+  cooldownMs: number;
+}
+
+/** Configuration of the HTTP service itself (the app process). Every piece must be present. */
+export interface ServiceConfig {
+  network: NetworkDefinition;
+  /** The chain's RPC, for networks whose quotes include a live gas estimate. */
+  chainRpcUrl: string | undefined;
+  publicBaseUrl: string | undefined;
+  payTo: string;
+  facilitatorUrl: string;
+  facilitatorTimeoutMs: number;
+  /** The models sold and served free, their prices, limits and the providers that serve them, in order. */
+  catalog: ModelCatalog;
+  providers: ProviderSettings;
+  /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
+  trustedProxies: TrustedProxies;
+  decisionModelVersion: string;
+  prepaid: {
+    /** Where prepaid keys are used; undefined means this deployment's origin + /v1. */
+    apiBase: string | undefined;
+    /** How long a reservation of a call in flight counts if its process dies; live calls extend it. */
+    reservationTtlMs: number;
+  };
+  databaseUrl: string;
+  /** PostgreSQL connections per process; callers beyond it queue. */
+  databasePoolSize: number;
+  paymentTimeoutSeconds: number;
+  /** The bearer token GET /metrics asks for; undefined: no metrics endpoint (404). */
+  metricsToken: string | undefined;
+  /** How often the process reconciles the ledger's open rows in the background; 0: never. */
+  reconcileIntervalMs: number;
+  /** How long a paid answer is kept for a retry under its payment-identifier. */
+  paymentIdTtlMs: number;
+  /** Origins whose pages may read the API's answers (CORS). */
+  corsOrigins: CorsOrigins;
+}
+
+type SharedValues = z.output<typeof sharedSchema>;
+
+/**
+ * The routes of the spec's tables: UPSTREAM_BASE_URL serves every model, unless images, decisions or embeddings
+ * have a provider configured apart (with its own key).
+ */
+function defaultRoutes(values: SharedValues): DefaultRoutes {
+  const route = (provider: string, baseUrl: string | undefined, keyVariable: string, apiKey: string | undefined) =>
+    baseUrl
+      ? ({ provider, baseUrl, apiKeyVariable: apiKey ? keyVariable : undefined, apiKey, headers: {} } satisfies Omit<
+          Route,
+          "model"
+        >)
+      : undefined;
+  return {
+    chat: route("upstream", values.UPSTREAM_BASE_URL, "UPSTREAM_API_KEY", values.UPSTREAM_API_KEY),
+    image: route(
+      "image-upstream",
+      values.IMAGE_UPSTREAM_BASE_URL,
+      "IMAGE_UPSTREAM_API_KEY",
+      values.IMAGE_UPSTREAM_API_KEY,
+    ),
+    decision: route(
+      "decision-upstream",
+      values.DECISION_UPSTREAM_BASE_URL,
+      "DECISION_UPSTREAM_API_KEY",
+      values.DECISION_UPSTREAM_API_KEY,
+    ),
+    embeddings: route(
+      "embeddings-upstream",
+      values.EMBEDDINGS_UPSTREAM_BASE_URL,
+      "EMBEDDINGS_UPSTREAM_API_KEY",
+      values.EMBEDDINGS_UPSTREAM_API_KEY,
+    ),
+  };
+}
+
+/** The catalog in force; `serving`: every model needs a provider, and every provider's key must be set. */
+export function catalogFrom(values: SharedValues, env: Environment, serving: boolean): ModelCatalog {
+  return loadCatalog({
+    file: values.PAYSVC_CATALOG,
+    defaultRoutes: defaultRoutes(values),
+    environment: withoutEmpty(env),
+    serving,
+  });
+}
+
+/** The catalog a command that only reads prices uses (`paysvc quote`, the discovery documents). */
+export function loadPriceCatalog(env: Environment = process.env): ModelCatalog {
+  return catalogFrom(parse(sharedSchema, env), env, false);
+}
+
+/** The problems of a catalog, collected with the others rather than thrown alone. */
+function collect<T>(problems: string[], load: () => T): T | undefined {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
+/**
+ * The app process's configuration, refused with one line per problem. `facilitatorProvided`: the caller runs the
+ * built-in facilitator and will set FACILITATOR_URL itself (`paysvc start` with CHAIN_RPC_URL and a key).
+ */
+export function loadServiceConfig(
+  env: Environment = process.env,
+  options: { facilitatorProvided?: boolean } = {},
+): ServiceConfig {
+  const values = parse(sharedSchema, env);
+  const network = networkWithAddresses(values);
+  const problems: string[] = [];
+  if (!values.PAY_TO) problems.push("PAY_TO: required: the address that receives payments");
+  if (!values.FACILITATOR_URL && !options.facilitatorProvided) {
+    problems.push(
+      "FACILITATOR_URL: required: the x402 facilitator that verifies and settles payments (or CHAIN_RPC_URL and FACILITATOR_PRIVATE_KEY for the built-in one)",
+    );
+  }
+  if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS) {
+    problems.push(`USDC_ADDRESS: required on ${network.id}: the USDC contract address`);
+  }
+  // Networks that price gas into quotes read the gas price from the chain.
+  if (network.settlementGas && !values.CHAIN_RPC_URL) {
+    problems.push(`CHAIN_RPC_URL: required on ${network.id}: quotes include the live gas price read from it`);
+  }
+  const catalog = collect(problems, () => catalogFrom(values, env, true));
+  if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
+  return {
+    network,
+    chainRpcUrl: values.CHAIN_RPC_URL,
+    publicBaseUrl: values.PUBLIC_BASE_URL,
+    payTo: values.PAY_TO as string,
+    facilitatorUrl: values.FACILITATOR_URL ?? "",
+    facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
+    catalog,
+    providers: {
+      timeoutMs: values.UPSTREAM_TIMEOUT_MS,
+      failureThreshold: values.PROVIDER_FAILURE_THRESHOLD,
+      cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
+    },
+    trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
+    decisionModelVersion: values.DECISION_MODEL_VERSION,
+    prepaid: {
+      apiBase: values.PREPAID_API_BASE,
+      reservationTtlMs: values.PREPAID_RESERVATION_TTL_SECONDS * 1000,
+    },
+    databaseUrl: values.DATABASE_URL,
+    databasePoolSize: values.DATABASE_POOL_SIZE,
+    paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
+    metricsToken: values.METRICS_TOKEN,
+    reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
+    paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,
+    corsOrigins: values.CORS_ORIGINS,
+  };
+}
+
+/** The chain a deployment's payments are read from: CHAIN_RPC_URL, else the network's public RPC. */
+export function chainRpcUrlOf(config: Pick<ServiceConfig, "network" | "chainRpcUrl">): string {
+  return config.chainRpcUrl ?? config.network.defaultRpcUrl;
+}

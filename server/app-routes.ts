@@ -1,0 +1,57 @@
+import type { AppContext } from "./app-context";
+import { billRequest } from "./billing/bill-request";
+import { bazaarExtension } from "./discovery/bazaar-extension";
+import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
+import type { Endpoint } from "./endpoints/endpoint";
+import type { ApiAnswer } from "./http/api-answer";
+import { answerErrors } from "./http/answer-errors";
+import type { Route } from "./http/router";
+import type { ServiceMetrics } from "./metrics/service-metrics";
+
+/**
+ * The app's routes, composed where the app is assembled: a paid endpoint is wrapped in billing (which counts it in
+ * the metrics), with its 402's extensions computed once; a free one is counted here, from its answer.
+ */
+export function appRoutes(
+  endpoints: readonly Endpoint[],
+  catalog: readonly CatalogEndpoint[],
+  context: () => AppContext,
+): Route[] {
+  return endpoints.flatMap((endpoint) =>
+    endpoint.paths.map((path): Route => {
+      if (endpoint.kind === "free") {
+        const handle = answerErrors(async (request) => endpoint.handle(context(), request));
+        return {
+          method: endpoint.method,
+          path,
+          handle: async (request) => {
+            const answer = await handle(request);
+            countFreeAnswer(context().metrics, endpoint.paths[0], answer);
+            return answer;
+          },
+        };
+      }
+      const entry = catalog.find((candidate) => candidate.path === path && candidate.method === endpoint.method);
+      const extensions = entry && bazaarExtension(entry);
+      return {
+        method: endpoint.method,
+        path,
+        handle: (request) => billRequest(context(), endpoint, request, extensions),
+      };
+    }),
+  );
+}
+
+/** A free endpoint's answer: served, or an error, whose code the answer's JSON body names. */
+function countFreeAnswer(metrics: ServiceMetrics, endpoint: string, answer: ApiAnswer): void {
+  if (answer.status < 400) return metrics.request(endpoint, "served");
+  let code: string | undefined;
+  if (typeof answer.body === "string") {
+    try {
+      code = (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code;
+    } catch {
+      code = undefined;
+    }
+  }
+  metrics.failed(endpoint, answer.status, code, "invalid");
+}
