@@ -32,8 +32,13 @@ async function stalledStream(url: string, code: string) {
   return { close: () => void iterator.return?.().catch(() => undefined) };
 }
 
+/** The app server itself on the URL's port (not the guard whose command line names it too). */
 const serverPid = (url: string) =>
-  Number(execFileSync("pgrep", ["-f", `app/serve.mjs --port ${new URL(url).port} `], { encoding: "utf8" }).trim());
+  Number(
+    execFileSync("pgrep", ["-f", `^${process.execPath} \\S*app/serve\\.mjs --port ${new URL(url).port} `], {
+      encoding: "utf8",
+    }).trim(),
+  );
 
 /**
  * Two app processes over one database, each streaming for a key of its own; the second is killed (SIGKILL) while
