@@ -1,11 +1,11 @@
 /**
- * An event stream whose chunks name the provider's model id, rewritten to name the sold id: the caller always sees
- * the id it bought. Only whole lines are rewritten (an id split across two reads is joined first); every other byte
- * passes as it came. Used only where the two ids differ.
+ * An event stream whose chunks name the provider's model (its id for the route, or a dated version of it), rewritten
+ * to name the sold id: the caller always sees the id it bought. Only whole lines are rewritten (a value split
+ * across two reads is joined first); every other byte passes as it came. A "model" inside a string (a tool call's
+ * arguments, the text) is escaped there, so it is never taken for the chunk's own.
  */
-export function withSoldModelId(providerId: string, soldId: string): TransformStream<Uint8Array, Uint8Array> {
-  const escaped = JSON.stringify(providerId).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = new RegExp(`("model"\\s*:\\s*)${escaped}`, "g");
+export function withSoldModelId(soldId: string): TransformStream<Uint8Array, Uint8Array> {
+  const pattern = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
   const replacement = `$1${JSON.stringify(soldId).replaceAll("$", "$$$$")}`;
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
