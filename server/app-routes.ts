@@ -5,7 +5,7 @@ import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import type { Endpoint } from "./endpoints/endpoint";
 import type { ApiAnswer } from "./http/api-answer";
 import { answerErrors } from "./http/answer-errors";
-import type { Route } from "./http/router";
+import type { HttpRoute } from "./http/router";
 import type { ServiceMetrics } from "./metrics/service-metrics";
 
 /**
@@ -16,9 +16,9 @@ export function appRoutes(
   endpoints: readonly Endpoint[],
   catalog: readonly CatalogEndpoint[],
   context: () => AppContext,
-): Route[] {
+): HttpRoute[] {
   return endpoints.flatMap((endpoint) =>
-    endpoint.paths.map((path): Route => {
+    endpoint.paths.map((path): HttpRoute => {
       if (endpoint.kind === "free") {
         const handle = answerErrors(async (request) => endpoint.handle(context(), request));
         return {

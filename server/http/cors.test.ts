@@ -3,7 +3,7 @@ import type { CorsOrigins } from "../../config/cors-origins";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 import { ALLOWED_HEADERS, CorsPolicy, EXPOSED_HEADERS } from "./cors";
-import { Router, type Route } from "./router";
+import { Router, type HttpRoute } from "./router";
 
 const PAGE = "https://app.example";
 
@@ -110,7 +110,7 @@ describe("CorsPolicy with a list of origins", () => {
 
 describe("the router's answers", () => {
   let origins: CorsOrigins = "*";
-  const route = (method: "GET" | "POST", path: string, handle: (request: ApiRequest) => ApiAnswer): Route => ({
+  const route = (method: "GET" | "POST", path: string, handle: (request: ApiRequest) => ApiAnswer): HttpRoute => ({
     method,
     path,
     handle: async (request) => handle(request),

@@ -174,7 +174,9 @@ describe("node-http-adapter", () => {
     expect(response.headers.get("content-length")).toBeNull();
     const reader = response.body!.getReader();
     const first = await reader.read();
-    expect(new TextDecoder().decode(first.value)).toBe("data: 1\n\n");
+    // The stream never ends, so its first event arriving at all shows it is passed on unbuffered; a loaded machine
+    // may deliver the next event in the same read.
+    expect(new TextDecoder().decode(first.value)).toMatch(/^data: 1\n\n(data: \d+\n\n)*$/);
     abort.abort();
     await wasCancelled;
   });

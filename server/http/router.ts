@@ -5,7 +5,7 @@ import { answerErrors, type ApiHandler } from "./answer-errors";
 import { CorsPolicy } from "./cors";
 
 /** One method at one path, and what answers it. */
-export interface Route {
+export interface HttpRoute {
   method: "GET" | "POST";
   path: string;
   handle: ApiHandler;
@@ -26,7 +26,7 @@ export class Router {
   private corsPolicy: CorsPolicy | undefined;
 
   constructor(
-    routes: readonly Route[],
+    routes: readonly HttpRoute[],
     private readonly corsOrigins: () => CorsOrigins,
   ) {
     const methodsByPath = new Map<string, string[]>();
