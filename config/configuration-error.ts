@@ -6,5 +6,16 @@ export class ConfigurationError extends Error {
   }
 }
 
+/** What `load` returns; or its problems added to `problems` (to be reported with the others), and undefined. */
+export function collectProblems<T>(problems: string[], load: () => T): T | undefined {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
 /** The environment as read: variable names to values. */
 export type Environment = Record<string, string | undefined>;

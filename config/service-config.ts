@@ -3,7 +3,7 @@ import type { NetworkDefinition } from "../networks";
 import { loadCatalog } from "./catalog/load-catalog";
 import type { DefaultRoutes } from "./catalog/default-catalog";
 import type { ModelCatalog, Route } from "./catalog/model-catalog";
-import { ConfigurationError, type Environment } from "./configuration-error";
+import { collectProblems, ConfigurationError, type Environment } from "./configuration-error";
 import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
 
@@ -90,7 +90,7 @@ function defaultRoutes(values: SharedValues): DefaultRoutes {
 }
 
 /** The catalog in force; `serving`: every model needs a provider, and every provider's key must be set. */
-export function catalogFrom(values: SharedValues, env: Environment, serving: boolean): ModelCatalog {
+function catalogFrom(values: SharedValues, env: Environment, serving: boolean): ModelCatalog {
   return loadCatalog({
     file: values.PAYSVC_CATALOG,
     defaultRoutes: defaultRoutes(values),
@@ -102,17 +102,6 @@ export function catalogFrom(values: SharedValues, env: Environment, serving: boo
 /** The catalog a command that only reads prices uses (`paysvc quote`, the discovery documents). */
 export function loadPriceCatalog(env: Environment = process.env): ModelCatalog {
   return catalogFrom(parse(sharedSchema, env), env, false);
-}
-
-/** The problems of a catalog, collected with the others rather than thrown alone. */
-function collect<T>(problems: string[], load: () => T): T | undefined {
-  try {
-    return load();
-  } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    problems.push(...error.problems);
-    return undefined;
-  }
 }
 
 /**
@@ -139,7 +128,7 @@ export function loadServiceConfig(
   if (network.settlementGas && !values.CHAIN_RPC_URL) {
     problems.push(`CHAIN_RPC_URL: required on ${network.id}: quotes include the live gas price read from it`);
   }
-  const catalog = collect(problems, () => catalogFrom(values, env, true));
+  const catalog = collectProblems(problems, () => catalogFrom(values, env, true));
   if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
   return {
     network,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { privateKeyProblem } from "../networks";
+import { collectProblems } from "./configuration-error";
 import { ConfigurationError, networkWithAddresses, parse, port, sharedSchema, type Environment } from "./env";
 import { loadServiceConfig, type ServiceConfig } from "./service-config";
 
@@ -48,13 +49,9 @@ export function loadStartConfig(env: Environment = process.env): StartConfig {
       "DATABASE_URL: required: where payments and prepaid keys are kept (file:/var/lib/paysvc/paysvc.sqlite, or postgres://user:password@host:5432/paysvc)",
     );
   }
-  let service: ServiceConfig | undefined;
-  try {
-    service = loadServiceConfig(env, { facilitatorProvided: Boolean(chainForFacilitator) });
-  } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    problems.push(...error.problems);
-  }
+  const service = collectProblems(problems, () =>
+    loadServiceConfig(env, { facilitatorProvided: Boolean(chainForFacilitator) }),
+  );
   if (problems.length > 0 || !service) throw new ConfigurationError(problems);
   return {
     service,
