@@ -84,9 +84,9 @@ Examples:
 async function serve(config: StartConfig): Promise<void> {
   const { service } = config;
   let facilitatorUrl = service.facilitatorUrl;
-  let stopFacilitator = async () => undefined as void;
+  let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>> | undefined;
   if (config.builtInFacilitator) {
-    const facilitator = await startFacilitatorServer({
+    facilitator = await startFacilitatorServer({
       network: service.network,
       rpcUrl: config.builtInFacilitator.rpcUrl,
       privateKey: config.builtInFacilitator.privateKey,
@@ -94,7 +94,6 @@ async function serve(config: StartConfig): Promise<void> {
       embeddedChain: false,
     });
     facilitatorUrl = facilitator.url;
-    stopFacilitator = facilitator.stop;
     console.log(`paysvc start: built-in facilitator ${facilitator.url}, settling from ${facilitator.address}`);
   }
   const app = spawn(process.execPath, [APP_SERVER, "--port", String(config.port), "--hostname", config.host], {
@@ -105,6 +104,6 @@ async function serve(config: StartConfig): Promise<void> {
   const code = await new Promise<number>((resolve) =>
     app.on("exit", (exit, signal) => resolve(exit ?? (signal ? 0 : 1))),
   );
-  await stopFacilitator();
+  await facilitator?.stop();
   process.exit(code);
 }

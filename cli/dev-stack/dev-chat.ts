@@ -7,7 +7,7 @@ import {
   type CountableMessage,
 } from "../../server/pricing/count-tokens";
 import { devCompletion, splitIntoDeltas } from "./dev-completion";
-import { failedAnswer, type DevFaults } from "./dev-faults";
+import { ERROR_IN_200, failedAnswer, type DevFaults } from "./dev-faults";
 import { devToolCall } from "./dev-tool-call";
 import { readJson, sendJson } from "../lib/json-http-server";
 
@@ -67,7 +67,7 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
     if (options.received.length > 1000) options.received.shift();
   }
   const fault = options.faults.in(contentText(lastUser?.content));
-  if (fault === "error-in-200") return errorIn200(response, body.stream === true);
+  if (fault === "error-in-200" && body.stream === true) return streamedErrorIn200(response);
   const failed = failedAnswer(fault);
   if (failed === "hang") return; // never answers; the caller's timeout must fire
   if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
@@ -170,14 +170,9 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
   response.end("data: [DONE]\n\n");
 }
 
-/**
- * A failure sent with status 200, as some providers do once the status line is out: a whole answer that is an
- * error object, or a stream whose first event, after a keep-alive comment, is one.
- */
-function errorIn200(response: ServerResponse, stream: boolean): void {
-  const error = { message: "development provider fault: error-in-200", type: "server_error", code: 502 };
-  if (!stream) return sendJson(response, 200, { error });
+/** A stream that fails with status 200: its first event, after a keep-alive comment, is an error object. */
+function streamedErrorIn200(response: ServerResponse): void {
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   response.write(": PROCESSING\n\n");
-  response.end(`data: ${JSON.stringify({ error })}\n\n`);
+  response.end(`data: ${JSON.stringify(ERROR_IN_200)}\n\n`);
 }

@@ -48,6 +48,11 @@ export function devFaults(options: { directives: boolean; outage: () => Provider
   };
 }
 
+/** The body of an error sent with status 200, as some providers do when the model fails after the status line. */
+export const ERROR_IN_200 = {
+  error: { message: "development provider fault: error-in-200", type: "server_error", code: 502 },
+};
+
 /** The whole answer of a provider failing with `fault` before any work (an error, or nothing at all for hang). */
 export function failedAnswer(
   fault: UpstreamFault,
@@ -66,10 +71,7 @@ export function failedAnswer(
     };
   }
   if (fault === "error-in-200") {
-    return {
-      status: 200,
-      body: { error: { message: "development provider fault: error-in-200", type: "server_error", code: 502 } },
-    };
+    return { status: 200, body: ERROR_IN_200 };
   }
   if (fault === "hang") return "hang";
   return undefined;
