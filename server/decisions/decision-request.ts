@@ -9,8 +9,11 @@ const question = z.object({
   instructions: z.string({ error: "must be a string" }).min(1, "must not be empty"),
 });
 
-/** The request of the catalog's decision model. */
-export const decisionRequestSchema = (model: DecisionModel) => decisionRequestFields(model.id);
+/** The request of the catalog's decision model: its schema, built once, and the parser that checks with it. */
+export function decisionRequests(model: DecisionModel) {
+  const schema = decisionRequestFields(model.id);
+  return { schema, parse: (value: unknown) => parseDecisionRequest(value, model, schema) };
+}
 
 const decisionRequestFields = (modelId: string) =>
   z.object({
@@ -30,7 +33,11 @@ const decisionRequestFields = (modelId: string) =>
 export type DecisionRequest = z.output<ReturnType<typeof decisionRequestFields>>;
 
 /** Validates a decision request; chat and Responses bodies are told where they belong. */
-export function parseDecisionRequest(value: unknown, decisionModel: DecisionModel): DecisionRequest {
+function parseDecisionRequest(
+  value: unknown,
+  decisionModel: DecisionModel,
+  schema: ReturnType<typeof decisionRequestFields>,
+): DecisionRequest {
   requireJsonObject(value);
   for (const [field, endpoint] of [
     ["messages", "/v1/chat/completions"],
@@ -60,5 +67,5 @@ export function parseDecisionRequest(value: unknown, decisionModel: DecisionMode
       param: "questions.__proto__",
     });
   }
-  return parseOrThrow(decisionRequestSchema(decisionModel), value);
+  return parseOrThrow(schema, value);
 }

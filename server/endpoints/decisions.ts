@@ -1,7 +1,7 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { chatLimits, pricingRules } from "../../config/limits";
 import { countDecisionTokens, createDecision } from "../decisions/create-decision";
-import { decisionRequestSchema, parseDecisionRequest } from "../decisions/decision-request";
+import { decisionRequests } from "../decisions/decision-request";
 import { ApiError } from "../errors";
 import { quoteTokens } from "../pricing/quote-tokens";
 import { paidEndpoint } from "./endpoint";
@@ -9,13 +9,14 @@ import { paidEndpoint } from "./endpoint";
 /** Endpoint 7: structured decisions with the catalog's decision model, paid per request; output tokens are free. */
 export function decisions(catalog: ModelCatalog) {
   const model = catalog.decision;
+  const requests = decisionRequests(model);
   return paidEndpoint({
     method: "POST",
     paths: ["/jev"],
     access: ["x402"],
-    schema: decisionRequestSchema(model),
+    schema: requests.schema,
     parse(value) {
-      const decision = parseDecisionRequest(value, model);
+      const decision = requests.parse(value);
       return { decision, inputTokens: countDecisionTokens(decision) };
     },
     quote({ decision, inputTokens }, network) {

@@ -3,7 +3,7 @@ import { freeChat } from "../../config/free-tier";
 import { createEmbeddings } from "../embeddings/create-embeddings";
 import { embeddingsSchema } from "../embeddings/embeddings-request";
 import { createFreeChatCompletion, freeChatQuota } from "../free-tier/create-free-chat-completion";
-import { freeChatSchema } from "../free-tier/free-chat-request";
+import { freeChatRequests } from "../free-tier/free-chat-request";
 import { healthResponse } from "../health/check-health";
 import { jsonAnswer } from "../http/api-answer";
 import { serveMetrics } from "../metrics/serve-metrics";
@@ -27,13 +27,14 @@ export const embeddingsEndpoint = (catalog: ModelCatalog) =>
   });
 
 /** Endpoint 11. */
-export const freeChatCompletions = (catalog: ModelCatalog) =>
-  freeEndpoint({
+export function freeChatCompletions(catalog: ModelCatalog) {
+  const requests = freeChatRequests(catalog.freeChat.id);
+  return freeEndpoint({
     method: "POST",
     paths: ["/v1/free/chat/completions"],
     access: ["free"],
-    schema: freeChatSchema(catalog.freeChat.id),
-    handle: createFreeChatCompletion,
+    schema: requests.schema,
+    handle: (context, request) => createFreeChatCompletion(context, request, requests.parse),
     docs: {
       operationId: "createFreeChatCompletion",
       summary: `Free chat with ${catalog.freeChat.id}: 10 requests per 10 minutes and 100 per day per caller, max_tokens at most ${freeChat.maxTokens}, input at most ${freeChat.maxInputTokens} tokens`,
@@ -42,6 +43,7 @@ export const freeChatCompletions = (catalog: ModelCatalog) =>
       errors: { 429: "free_tier_exhausted, with Retry-After" },
     },
   });
+}
 
 /** Endpoint 12. */
 export const freeChatQuotaEndpoint = freeEndpoint({

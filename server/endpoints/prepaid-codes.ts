@@ -2,7 +2,7 @@ import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { prepaidApiBase } from "../http/public-urls";
 import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
-import { defaultPackModel, parsePrepaidPurchase, purchaseSchema } from "../prepaid/prepaid-purchase-request";
+import { defaultPackModel, purchaseRequests } from "../prepaid/prepaid-purchase-request";
 import { quotePrepaidPack } from "../pricing/quote-tokens";
 import { paidEndpoint } from "./endpoint";
 
@@ -15,13 +15,14 @@ function prepaidCodesEndpoint(
   path: string,
   docs: { operationId: string; summary: string },
 ) {
+  const purchases = purchaseRequests(catalog);
   return paidEndpoint({
     method: "POST",
     paths: [path],
     access: ["x402"],
     body: { optional: withDefaults },
-    schema: purchaseSchema(catalog),
-    parse: (value) => parsePrepaidPurchase(value, withDefaults, catalog),
+    schema: purchases.schema,
+    parse: (value) => purchases.parse(value, withDefaults),
     quote({ model, tokens }, network) {
       const { amount, display } = quotePrepaidPack(model, tokens, network);
       return {

@@ -11,6 +11,7 @@ import type { JsonHttpServer } from "../../cli/lib/json-http-server";
 import { startLocalUpstream } from "../../cli/dev-stack/local-upstream";
 import { PEER_ADDRESS_HEADER } from "./client-address";
 import { createFreeChatCompletion, freeChatQuota } from "./create-free-chat-completion";
+import { freeChatRequests } from "./free-chat-request";
 
 describe("free chat against the development provider", () => {
   let provider: JsonHttpServer;
@@ -39,7 +40,9 @@ describe("free chat against the development provider", () => {
     await provider.stop();
   });
 
-  const handler = answerErrors((request) => createFreeChatCompletion(context, request));
+  const handler = answerErrors((request) =>
+    createFreeChatCompletion(context, request, freeChatRequests(context.config.catalog.freeChat.id).parse),
+  );
   const post = async (caller: string, body: unknown) => {
     const answer = await handler(
       new Request("http://service.test/v1/free/chat/completions", {

@@ -5,7 +5,7 @@ import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { WindowUsage } from "./free-chat-windows";
-import { parseFreeChatRequest } from "./free-chat-request";
+import type { FreeChatParser } from "./free-chat-request";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
@@ -23,16 +23,19 @@ function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
 }
 
 /**
- * Endpoint 11: a free chat completion with the catalog's free model (`vendor-b/gpt-oss-20b`), at most 2048 output tokens (a larger
- * max_tokens or max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller
- * address. Refused requests and requests that fail upstream are not counted.
+ * Endpoint 11: a free chat completion with the catalog's free model (`vendor-b/gpt-oss-20b` by default), its body
+ * checked by `parse` (built once per endpoint); at most 2048 output tokens (a larger max_tokens or
+ * max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller address. Refused requests and requests that fail upstream are not counted.
  */
-export async function createFreeChatCompletion(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
+export async function createFreeChatCompletion(
+  context: AppContext,
+  request: ApiRequest,
+  parse: FreeChatParser,
+): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
   const windows = context.freeChatWindows;
   try {
-    const model = context.config.catalog.freeChat;
-    const parsed = parseFreeChatRequest((await readJsonBody(request, freeChat.maxBodyBytes)).value, model.id);
+    const parsed = parse((await readJsonBody(request, freeChat.maxBodyBytes)).value);
     const slot = await windows.take(address);
     if (slot === undefined) {
       const exhausted = (await windows.usage(address)).filter((window) => window.used >= window.limit);
@@ -49,7 +52,7 @@ export async function createFreeChatCompletion(context: AppContext, request: Api
     };
     if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
     try {
-      const routes = context.providers.of(model);
+      const routes = context.providers.of(context.config.catalog.freeChat);
       if (parsed.stream) {
         const { value: stream, provider } = await routes.startStream("/chat/completions", parsed.upstreamBody);
         return eventStreamAnswer(stream.body, { ...headers, [PROVIDER_HEADER]: provider });

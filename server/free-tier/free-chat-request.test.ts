@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { freeChat } from "../../config/free-tier";
-import { parseFreeChatRequest as parseWith } from "./free-chat-request";
+import { freeChatRequests } from "./free-chat-request";
 
 const freeModel = defaultCatalog().freeChat.id;
-const parseFreeChatRequest = (value: unknown) => parseWith(value, freeModel);
+const parseFreeChatRequest = freeChatRequests(freeModel).parse;
 
 const ask = (extra: Record<string, unknown> = {}) => ({ messages: [{ role: "user", content: "hi" }], ...extra });
 

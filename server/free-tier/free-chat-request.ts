@@ -12,7 +12,7 @@ const outputCap = z.number({ error: "must be an integer" }).int("must be an inte
  * The free chat request. A plain (not loose) object: fields it does not name are dropped, never forwarded, since the
  * operator pays for whatever reaches the provider (`service_tier`, `reasoning_effort`, `store` and the like).
  */
-export const freeChatSchema = (modelId: string) =>
+const freeChatSchema = (modelId: string) =>
   z.object({
     model: z.literal(modelId, { error: `only ${modelId} is served free` }).optional(),
     messages: z
@@ -51,10 +51,22 @@ export function countFreeChatInputTokens(body: FreeChatBody): number {
   return countChatInputTokens(body.messages, body.tools) + format;
 }
 
+/** The free model's request: its schema, built once, and the parser that checks with it. */
+export function freeChatRequests(modelId: string) {
+  const schema = freeChatSchema(modelId);
+  return { schema, parse: (value: unknown) => parseFreeChatRequest(value, modelId, schema) };
+}
+
+export type FreeChatParser = ReturnType<typeof freeChatRequests>["parse"];
+
 /** Checks a free chat body; every refusal is a 400 naming the field, before the caller's quota is touched. */
-export function parseFreeChatRequest(value: unknown, modelId: string): FreeChatRequest {
+function parseFreeChatRequest(
+  value: unknown,
+  modelId: string,
+  schema: ReturnType<typeof freeChatSchema>,
+): FreeChatRequest {
   requireJsonObject(value);
-  const body = parseOrThrow(freeChatSchema(modelId), value);
+  const body = parseOrThrow(schema, value);
   const inputTokens = countFreeChatInputTokens(body);
   if (inputTokens > freeChat.maxInputTokens) {
     throw new ApiError(

@@ -10,11 +10,22 @@ export function defaultPackModel(catalog: ModelCatalog): string {
   return findChatModel(catalog, prepaidPacks.defaultModel)?.id ?? catalog.chat[0]!.id;
 }
 
-/** A purchase of one of the catalog's chat models. */
-export const purchaseSchema = (catalog: ModelCatalog) => {
+/**
+ * A purchase of one of the catalog's chat models: its schema, built once, and the parser that checks with it.
+ * Endpoint 8 needs both fields; endpoint 9 (`withDefaults`) fills what is missing, even the whole body.
+ */
+export function purchaseRequests(catalog: ModelCatalog) {
   const ids = catalog.chat.map((model) => model.id) as [string, ...string[]];
-  return purchaseFields(z.enum(ids, { error: `must be one of ${ids.join(", ")}` }));
-};
+  const schema = purchaseFields(z.enum(ids, { error: `must be one of ${ids.join(", ")}` }));
+  const defaults = { model: defaultPackModel(catalog), tokens: prepaidPacks.defaultTokens };
+  const parse = (value: unknown, withDefaults: boolean): PrepaidPurchase => {
+    const body = value === undefined && withDefaults ? {} : value;
+    requireJsonObject(body);
+    const purchase = parseOrThrow(schema, withDefaults ? { ...defaults, ...body } : body);
+    return { model: findChatModel(catalog, purchase.model)!, tokens: purchase.tokens };
+  };
+  return { schema, parse };
+}
 
 const purchaseFields = (model: z.ZodType<string>) =>
   z.object({
@@ -30,15 +41,4 @@ const purchaseFields = (model: z.ZodType<string>) =>
 export interface PrepaidPurchase {
   model: ChatModel;
   tokens: number;
-}
-
-/** Endpoint 8 needs both fields; endpoint 9 (`withDefaults`) fills what is missing, even the whole body. */
-export function parsePrepaidPurchase(value: unknown, withDefaults: boolean, catalog: ModelCatalog): PrepaidPurchase {
-  const body = value === undefined && withDefaults ? {} : value;
-  requireJsonObject(body);
-  const filled = withDefaults
-    ? { model: defaultPackModel(catalog), tokens: prepaidPacks.defaultTokens, ...body }
-    : body;
-  const purchase = parseOrThrow(purchaseSchema(catalog), filled);
-  return { model: findChatModel(catalog, purchase.model)!, tokens: purchase.tokens };
 }
