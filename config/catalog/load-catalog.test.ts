@@ -232,6 +232,19 @@ describe("an operator's catalog file", () => {
     ]);
   });
 
+  it("refuses a provider name the spec's tables already give another base URL, when it extends them", () => {
+    const path = file({ extends: "default", models: [chat("a", { routes: [{ ...route, provider: "upstream" }] })] });
+    expect(problems({ file: path })).toEqual([
+      `${path}: models[0].routes[0].base_url: provider "upstream" is at http://127.0.0.1:4010/v1 in the spec's tables; give each base URL a provider name of its own`,
+    ]);
+    // The same name at the same URL is the same provider; without extends the spec's providers are not in force.
+    const same = file({
+      extends: "default",
+      models: [chat("a", { routes: [{ ...route, provider: "upstream", base_url: upstream.baseUrl }] })],
+    });
+    expect(problems({ file: same })).toEqual([]);
+  });
+
   it("is read for its prices without its keys (paysvc quote), but served only with them", () => {
     const path = file({
       extends: "default",

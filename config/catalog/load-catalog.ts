@@ -63,7 +63,7 @@ function fromFile(source: CatalogSource & { file: string }): ModelCatalog {
   const problems = [
     ...duplicateIds(models),
     ...kindCounts(models, parsed.data.extends === "default"),
-    ...providerUrls(models),
+    ...providerUrls(models, parsed.data.extends === "default" ? source.defaultRoutes : {}),
     ...(source.serving ? unsetKeys(models, source.environment) : []),
   ].map((problem) => `${file}: ${problem}`);
   if (problems.length > 0) throw new ConfigurationError(problems);
@@ -105,9 +105,16 @@ function routesOf(models: readonly CatalogEntry[]) {
   );
 }
 
-/** One provider, one base URL: its circuit breaker and its health are the provider's. */
-function providerUrls(models: readonly CatalogEntry[]): string[] {
-  const first = new Map<string, { url: string; where: string }>();
+/**
+ * One provider, one base URL: its circuit breaker and its health are the provider's. Extending the spec's tables,
+ * the names of their providers (`upstream` at UPSTREAM_BASE_URL, and its kin) are taken too.
+ */
+function providerUrls(models: readonly CatalogEntry[], taken: DefaultRoutes): string[] {
+  const first = new Map<string, { url: string; where: string }>(
+    Object.values(taken).flatMap((route) =>
+      route ? [[route.provider, { url: route.baseUrl, where: "the spec's tables" }] as const] : [],
+    ),
+  );
   return routesOf(models).flatMap(({ route, where }) => {
     const known = first.get(route.provider);
     if (!known) first.set(route.provider, { url: route.base_url, where });
