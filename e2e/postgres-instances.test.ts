@@ -97,8 +97,17 @@ describe("two instances over one PostgreSQL database", () => {
       expect(answer.body.error.code).toBe("payment_already_used");
     }
     expect(before - (await balance(payer(2).address))).toBe(price);
-    const rows = await started.query("select status from payments where payer = $1", [payer(2).address.toLowerCase()]);
-    expect(rows).toEqual([{ status: "settled" }]);
+    const rows = () =>
+      started.query<{ status: string }>("select status from payments where payer = $1", [
+        payer(2).address.toLowerCase(),
+      ]);
+    // A whole answer goes out before its settlement is recorded (README, the ledger): wait for the record.
+    await waitFor(async () => (await rows()).every((row) => row.status !== "verified"), {
+      timeoutMs: 5000,
+      intervalMs: 50,
+      what: "the settled payment's row to be recorded",
+    });
+    expect(await rows()).toEqual([{ status: "settled" }]);
   });
 
   it("keeps a quote taken at one instance payable at the other at its held amount after gas moved", async () => {
