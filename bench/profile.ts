@@ -1,0 +1,133 @@
+// npm run bench:profile [-- <seconds> [stream]]: where the app server's CPU goes on the prepaid chat path. Starts the
+// benchmark's stack, a second app server under `node --cpu-prof` with the same environment, drives prepaid chat
+// completions at it with autocannon (16 connections; `stream` for streamed ones), stops it so that V8 writes the
+// profile, and prints the top entries by self time and by inclusive time, and the profile's path (open it in
+// Chrome's DevTools or speedscope).
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { privateKeyToAccount } from "viem/accounts";
+import { devAccount, PAYER_ACCOUNT_INDEXES } from "../cli/dev-stack/dev-accounts";
+import { startGuardedProcess } from "../cli/dev-stack/guarded-process";
+import { freePort } from "../cli/dev-stack/next-app";
+import { waitFor } from "../cli/dev-stack/wait-for";
+import { startBenchStack } from "./lib/bench-stack";
+import { pidListeningOn } from "./lib/process-memory";
+import { sustainedRate } from "./lib/sustained-rate";
+
+const seconds = Number(process.argv[2] ?? 20);
+const streaming = process.argv.includes("stream");
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self and inclusive time per function (name, file, line), in percent of the profile's samples. */
+function summarise(profile: CpuProfile, top: number): string {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const label = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "");
+    return `${functionName || "(anonymous)"} ${file ? `${file}:${lineNumber + 1}` : ""}`.trim();
+  };
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    total += delta;
+    const node = byId.get(id)!;
+    self.set(label(node), (self.get(label(node)) ?? 0) + delta);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = label(byId.get(at)!);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + delta);
+    }
+  });
+  const busy = total - (self.get("(idle)") ?? 0);
+  const lines = (table: Map<string, number>) =>
+    [...table]
+      .filter(([name]) => !["(idle)", "(root)", "(program)"].includes(name))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, time]) => `${((100 * time) / busy).toFixed(1).padStart(5)} %  ${name}`)
+      .join("\n");
+  return `busy ${(busy / 1000).toFixed(0)} ms of ${(total / 1000).toFixed(0)} ms sampled; percent of busy time\n\n## self\n${lines(self)}\n\n## inclusive\n${lines(inclusive)}`;
+}
+
+const stack = await startBenchStack({ deltaGapMs: streaming ? 5 : 20, deltas: streaming ? 16 : 64 });
+try {
+  const stackAppPid = pidListeningOn(Number(new URL(stack.appUrl).port))!;
+  const environment = Object.fromEntries(
+    readFileSync(`/proc/${stackAppPid}/environ`, "utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+  ) as NodeJS.ProcessEnv;
+  const profileDir = mkdtempSync(join(tmpdir(), "paysvc-profile-"));
+  const port = await freePort();
+  const app = startGuardedProcess(
+    process.execPath,
+    ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "app/serve.mjs", "--port", String(port), "--hostname", "127.0.0.1"],
+    { output: "ignore", env: { ...environment, PORT: String(port) } },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/v1/models`).catch(() => undefined))?.ok === true, {
+    timeoutMs: 60_000,
+    what: "the profiled app server",
+  });
+  const client = new x402Client();
+  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
+  // Keys of 1,000,000 tokens (the largest pack), enough for about 40,000 calls each; calls take them in turn.
+  const codes: string[] = [];
+  for (let index = 0; index < 2 + Math.ceil(seconds / 10); index++) {
+    const pack = await wrapFetchWithPayment(fetch, client)(`${url}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
+    });
+    if (pack.status !== 201) throw new Error(`buying a key: ${pack.status} ${await pack.text()}`);
+    codes.push(((await pack.json()) as { code: string }).code);
+  }
+  let turn = 0;
+  const chat = {
+    url: `${url}/v1/chat/completions`,
+    method: "POST" as const,
+    headers: { "content-type": "application/json" },
+    headersFor: () => ({ authorization: `Bearer ${codes[turn++ % codes.length]!}` }),
+    body: JSON.stringify({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "benchmark" }],
+      max_tokens: streaming ? 400 : 16,
+      stream: streaming,
+    }),
+    connections: 16,
+    status: 200,
+  };
+  await sustainedRate({ ...chat, seconds: 5 });
+  const { perSecond, answered } = await sustainedRate({ ...chat, seconds });
+  console.log(`${answered} prepaid ${streaming ? "streamed " : ""}chat calls, ${perSecond.toFixed(0)}/s`);
+  await app.stop();
+  const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${profileDir}`);
+  console.log(`profile: ${join(profileDir, file)}`);
+  console.log(summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile, 30));
+} finally {
+  await stack.stopAll();
+}
