@@ -41,7 +41,7 @@ export async function createAppContext(
 ): Promise<AppContext> {
   const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize, walFlush: true });
   const { prepaidKeys, ledger } = storage;
-  // Reservations left by a process that died have expired or will; they no longer count, so tidy them away.
+  // Reservations left by a process that died: ended now, what they held freed (reserving and balances also sweep).
   await prepaidKeys.deleteExpired();
   const metrics = new ServiceMetrics(config.network.id);
   const gateway = new PaymentGateway({

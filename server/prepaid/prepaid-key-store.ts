@@ -32,8 +32,10 @@ export interface TokenRequest {
 }
 
 /**
- * Prepaid keys and their token budgets. The invariant (used + live reservations <= total) is kept by the database,
- * for every instance over it at once: reserving and settling are each one atomic step there, never read-then-write.
+ * Prepaid keys and their token budgets, the same data on both engines: a key row counts what it has used and what
+ * its reservations hold (expired ones too, until a sweep ends them). The invariant (used + reserved <= total) is
+ * kept by the database, for every instance over it at once: reserving and settling are each one atomic step
+ * there, never read-then-write.
  */
 export interface PrepaidKeyStore {
   /**
@@ -45,6 +47,7 @@ export interface PrepaidKeyStore {
   voidUnpaid(id: number): Promise<void>;
   /** The usable or used-up key a code names; pending and void keys do not exist for callers. */
   findByCode(code: string): Promise<PrepaidKey | undefined>;
+  /** What the key has used and what its live reservations hold, its expired ones swept first. */
   balance(keyId: number, now?: number): Promise<KeyBalance>;
   /**
    * Holds the input plus up to `maxOutputTokens` of the budget of the active key that `code` names, if it is a key
@@ -57,11 +60,10 @@ export interface PrepaidKeyStore {
   /**
    * Ends a reservation, charging `usedTokens` of it (never more than it held) and disabling the key once its
    * budget is spent. Charging 0 releases it whole. A reservation already ended is not charged twice. Answers the
-   * tokens the key has left after it (as `balance` counts them; PostgreSQL counts reservations expired but not yet
-   * swept too).
+   * tokens the key has left after it, read from the row it updated (reservations expired but not swept yet count).
    */
   settle(reservation: Reservation, usedTokens: number): Promise<number>;
-  /** Reservations whose process died long ago; they no longer count, this only tidies the table. */
+  /** Ends every expired reservation (of a process that died), taking what it held off its key's count. */
   deleteExpired(now?: number): Promise<void>;
 }
 

@@ -56,13 +56,11 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
   }
 
   async balance(keyId: number, now = Date.now()): Promise<KeyBalance> {
-    const { rows } = await this.database.$client.query<{ total: number; used: number; reserved: number }>(
-      `select k.total_tokens::float8 as total, k.used_tokens::float8 as used,
-        (select coalesce(sum(r.tokens), 0) from prepaid_reservations r
-          where r.key_id = k.id and r.expires_at > $2)::float8 as reserved
-      from prepaid_keys k where k.id = $1`,
-      [keyId, new Date(now)],
-    );
+    const { rows } = await this.database.$client.query<{ total: number; used: number; reserved: number }>({
+      name: "paysvc_balance",
+      text: "select total::float8, used::float8, reserved::float8 from paysvc_balance($1, $2)",
+      values: [keyId, new Date(now)],
+    });
     const [row] = rows;
     if (!row) throw new Error(`no prepaid key ${keyId}`);
     return { ...row, remaining: Math.max(0, row.total - row.used - row.reserved) };

@@ -56,9 +56,8 @@ export const prepaidKeys = pgTable("prepaid_keys", {
 export const prepaidReservations = pgTable(
   "prepaid_reservations",
   {
-    keyId: count("key_id")
-      .notNull()
-      .references(() => prepaidKeys.id),
+    /** No foreign-key constraint, as on SQLite (see sqlite/schema.ts and migration 0007). */
+    keyId: count("key_id").notNull(),
     id: count("id").notNull(),
     tokens: count("tokens").notNull(),
     expiresAt: at("expires_at").notNull(),

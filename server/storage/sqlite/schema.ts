@@ -50,7 +50,8 @@ export const payments = sqliteTable(
  * Prepaid bearer keys. Only the SHA-256 of a code is stored. A key is `active` while budget remains (from its
  * creation, though its code is revealed only once its payment settles), `disabled` once used up, `void` if its
  * payment never settled. `pending` (unusable) is what older releases wrote before the settlement.
- * used_tokens + live reservations never exceed total_tokens: reservations are inserted conditionally.
+ * used_tokens + reserved_tokens never exceed total_tokens: reserved_tokens is what the key's reservations hold
+ * (expired ones too, until a sweep ends them), kept by the statements that write them, as on PostgreSQL.
  */
 export const prepaidKeys = sqliteTable("prepaid_keys", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -58,6 +59,7 @@ export const prepaidKeys = sqliteTable("prepaid_keys", {
   model: text("model").notNull(),
   totalTokens: integer("total_tokens").notNull(),
   usedTokens: integer("used_tokens").notNull().default(0),
+  reservedTokens: integer("reserved_tokens").notNull().default(0),
   status: text("status", { enum: prepaidKeyStatuses }).notNull(),
   paymentNonce: text("payment_nonce"),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
@@ -69,14 +71,14 @@ export const prepaidKeys = sqliteTable("prepaid_keys", {
  * are kept in key order (the table is WITHOUT ROWID, see migration 0003): what a key holds is one range of the
  * table, and a reservation written or ended changes one page, where a rowid table with an index on key_id changed
  * two, plus AUTOINCREMENT's counter. The id is random (48 bits), so that no reservation takes the id of one ended
- * before it, whose call might still settle it late.
+ * before it, whose call might still settle it late. key_id has no foreign-key constraint (migration 0008): the one
+ * statement that writes a reservation takes it from the key row it updates, and keys are never deleted; the check
+ * doubled the cost of reserving and settling on SQLite (0.12 against 0.06 ms, measured).
  */
 export const prepaidReservations = sqliteTable(
   "prepaid_reservations",
   {
-    keyId: integer("key_id")
-      .notNull()
-      .references(() => prepaidKeys.id),
+    keyId: integer("key_id").notNull(),
     id: integer("id").notNull(),
     tokens: integer("tokens").notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),

@@ -1,4 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
+import type Database from "better-sqlite3";
+import { and, eq } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   newKeyValues,
@@ -11,42 +12,117 @@ import {
   type TokenRequest,
 } from "../../prepaid/prepaid-key-store";
 import type { SqliteDatabase } from "./open-sqlite";
-import { prepaidKeys, prepaidReservations } from "./schema";
-
-/** The reservation the placeholders `keyId` and `id` name: its primary key. */
-const namedReservation = and(
-  eq(prepaidReservations.keyId, sql.placeholder("keyId")),
-  eq(prepaidReservations.id, sql.placeholder("id")),
-);
+import { prepaidKeys } from "./schema";
 
 /**
- * Prepaid keys on SQLite: reserving and settling are one transaction each. SQLite runs one writer at a time, across
- * processes too, so the free balance the reservation's INSERT reads is the one it writes against.
+ * The statements of prepaid calls, in SQL as PostgreSQL's functions (postgres/migrations 0002 and 0006) write them,
+ * run by the driver without the query builder: a key row counts what its reservations hold (reserved_tokens), and
+ * every statement that writes a reservation keeps that count.
+ */
+const statements = {
+  /** The usual reservation: the key has room for all of it, counting reservations expired but not swept yet. */
+  take: `update prepaid_keys set reserved_tokens = reserved_tokens + :tokens
+    where code_hash = :codeHash and model = :model and status = 'active'
+      and total_tokens - used_tokens - reserved_tokens >= max(:tokens, :inputTokens + 1)
+    returning id`,
+  activeKey: `select id from prepaid_keys where code_hash = :codeHash and model = :model and status = 'active'`,
+  free: `select total_tokens - used_tokens - reserved_tokens from prepaid_keys where id = :keyId`,
+  hold: `update prepaid_keys set reserved_tokens = reserved_tokens + :tokens where id = :keyId`,
+  insert: `insert into prepaid_reservations (key_id, id, tokens, expires_at, created_at)
+    values (:keyId, :id, :tokens, :expiresAt, :now)`,
+  extend: `update prepaid_reservations set expires_at = :expiresAt where key_id = :keyId and id = :id`,
+  end: `delete from prepaid_reservations where key_id = :keyId and id = :id returning tokens`,
+  charge: `update prepaid_keys set used_tokens = used_tokens + :charge, reserved_tokens = reserved_tokens - :tokens,
+      status = case when used_tokens + :charge >= total_tokens then 'disabled' else status end, updated_at = :now
+    where id = :keyId
+    returning max(0, total_tokens - used_tokens - reserved_tokens)`,
+  remaining: `select max(0, total_tokens - used_tokens - reserved_tokens) from prepaid_keys where id = :keyId`,
+  balance: `select total_tokens as total, used_tokens as used, reserved_tokens as reserved
+    from prepaid_keys where id = :keyId`,
+  byCodeHash: `select id, code_hash as codeHash, model, total_tokens as totalTokens, used_tokens as usedTokens, status
+    from prepaid_keys where code_hash = :codeHash`,
+  anyExpired: `select 1 from prepaid_reservations where key_id = :keyId and expires_at <= :now limit 1`,
+  /** Takes what the expired reservations of the keys chosen by `which` hold off their counts; then `sweep`. */
+  release: (which: string) => `update prepaid_keys set reserved_tokens = reserved_tokens - (
+      select coalesce(sum(r.tokens), 0) from prepaid_reservations r where r.key_id = prepaid_keys.id and r.expires_at <= :now)
+    where ${which}`,
+  sweep: (which: string) => `delete from prepaid_reservations where expires_at <= :now and ${which}`,
+};
+
+/**
+ * Prepaid keys on SQLite: reserving and settling are one short transaction each, of prepared statements. SQLite runs
+ * one writer at a time, across processes too, and each transaction takes the write lock with its first statement,
+ * so what it reads is what it writes against.
  */
 export class SqlitePrepaidKeys implements PrepaidKeyStore {
-  // The statements of every prepaid call, built once: drizzle's query building cost more than running them.
-  private readonly byCodeHash;
-  private readonly reservation;
+  private readonly reserveTokens;
   private readonly settlement;
-  private readonly extendReservation;
+  private readonly sweepKey;
+  private readonly sweepAll;
+  private readonly prepared;
 
   constructor(
     private readonly database: SqliteDatabase,
     /** A new reservation's id; random, see schema.ts. Tests choose their own. */
     private readonly newReservationId: () => number = randomReservationId,
   ) {
-    this.byCodeHash = database
-      .select()
-      .from(prepaidKeys)
-      .where(eq(prepaidKeys.codeHash, sql.placeholder("codeHash")))
-      .prepare();
-    this.reservation = reservationTransaction(database);
-    this.settlement = settlementTransaction(database);
-    this.extendReservation = database
-      .update(prepaidReservations)
-      .set({ expiresAt: sql`${sql.placeholder("expiresAtMs")}` })
-      .where(namedReservation)
-      .prepare();
+    const client = database.$client;
+    const prepare = (source: string) => client.prepare(source);
+    const pluck = (source: string) => client.prepare(source).pluck();
+    const prepared = {
+      take: pluck(statements.take),
+      activeKey: pluck(statements.activeKey),
+      free: pluck(statements.free),
+      hold: prepare(statements.hold),
+      insert: prepare(statements.insert),
+      extend: prepare(statements.extend),
+      end: pluck(statements.end),
+      charge: pluck(statements.charge),
+      remaining: pluck(statements.remaining),
+      balance: prepare(statements.balance),
+      byCodeHash: prepare(statements.byCodeHash),
+      anyExpired: pluck(statements.anyExpired),
+      releaseKey: prepare(statements.release("id = :keyId")),
+      sweepKey: prepare(statements.sweep("key_id = :keyId")),
+      releaseAll: prepare(
+        statements.release("id in (select key_id from prepaid_reservations where expires_at <= :now)"),
+      ),
+      sweepAll: prepare(statements.sweep("1")),
+    };
+    this.prepared = prepared;
+    this.sweepKey = immediate(client, (keyId: number, now: number) => {
+      prepared.releaseKey.run({ keyId, now });
+      prepared.sweepKey.run({ keyId, now });
+    });
+    this.sweepAll = immediate(client, (now: number) => {
+      prepared.releaseAll.run({ now });
+      prepared.sweepAll.run({ now });
+    });
+    this.reserveTokens = immediate(client, (values: ReservationValues): { keyId: number; held: number } | undefined => {
+      const tokens = values.inputTokens + values.maxOutputTokens;
+      let keyId = prepared.take.get({ ...values, tokens }) as number | undefined;
+      let held = tokens;
+      if (keyId === undefined) {
+        // Short of room: end the key's expired reservations, then take what is free, lowering the output.
+        keyId = prepared.activeKey.get(values) as number | undefined;
+        if (keyId === undefined) return undefined;
+        prepared.releaseKey.run({ keyId, now: values.now });
+        prepared.sweepKey.run({ keyId, now: values.now });
+        const free = prepared.free.get({ keyId }) as number;
+        if (free < values.inputTokens + 1) return undefined;
+        held = values.inputTokens + Math.min(values.maxOutputTokens, free - values.inputTokens);
+        prepared.hold.run({ keyId, tokens: held });
+      }
+      prepared.insert.run({ keyId, id: values.id, tokens: held, expiresAt: values.expiresAt, now: values.now });
+      return { keyId, held };
+    });
+    this.settlement = immediate(client, (reservation: Reservation, usedTokens: number, now: number): number => {
+      const named = { keyId: reservation.keyId, id: reservation.id };
+      const held = prepared.end.get(named) as number | undefined;
+      if (held === undefined) return (prepared.remaining.get(named) as number | undefined) ?? 0;
+      const charge = Math.max(0, Math.min(usedTokens, held));
+      return prepared.charge.get({ keyId: reservation.keyId, charge, tokens: held, now }) as number;
+    });
   }
 
   async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {
@@ -69,55 +145,38 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
 
   async findByCode(code: string): Promise<PrepaidKey | undefined> {
     const codeHash = hashPrepaidCode(code);
-    const key = this.byCodeHash.get({ codeHash });
+    const key = this.prepared.byCodeHash.get({ codeHash }) as PrepaidKey | undefined;
     if (!key || !sameHash(key.codeHash, codeHash)) return undefined;
     return key.status === "active" || key.status === "disabled" ? key : undefined;
   }
 
   async balance(keyId: number, now = Date.now()): Promise<KeyBalance> {
-    const row = this.database.get<{ total: number; used: number; reserved: number }>(sql`
-      select k.total_tokens as total, k.used_tokens as used,
-        (select coalesce(sum(r.tokens), 0) from prepaid_reservations r where r.key_id = k.id and r.expires_at > ${now}) as reserved
-      from prepaid_keys k where k.id = ${keyId}`);
+    if (this.prepared.anyExpired.get({ keyId, now }) !== undefined) this.sweepKey(keyId, now);
+    const row = this.prepared.balance.get({ keyId }) as { total: number; used: number; reserved: number } | undefined;
     if (!row) throw new Error(`no prepaid key ${keyId}`);
     return { ...row, remaining: Math.max(0, row.total - row.used - row.reserved) };
   }
 
-  /**
-   * One statement finds the key and writes the reservation: the free balance is read by the INSERT that writes
-   * it, so no other call can take the same tokens in between. The key's expired reservations are deleted first, in
-   * the same transaction: tokens an expired reservation held go to another only once it is gone, so its late
-   * settlement (a process that stalled past the expiry) finds nothing to charge and cannot overspend the key.
-   */
   async reserve(code: string, model: string, tokens: TokenRequest, ttlMs: number): Promise<Reservation | undefined> {
     const now = Date.now();
-    const { inputTokens, maxOutputTokens } = tokens;
-    const values = {
-      codeHash: hashPrepaidCode(code),
-      model,
-      inputTokens,
-      maxOutputTokens,
-      now,
-      expiresAtMs: now + ttlMs,
-    };
+    const values = { codeHash: hashPrepaidCode(code), model, ...tokens, now, expiresAt: now + ttlMs };
     const collided = (error: unknown) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY";
-    const row = await withReservationId(this.newReservationId, collided, async (id) =>
-      this.reservation({ ...values, id }),
-    );
-    return row && { keyId: row.keyId, id: row.id, allowedOutput: row.tokens - inputTokens };
+    return withReservationId(this.newReservationId, collided, async (id) => {
+      const reserved = this.reserveTokens({ ...values, id });
+      return reserved && { keyId: reserved.keyId, id, allowedOutput: reserved.held - tokens.inputTokens };
+    });
   }
 
   async extend(reservation: Reservation, ttlMs: number): Promise<void> {
-    this.extendReservation.run({ keyId: reservation.keyId, id: reservation.id, expiresAtMs: Date.now() + ttlMs });
+    this.prepared.extend.run({ keyId: reservation.keyId, id: reservation.id, expiresAt: Date.now() + ttlMs });
   }
 
   async settle(reservation: Reservation, usedTokens: number): Promise<number> {
-    this.settlement(reservation, usedTokens);
-    return (await this.balance(reservation.keyId)).remaining;
+    return this.settlement(reservation, usedTokens, Date.now());
   }
 
   async deleteExpired(now = Date.now()): Promise<void> {
-    this.database.run(sql`delete from prepaid_reservations where expires_at <= ${now}`);
+    this.sweepAll(now);
   }
 }
 
@@ -128,95 +187,11 @@ type ReservationValues = {
   maxOutputTokens: number;
   id: number;
   now: number;
-  expiresAtMs: number;
+  expiresAt: number;
 };
 
-/**
- * The reservation's transaction: the key's expired reservations are deleted, then an INSERT ... SELECT reads the
- * active key of the code's hash and the model and its free balance (its total less what is used and what its
- * reservations hold) and writes the reservation, lowering the output to what is free. Built and compiled once.
- */
-function reservationTransaction(database: SqliteDatabase) {
-  const now = sql.placeholder("now");
-  const inputTokens = sql.placeholder("inputTokens");
-  const theKey = and(
-    eq(prepaidKeys.codeHash, sql.placeholder("codeHash")),
-    eq(prepaidKeys.model, sql.placeholder("model")),
-    eq(prepaidKeys.status, "active"),
-  );
-  const sweep = database
-    .delete(prepaidReservations)
-    .where(
-      and(
-        sql`${prepaidReservations.keyId} = (select ${prepaidKeys.id} from ${prepaidKeys} where ${theKey})`,
-        sql`${prepaidReservations.expiresAt} <= ${now}`,
-      ),
-    )
-    .prepare();
-  const held = sql`coalesce((select sum(${prepaidReservations.tokens}) from ${prepaidReservations}
-    where ${prepaidReservations.keyId} = ${prepaidKeys.id}), 0)`;
-  const free = database.$with("free").as(
-    database
-      .select({
-        keyId: sql<number>`${prepaidKeys.id}`.as("key_id"),
-        tokens: sql<number>`${prepaidKeys.totalTokens} - ${prepaidKeys.usedTokens} - ${held}`.as("tokens"),
-      })
-      .from(prepaidKeys)
-      .where(theKey),
-  );
-  const insert = database
-    .with(free)
-    .insert(prepaidReservations)
-    .select(
-      database
-        // Every column of the table, in its order, as drizzle's INSERT ... SELECT asks.
-        .select({
-          keyId: free.keyId,
-          id: sql<number>`${sql.placeholder("id")}`.as("id"),
-          tokens:
-            sql<number>`${inputTokens} + min(${sql.placeholder("maxOutputTokens")}, ${free.tokens} - ${inputTokens})`.as(
-              "tokens",
-            ),
-          // Placeholders in sql`` are bound as given: times in ms, as timestamp_ms columns hold them.
-          expiresAt: sql<Date>`${sql.placeholder("expiresAtMs")}`.as("expires_at"),
-          createdAt: sql<Date>`${now}`.as("created_at"),
-        })
-        .from(free)
-        .where(sql`${free.tokens} >= ${inputTokens} + 1`),
-    )
-    .returning({ keyId: prepaidReservations.keyId, id: prepaidReservations.id, tokens: prepaidReservations.tokens })
-    .prepare();
-  return database.$client.transaction((values: ReservationValues) => {
-    sweep.run(values);
-    return insert.get(values);
-  });
-}
-
-/**
- * Ends a reservation and charges what it held at most, in one transaction. The transaction function is the
- * driver's, built once: drizzle's `transaction()` builds its wrappers on every call, which cost more than the two
- * statements. The statements are drizzle's, prepared once; they run on the same connection, so inside it.
- */
-function settlementTransaction(database: SqliteDatabase): (reservation: Reservation, usedTokens: number) => void {
-  const endReservation = database
-    .delete(prepaidReservations)
-    .where(namedReservation)
-    .returning({ tokens: prepaidReservations.tokens })
-    .prepare();
-  const charge = sql.placeholder("charge");
-  const chargeKey = database
-    .update(prepaidKeys)
-    .set({
-      usedTokens: sql`${prepaidKeys.usedTokens} + ${charge}`,
-      status: sql`case when ${prepaidKeys.usedTokens} + ${charge} >= ${prepaidKeys.totalTokens} then 'disabled' else ${prepaidKeys.status} end`,
-      updatedAt: sql`${sql.placeholder("updatedAtMs")}`,
-    })
-    .where(eq(prepaidKeys.id, sql.placeholder("keyId")))
-    .prepare();
-  return database.$client.transaction((reservation: Reservation, usedTokens: number) => {
-    const [held] = endReservation.all({ keyId: reservation.keyId, id: reservation.id });
-    if (!held) return;
-    const charged = Math.max(0, Math.min(usedTokens, held.tokens));
-    chargeKey.run({ keyId: reservation.keyId, charge: charged, updatedAtMs: Date.now() });
-  });
+/** `run` as one IMMEDIATE transaction (the write lock taken at its start), built once. */
+function immediate<A extends unknown[], R>(client: Database.Database, run: (...args: A) => R): (...args: A) => R {
+  const transaction = client.transaction(run);
+  return (...args: A) => transaction.immediate(...args);
 }
