@@ -28,7 +28,7 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
-    files: ["config/**", "e2e/**", "**/*.test.ts", "bench/**", "vitest.config.ts", "instrumentation.ts"],
+    files: ["config/**", "e2e/**", "**/*.test.ts", "bench/**", "vitest.config.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
 );

@@ -1,12 +1,13 @@
-// The production HTTP server of the app: Next.js behind a plain Node server. Every API endpoint is answered here by
-// the compiled server module (dist/server.mjs), without the framework's per-request work (about 2 ms of every
-// request); the console's pages go to Next.js, whose route files and pages load the same module instance, so the
-// process has one AppContext. `next start` serves the same endpoints through the framework's route file. Usage:
+// The app's one HTTP server (what `paysvc start` and `paysvc dev` run): a plain Node server. Every API endpoint is
+// answered here by the compiled server module (dist/server.mjs), without the framework's per-request work (about
+// 2 ms of every request); the console's pages go to Next.js, whose pages load the same module instance, so the
+// process has one AppContext. `next start` alone serves only the console, and it cannot show it: nothing would
+// have started the AppContext. Usage:
 //   node app/serve.mjs --port 3000 --hostname 127.0.0.1
 import { createServer } from "node:http";
 import { parseArgs } from "node:util";
 import next from "next";
-import { createNodeHandler, stampPeerAddresses, startAppContext } from "../dist/server.mjs";
+import { createNodeHandler, startAppContext } from "../dist/server.mjs";
 
 const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { type: "string" } } });
 const port = Number(values.port ?? 3000);
@@ -28,8 +29,6 @@ await app.prepare();
 // The origin the framework puts in request.url; handlers that need the caller's view use Host or PUBLIC_BASE_URL.
 const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
 const answerDirectly = createNodeHandler(origin);
-// Every request's socket address in x-paysvc-peer-address (the free tier counts by it), as under `next start`.
-stampPeerAddresses();
 
 const server = createServer((request, response) => {
   if (!answerDirectly(request, response)) handle(request, response);

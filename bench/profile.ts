@@ -1,6 +1,7 @@
-// npm run bench:profile [-- <seconds> [stream]]: where the app server's CPU goes on the prepaid chat path. Starts the
-// benchmark's stack, a second app server under `node --cpu-prof` with the same environment, drives prepaid chat
-// completions at it with autocannon (16 connections; `stream` for streamed ones), stops it so that V8 writes the
+// npm run bench:profile [-- <seconds> [connections] [stream]]: where the app server's CPU goes on the prepaid chat
+// path. Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment, drives
+// prepaid chat completions at it with autocannon (16 connections unless told; `stream` for streamed ones), stops it
+// so that V8 writes the
 // profile, and prints the top entries by self time and by inclusive time, and the profile's path (open it in
 // Chrome's DevTools or speedscope).
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { pidListeningOn } from "./lib/process-memory";
 import { sustainedRate } from "./lib/sustained-rate";
 
 const seconds = Number(process.argv[2] ?? 20);
+const connections = Number(process.argv.slice(3).find((argument) => /^\d+$/.test(argument)) ?? 16);
 const streaming = process.argv.includes("stream");
 
 interface ProfileNode {
@@ -117,7 +119,7 @@ try {
       max_tokens: streaming ? 400 : 16,
       stream: streaming,
     }),
-    connections: 16,
+    connections,
     status: 200,
   };
   await sustainedRate({ ...chat, seconds: 5 });

@@ -243,6 +243,12 @@ describe("free chat", () => {
       headers: { forwarded: "for=192.0.2.124" },
     });
     expect(spoofedForwarded.status).toBe(429);
+    // Nor a header naming the socket's address: the server reads the socket itself.
+    const spoofedPeer = await requestFrom(caller, "POST", CHAT, {
+      body: chat("spoof"),
+      headers: { "x-paysvc-peer-address": "192.0.2.127" },
+    });
+    expect(spoofedPeer.status).toBe(429);
 
     // Nor is a client's own Forwarded header that the proxy (appending to X-Forwarded-For only) passes through.
     const client = "198.51.100.16";

@@ -1,21 +1,18 @@
 /**
- * The server as one module: app/serve.mjs and the framework's route files and pages load this file's compiled
- * form (dist/server.mjs, `npm run build:server`), one instance per process, so that they share one AppContext.
+ * The server as one module: app/serve.mjs and the console's pages load this file's compiled form (dist/server.mjs,
+ * `npm run build:server`), one instance per process, so that they share one AppContext.
  */
 import { loadServiceConfig } from "../config/service-config";
 import { createAppContext, type AppContext } from "./app-context";
 import { deploymentFacts } from "./discovery/discovery-documents";
 import { catalogOf } from "./discovery/endpoint-catalog";
 import { endpointsFor } from "./endpoints";
-import { toWebResponse } from "./http/api-answer";
 import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
 import { appRoutes } from "./app-routes";
-import { releaseUnreadWebBody } from "./http/unread-body";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
-export { stampPeerAddresses } from "./http/peer-address";
 
 let context: AppContext | undefined;
 let router: Router | undefined;
@@ -23,7 +20,7 @@ let starting: Promise<AppContext> | undefined;
 
 /**
  * Builds the process's one context from validated configuration: reaches and migrates the database. Called once
- * before the server listens (app/serve.mjs, and instrumentation.ts under `next start`); a failure is the start's.
+ * before the server listens (app/serve.mjs); a failure is the start's.
  */
 export function startAppContext(): Promise<AppContext> {
   starting ??= (async () => {
@@ -52,12 +49,6 @@ function startedRouter(): Router {
 /** The handler app/serve.mjs runs for every request: true when it answers it, false to leave it to the framework. */
 export function createNodeHandler(origin: string) {
   return nodeHandler(startedRouter(), origin);
-}
-
-/** The route files' handler: every API request that reaches the framework, a Web Request in, a Response out. */
-export async function handleWebRequest(request: Request): Promise<Response> {
-  const handle = startedRouter().answer(request.method, new URL(request.url).pathname);
-  return toWebResponse(await releaseUnreadWebBody(request, await handle(request)));
 }
 
 /** The deployment as a visitor reaches it at `host`, for the console's pages. */

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { APP_SERVER, BUILD_OUTPUTS, buildExists } from "../lib/app-build";
@@ -8,9 +7,8 @@ import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
 import { waitFor } from "./wait-for";
 
 const projectRoot = process.cwd();
-const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const SOURCE_ROOTS = ["app", "server", "config", "networks"];
-const SOURCE_FILES = ["next.config.ts", "instrumentation.ts", "package.json", "tsconfig.json"];
+const SOURCE_FILES = ["next.config.ts", "package.json", "tsconfig.json"];
 
 function newestSourceTime(path: string): number {
   const stats = statSync(path);
@@ -56,20 +54,18 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Runs the production app server under a guard and waits until it answers HTTP: app/serve.mjs, or with
- * `framework` the framework's own `next start`, which serves the API through the route file.
+ * Runs the production app server (app/serve.mjs) under a guard and waits until it answers HTTP.
  */
 export async function startNextApp(options: {
   host: string;
   port: number;
   env: Record<string, string>;
   onLogLine?: (line: string) => void;
-  framework?: boolean;
 }): Promise<GuardedProcess & { url: string }> {
   const where = ["--port", String(options.port), "--hostname", options.host];
   const app = startGuardedProcess(
     process.execPath,
-    options.framework ? [nextBin, "start", ...where] : [APP_SERVER, ...where],
+    [APP_SERVER, ...where],
     {
       output: "pipe",
       cwd: projectRoot,

@@ -16,17 +16,15 @@ const sharedDeployment = (): Deployment => ({ network: "eip155:137", ...stack() 
 
 /**
  * A second app process over a deployment's chain, facilitator, upstream and database (the shared stack's by
- * default), with some settings replaced; `CLOSED_PORT` in a value becomes a port nothing listens on. `framework`:
- * served by `next start` (the route file) instead of app/serve.mjs.
+ * default), with some settings replaced; `CLOSED_PORT` in a value becomes a port nothing listens on.
  */
 export async function startExtraApp(
   overrides: Record<string, string> = {},
-  options: { framework?: boolean; over?: Deployment } = {},
+  options: { over?: Deployment } = {},
 ) {
   const closedPort = await freePort();
   const deployment = options.over ?? sharedDeployment();
   return startNextApp({
-    framework: options.framework,
     onLogLine: process.env.PAYSVC_E2E_SHOW_APP_LOG === "1" ? (line) => console.log(line) : undefined,
     host: "127.0.0.1",
     port: await freePort(),

@@ -3,9 +3,6 @@ import { parseAddressRange } from "../../config/address-range";
 import type { ForwardedHeader, TrustedProxies } from "../../config/env";
 import type { ApiRequest } from "../http/api-request";
 
-/** Set by app/serve.mjs from the socket, overwriting anything a client sent under this name. */
-export const PEER_ADDRESS_HEADER = "x-paysvc-peer-address";
-
 /** "::ffff:10.1.2.3" -> "10.1.2.3", "[2001:db8::1]:80" -> "2001:db8::1", "1.2.3.4:80" -> "1.2.3.4". */
 export function normalizeAddress(value: string | undefined | null): string | undefined {
   if (!value) return undefined;
@@ -51,9 +48,9 @@ export class ClientAddressResolver {
     return this.trusted.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
   }
 
-  /** The caller's address, or "unknown" when the app runs without app/serve.mjs in front of it. */
+  /** The caller's address, or "unknown" for a request that came from no socket. */
   resolve(request: ApiRequest): string {
-    const peer = normalizeAddress(request.headers.get(PEER_ADDRESS_HEADER));
+    const peer = normalizeAddress(request.peerAddress);
     if (!peer) return "unknown";
     if (!this.isTrusted(peer)) return peer;
     const hops = forwardedHops(request, this.header);

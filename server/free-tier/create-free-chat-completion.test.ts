@@ -9,7 +9,6 @@ import { createAppContext, type AppContext } from "../app-context";
 import { answerErrors } from "../http/answer-errors";
 import type { JsonHttpServer } from "../../cli/lib/json-http-server";
 import { startLocalUpstream } from "../../cli/dev-stack/local-upstream";
-import { PEER_ADDRESS_HEADER } from "./client-address";
 import { createFreeChatCompletion, freeChatQuota } from "./create-free-chat-completion";
 import { freeChatRequests } from "./free-chat-request";
 
@@ -45,18 +44,22 @@ describe("free chat against the development provider", () => {
   );
   const post = async (caller: string, body: unknown) => {
     const answer = await handler(
-      new Request("http://service.test/v1/free/chat/completions", {
-        method: "POST",
-        headers: { "content-type": "application/json", [PEER_ADDRESS_HEADER]: caller },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      }),
+      // A request from the socket address `caller`, as app/serve.mjs builds them.
+      Object.assign(
+        new Request("http://service.test/v1/free/chat/completions", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: typeof body === "string" ? body : JSON.stringify(body),
+        }),
+        { peerAddress: caller },
+      ),
     );
     return { ...answer, json: () => JSON.parse(answer.body as string) };
   };
   const used = async (caller: string) => {
     const answer = await freeChatQuota(
       context,
-      new Request("http://service.test/", { headers: { [PEER_ADDRESS_HEADER]: caller } }),
+      Object.assign(new Request("http://service.test/"), { peerAddress: caller }),
     );
     return (JSON.parse(answer.body as string) as { per10Min: { used: number } }).per10Min.used;
   };

@@ -1,7 +1,6 @@
 /**
- * What a handler answers, whatever server sends it: a route file turns it into a Web Response
- * (`toWebResponse`), app/serve.mjs writes it to Node's response directly (node-http-adapter.ts), a whole body in
- * one write with its length. Header names are lower case, so that a header is never sent twice; each answer owns
+ * What a handler answers: app/serve.mjs writes it to Node's response (node-http-adapter.ts), a whole body in one
+ * write with its length. Header names are lower case, so that a header is never sent twice; each answer owns
  * its headers object (never a shared one), which the CORS layer adds to in place (cors.ts).
  */
 export interface ApiAnswer {
@@ -11,8 +10,7 @@ export interface ApiAnswer {
   body: string | ReadableStream<Uint8Array>;
   /**
    * Bookkeeping the caller need not wait for (the ledger's record of a settled payment), run once a whole body has
-   * been handed to the socket; a server that cannot tell when that is runs it just before sending. It must not
-   * throw.
+   * been handed to the socket. It must not throw.
    */
   afterSent?: () => void;
 }
@@ -57,12 +55,4 @@ export function eventStreamAnswer(body: ReadableStream<Uint8Array>, headers: Rec
     },
     body,
   };
-}
-
-/** The Web Response of an answer, for the framework's route handlers. */
-export function toWebResponse(answer: ApiAnswer): Response {
-  answer.afterSent?.();
-  // A 204 has no body, not even an empty one (the Response constructor refuses it).
-  const body = answer.status === 204 ? null : answer.body;
-  return new Response(body, { status: answer.status, headers: answer.headers });
 }

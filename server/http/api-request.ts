@@ -1,7 +1,7 @@
 /**
- * A request as the handlers in server/ read it: the part of a Web `Request` they use, so that a route file passes
- * the framework's Request as it is, and app/serve.mjs builds one straight from Node's request without the
- * Request, Headers and body stream a Web Request costs (see node-http-adapter.ts).
+ * A request as the handlers in server/ read it: the part of a Web `Request` they use (so that a test may pass a
+ * Request), which app/serve.mjs builds straight from Node's request without the Request, Headers and body stream
+ * a Web Request costs (see node-http-adapter.ts), plus the address of the socket it came from.
  */
 export interface ApiRequest {
   readonly method: string;
@@ -12,4 +12,6 @@ export interface ApiRequest {
   readonly body: ReadableStream<Uint8Array> | null;
   /** The whole body, when the server read it before the handler ran. */
   readonly bodyBytes?: Uint8Array;
+  /** The address of the socket the request came from (the free tier counts by it); unknown to a Web Request. */
+  readonly peerAddress?: string;
 }

@@ -16,7 +16,12 @@ const WHOLE_BODY_BYTES = 64 * 1024;
  */
 export function readApiRequest(request: IncomingMessage, origin: string): Promise<ApiRequest> {
   const method = request.method ?? "GET";
-  const base = { method, url: `${origin}${request.url ?? "/"}`, headers: headerReader(request.headers) };
+  const base = {
+    method,
+    url: `${origin}${request.url ?? "/"}`,
+    headers: headerReader(request.headers),
+    peerAddress: request.socket.remoteAddress,
+  };
   if (method === "GET" || method === "HEAD") return Promise.resolve({ ...base, body: null });
   const declared = Number(request.headers["content-length"] ?? Number.NaN);
   if (!(declared <= WHOLE_BODY_BYTES)) return Promise.resolve({ ...base, body: bodyStream(request) });

@@ -13,7 +13,7 @@ const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
 
 const closing = (answer: ApiAnswer): ApiAnswer => ({ ...answer, headers: { ...answer.headers, connection: "close" } });
 
-/** Node's request, under app/serve.mjs: the rest of an unread body is read and dropped, or the connection closed. */
+/** The rest of an unread body is read and dropped, or the connection closed. */
 export function releaseUnreadBody(request: IncomingMessage, apiRequest: ApiRequest, answer: ApiAnswer): ApiAnswer {
   if (request.complete) return answer;
   // The body's stream stops taking data, so that it no longer pauses the request when its queue is full.
@@ -27,30 +27,4 @@ export function releaseUnreadBody(request: IncomingMessage, apiRequest: ApiReque
   });
   request.resume();
   return answer;
-}
-
-/** The framework's Web Request, under `next start`: the same, through the body's stream. */
-export async function releaseUnreadWebBody(request: Request, answer: ApiAnswer): Promise<ApiAnswer> {
-  // A body the handler read to its end drains at once; one it is still reading (a stream it passes on) is left.
-  if (!request.body || request.body.locked) return answer;
-  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > MAX_DRAINED_BYTES) {
-    await request.body.cancel().catch(() => undefined);
-    return closing(answer);
-  }
-  const reader = request.body.getReader();
-  let drained = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return answer;
-      drained += value.byteLength;
-      if (drained > MAX_DRAINED_BYTES) {
-        await reader.cancel();
-        return closing(answer);
-      }
-    }
-  } catch {
-    return closing(answer);
-  }
 }
