@@ -71,5 +71,5 @@ export function chatStreamMeter(options: { allowedOutput: number; hideUsageOnlyC
       hide: hideUsageOnlyChunks && usageOnly,
     };
   };
-  return streamMeter(allowedOutput, read, hideUsageOnlyChunks);
+  return streamMeter(allowedOutput, read);
 }

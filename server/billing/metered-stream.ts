@@ -1,4 +1,4 @@
-import { SseDataParser } from "../http/sse-data-parser";
+import type { EventStream, SseEvent } from "../http/event-stream";
 import { logEvent } from "../log";
 import type { StreamMeter } from "./stream-meter";
 
@@ -12,30 +12,21 @@ export interface StreamBudget {
 }
 
 /**
- * Passes a stream on while the meter reads each event, and keeps the reservation alive meanwhile: byte for byte,
- * or (when the meter may hide events) event by event, re-serialised without the hidden ones. When it ends the key
- * is charged what the meter says, exactly once. A client that leaves once output has begun is answered no more,
- * but the upstream is read for up to `graceMs` more for its usage report.
+ * Passes a stream's events on while the meter reads each, without the ones it hides. When it ends the key is
+ * charged what the meter says, exactly once. A client that leaves once output has begun is answered no more, but
+ * the upstream is read for up to `graceMs` more for its usage report.
  */
-export function meteredStream(
-  source: ReadableStream<Uint8Array>,
-  meter: StreamMeter,
-  budget: StreamBudget,
-): ReadableStream<Uint8Array> {
+export function meteredStream(source: EventStream, meter: StreamMeter, budget: StreamBudget): EventStream {
   const upstream = source.getReader();
-  const parser = new SseDataParser();
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
   let upstreamDone = false;
   let clientLeft = false;
   let finished = false;
-  /** Meters the events a read completed; returns the ones to pass on. */
-  const consume = (done: boolean, value: Uint8Array | undefined): string[] => {
+  /** Meters the events of a read; returns the ones to pass on. */
+  const consume = (done: boolean, batch: SseEvent[] | undefined): SseEvent[] => {
     upstreamDone ||= done;
-    const events = done
-      ? [...parser.push(decoder.decode()), ...parser.flush()]
-      : parser.push(decoder.decode(value, { stream: true }));
-    return events.filter((data) => !meter.push(data).hide);
+    if (!batch) return [];
+    const shown = batch.filter((event) => !meter.push(event).hide);
+    return shown.length === batch.length ? batch : shown;
   };
   /** Charges once; the stream ends after the charge is written, so a balance asked for next includes it. */
   const finish = async () => {
@@ -63,24 +54,23 @@ export function meteredStream(
       clearTimeout(timer);
     }
   };
-  return new ReadableStream<Uint8Array>({
+  return new ReadableStream<SseEvent[]>({
     async pull(controller) {
       try {
-        // A pull that passes nothing on (half an event, or only a hidden one) must read on: the stream calls pull
-        // again only after an enqueue, and a reader waiting for this one would wait forever.
+        // A pull that passes nothing on (only hidden events) must read on: the stream calls pull again only after
+        // an enqueue, and a reader waiting for this one would wait forever.
         for (;;) {
           const { done, value } = await upstream.read();
           const shown = consume(done, value);
           // The client left while this read waited: the cancel reads on and settles.
           if (clientLeft) return;
-          const bytes = meter.mayHide ? encoder.encode(shown.map((data) => `data: ${data}\n\n`).join("")) : value;
-          if (bytes && bytes.byteLength > 0) controller.enqueue(bytes);
+          if (shown.length > 0) controller.enqueue(shown);
           if (done) {
             await finish();
             controller.close();
             return;
           }
-          if (bytes && bytes.byteLength > 0) return;
+          if (shown.length > 0) return;
         }
       } catch (error) {
         if (clientLeft) return;

@@ -14,6 +14,7 @@ import { UpstreamError } from "../upstream/upstream-error";
 import { chatStreamMeter } from "./chat-stream-meter";
 import type { BillableCall, PaymentSession } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
+import { parseEventStream } from "../http/event-stream";
 
 const luna = findChatModel(defaultCatalog(), "vendor-a/gpt-6-luna") as ChatModel;
 const sol = findChatModel(defaultCatalog(), "vendor-a/gpt-6-sol") as ChatModel;
@@ -145,7 +146,10 @@ describe("prepaid billing on a real SQLite file", () => {
         else controller.close();
       },
     });
-    const finished = await session.finish({ kind: "stream", stream: { body, cancel: async () => undefined } });
+    const finished = await session.finish({
+      kind: "stream",
+      stream: { body: parseEventStream(body), cancel: async () => undefined },
+    });
     const answer = finished.answer;
     expect((await store.balance(key.id)).reserved).toBe(60);
     await new Response(answer.body as ReadableStream).text();
@@ -154,13 +158,15 @@ describe("prepaid billing on a real SQLite file", () => {
 
   const streamOfEvents = (events: string[]) => {
     let index = 0;
-    return new ReadableStream<Uint8Array>({
-      pull: (controller) => {
-        const next = events[index++];
-        if (next) controller.enqueue(encoder.encode(next));
-        else controller.close();
-      },
-    });
+    return parseEventStream(
+      new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          const next = events[index++];
+          if (next) controller.enqueue(encoder.encode(next));
+          else controller.close();
+        },
+      }),
+    );
   };
 
   it("says what the tokens charged cost at the key's price, and what is left, in usage and the headers", async () => {

@@ -1,13 +1,13 @@
-import { isErrorObject, parseEventJson } from "../http/sse-data-parser";
+import { isErrorObject, type SseEvent } from "../http/event-stream";
 import { countTextTokens } from "../pricing/count-tokens";
 
 /**
- * Meters a streamed answer billed in tokens, one event's data at a time: a pure object (no I/O, no timers), fed by
- * metered-stream.ts. Each event is parsed once, then read against the chunk schema of its API.
+ * Meters a streamed answer billed in tokens, one event at a time: a pure object (no I/O, no timers), fed by
+ * metered-stream.ts. It reads each event's JSON (parsed once, with the stream) against the chunk schema of its API.
  */
 export interface StreamMeter {
-  /** Reads one event's data (the text after "data:"); returns whether the event must be hidden from the caller. */
-  push(data: string): { hide: boolean };
+  /** Reads one event; returns whether it must be hidden from the caller. */
+  push(event: SseEvent): { hide: boolean };
   /**
    * Output tokens to charge when the stream ends. `completed`: the upstream ended the stream normally (it was not
    * cut by a network failure or by the client leaving). undefined = charge nothing (release).
@@ -20,12 +20,6 @@ export interface StreamMeter {
   readonly usageReported: boolean;
   /** True once any output text was seen. */
   readonly hasOutput: boolean;
-  /**
-   * Whether some event may be hidden. Known before the first byte, because an event can start in one network
-   * chunk and end in the next: a stream that may hide is passed on event by event from its start, one that never
-   * hides byte for byte.
-   */
-  readonly mayHide: boolean;
 }
 
 /** What one event told: reported output tokens, output text, whether to hide it. */
@@ -44,21 +38,16 @@ const HIDDEN = Object.freeze({ hide: true });
  * otherwise), one cut short or broken off the output text it passed on, counted as the input is, or nothing when
  * it passed none. `read` sees every event that is a JSON object, error events included.
  */
-export function streamMeter(
-  allowedOutput: number,
-  read: (event: object) => EventReading,
-  mayHide = false,
-): StreamMeter {
+export function streamMeter(allowedOutput: number, read: (event: object) => EventReading): StreamMeter {
   let outputTokens: number | undefined;
   let text = "";
   let brokeOff = false;
   return {
-    mayHide,
-    push(data) {
-      const event = parseEventJson(data);
-      if (typeof event !== "object" || event === null) return SHOWN;
-      if (isErrorObject(event)) brokeOff = true;
-      const reading = read(event);
+    push(event) {
+      const json = event.json();
+      if (json === undefined) return SHOWN;
+      if (isErrorObject(json)) brokeOff = true;
+      const reading = read(json);
       if (reading.outputTokens !== undefined) outputTokens = reading.outputTokens;
       if (reading.text) text += reading.text;
       return reading.hide === true ? HIDDEN : SHOWN;

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { logEvent } from "../log";
-import { readChunks, streamOf } from "./__fixtures__/read-chunks";
+import { readChunks } from "./__fixtures__/read-chunks";
 import { withStreamUsageCost, type UsageCostFields } from "./stream-usage-cost";
+import { bytesOf, eventStreamOf } from "./__fixtures__/events";
+import { parseEventStream } from "../http/event-stream";
 
 vi.mock("../log", () => ({ logEvent: vi.fn() }));
 
@@ -35,10 +37,12 @@ const COST = { cost: "0.001234", cost_details: { network: "eip155:137", transact
 async function run(chunks: string[], fieldsFor: UsageCostFields = () => COST) {
   const seen: Record<string, unknown>[] = [];
   const text = await readText(
-    withStreamUsageCost(streamOf(chunks), (usage) => {
-      seen.push({ ...usage });
-      return fieldsFor(usage);
-    }),
+    bytesOf(
+      withStreamUsageCost(eventStreamOf(chunks), (usage) => {
+        seen.push({ ...usage });
+        return fieldsFor(usage);
+      }),
+    ),
   );
   return { text, seen };
 }
@@ -133,7 +137,7 @@ describe("withStreamUsageCost", () => {
       pull: (controller) => controller.enqueue(new TextEncoder().encode('data: {"a":1}\n\n')),
       cancel: (reason) => void (cancelled = reason),
     });
-    const reader = withStreamUsageCost(source, () => COST).getReader();
+    const reader = withStreamUsageCost(parseEventStream(source), () => COST).getReader();
     await reader.read();
     await reader.cancel("gone");
     expect(cancelled).toBe("gone");

@@ -1,8 +1,9 @@
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { describe, expect, it } from "vitest";
-import { readChunks, streamOf } from "./__fixtures__/read-chunks";
+import { readChunks } from "./__fixtures__/read-chunks";
 import type { PreparedAnswer } from "./payment-method";
 import { paidAnswer } from "./x402-challenge";
+import { eventStreamOf } from "./__fixtures__/events";
 
 const price = { amount: 1234n, decimals: 6, network: "eip155:137" };
 const transaction = `0x${"ab".repeat(32)}`;
@@ -48,7 +49,10 @@ describe("paidAnswer states what the answer cost", () => {
 
   it("a stream: the header at once, the cost and transaction in its final usage chunk", async () => {
     const chunks = readChunks("chat-with-usage");
-    const prepared: PreparedAnswer = { kind: "stream", stream: { body: streamOf(chunks), cancel: async () => {} } };
+    const prepared: PreparedAnswer = {
+      kind: "stream",
+      stream: { body: eventStreamOf(chunks), cancel: async () => {} },
+    };
     const answer = paidAnswer({ ...prepared, price }, settlement, timings);
     expect(answer.headers["x-paysvc-cost"]).toBe("0.001234");
     const body = await text(answer.body);

@@ -43,7 +43,7 @@ export const responses = (catalog: ModelCatalog) =>
       const routes = context.providers.of(parsed.model);
       if (parsed.body.stream) {
         const { value: upstream, provider } = await routes.startStream("/chat/completions", chatRequest);
-        const body = upstream.body.pipeThrough(translateToResponsesStream(parsed));
+        const body = translateToResponsesStream(upstream.body, parsed);
         return { kind: "stream", stream: { body, cancel: upstream.cancel }, provider };
       }
       const served = await routes.postJson("/chat/completions", chatRequest, chatCompletionAnswer);

@@ -16,35 +16,26 @@ describe("ClientAddressResolver reading X-Forwarded-For (the default)", () => {
   const resolver = new ClientAddressResolver({ addresses: PROXIES, header: "x-forwarded-for" });
 
   it("uses the socket address and ignores forwarded headers from an untrusted peer", () => {
-    expect(resolver.resolve(request("203.0.113.9", { "x-forwarded-for": "1.1.1.1" }))).toBe(
-      "203.0.113.9",
-    );
-    expect(resolver.resolve(request("203.0.113.9", { forwarded: "for=1.1.1.1" }))).toBe(
-      "203.0.113.9",
-    );
+    expect(resolver.resolve(request("203.0.113.9", { "x-forwarded-for": "1.1.1.1" }))).toBe("203.0.113.9");
+    expect(resolver.resolve(request("203.0.113.9", { forwarded: "for=1.1.1.1" }))).toBe("203.0.113.9");
     expect(resolver.resolve(request("::ffff:203.0.113.9"))).toBe("203.0.113.9");
   });
 
   it("believes a trusted proxy, taking the nearest hop that is not a trusted proxy", () => {
     const forwarded = { "x-forwarded-for": "6.6.6.6, 198.51.100.7, 10.2.2.2" };
     expect(resolver.resolve(request("10.1.1.1", forwarded))).toBe("198.51.100.7");
-    expect(resolver.resolve(request("10.1.1.1", { "x-forwarded-for": "not-an-ip" }))).toBe(
-      "10.1.1.1",
-    );
+    expect(resolver.resolve(request("10.1.1.1", { "x-forwarded-for": "not-an-ip" }))).toBe("10.1.1.1");
     expect(resolver.resolve(request("10.1.1.1"))).toBe("10.1.1.1");
   });
 
   it("ignores a Forwarded header the client sent through a proxy that appends only to X-Forwarded-For", () => {
     // nginx with proxy_add_x_forwarded_for: the client's own Forwarded arrives untouched beside the real hop.
     for (const spoofed of ["203.0.113.77", "192.0.2.1", '"[2001:db8::99]"']) {
-      const through = { "x-forwarded-for": "198.51.100.20",
-        forwarded: `for=${spoofed}` };
+      const through = { "x-forwarded-for": "198.51.100.20", forwarded: `for=${spoofed}` };
       expect(resolver.resolve(request("127.0.0.2", through))).toBe("198.51.100.20");
     }
     // Without X-Forwarded-For there is nothing the proxy vouched for: the proxy itself is the caller.
-    expect(resolver.resolve(request("127.0.0.2", { forwarded: "for=192.0.2.60" }))).toBe(
-      "127.0.0.2",
-    );
+    expect(resolver.resolve(request("127.0.0.2", { forwarded: "for=192.0.2.60" }))).toBe("127.0.0.2");
   });
 });
 
@@ -60,18 +51,13 @@ describe("ClientAddressResolver reading Forwarded (configured)", () => {
   });
 
   it("ignores an X-Forwarded-For the client sent through a proxy that writes only Forwarded", () => {
-    const through = { "x-forwarded-for": "203.0.113.77",
-      forwarded: "for=198.51.100.30" };
+    const through = { "x-forwarded-for": "203.0.113.77", forwarded: "for=198.51.100.30" };
     expect(resolver.resolve(request("127.0.0.2", through))).toBe("198.51.100.30");
-    expect(resolver.resolve(request("127.0.0.2", { "x-forwarded-for": "203.0.113.77" }))).toBe(
-      "127.0.0.2",
-    );
+    expect(resolver.resolve(request("127.0.0.2", { "x-forwarded-for": "203.0.113.77" }))).toBe("127.0.0.2");
   });
 
   it("still ignores both headers from an untrusted peer", () => {
-    expect(resolver.resolve(request("203.0.113.9", { forwarded: "for=1.1.1.1" }))).toBe(
-      "203.0.113.9",
-    );
+    expect(resolver.resolve(request("203.0.113.9", { forwarded: "for=1.1.1.1" }))).toBe("203.0.113.9");
   });
 });
 

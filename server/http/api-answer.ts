@@ -1,3 +1,5 @@
+import { writeEventStream, type EventStream } from "./event-stream";
+
 /**
  * What a handler answers: app/serve.mjs writes it to Node's response (node-http-adapter.ts), a whole body in one
  * write with its length. Header names are lower case, so that a header is never sent twice; each answer owns
@@ -41,10 +43,10 @@ export function textAnswer(
 }
 
 /**
- * A server-sent event stream. `X-Accel-Buffering: no` keeps proxies such as nginx from holding events back; the
+ * A server-sent event stream, its events written out as they come (event-stream.ts). `X-Accel-Buffering: no` keeps proxies such as nginx from holding events back; the
  * app itself never compresses or buffers (next.config.ts turns compression off).
  */
-export function eventStreamAnswer(body: ReadableStream<Uint8Array>, headers: Record<string, string>): ApiAnswer {
+export function eventStreamAnswer(events: EventStream, headers: Record<string, string>): ApiAnswer {
   return {
     status: 200,
     headers: {
@@ -53,6 +55,6 @@ export function eventStreamAnswer(body: ReadableStream<Uint8Array>, headers: Rec
       connection: "keep-alive",
       "x-accel-buffering": "no",
     },
-    body,
+    body: writeEventStream(events),
   };
 }

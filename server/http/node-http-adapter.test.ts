@@ -5,6 +5,7 @@ import { jsonAnswer, type ApiAnswer, eventStreamAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 import { readApiRequest, sendAnswer } from "./node-http-adapter";
 import { readJsonBody } from "./read-json-body";
+import { parseEventStream } from "./event-stream";
 
 let server: Server | undefined;
 afterEach(
@@ -166,7 +167,7 @@ describe("node-http-adapter", () => {
         },
         cancel: () => cancelled(),
       });
-      return eventStreamAnswer(body, {});
+      return eventStreamAnswer(parseEventStream(body), {});
     });
     const abort = new AbortController();
     const response = await fetch(url, { signal: abort.signal });

@@ -1,7 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { parseResponsesRequest } from "./responses-request";
-import { ResponsesEventTranslator } from "./responses-stream";
+import { SseEvent } from "../http/event-stream";
+import { ResponsesEventTranslator as Translator } from "./responses-stream";
+
+/** The translator fed with event data as text, giving the text of the events it makes. */
+class ResponsesEventTranslator {
+  private readonly translator: Translator;
+  constructor(request: typeof parsed) {
+    this.translator = new Translator(request);
+  }
+  start = () => this.translator.start().map((event) => event.text());
+  push = (data: string) => this.translator.push(new SseEvent(data)).map((event) => event.text());
+  finish = () => this.translator.finish().map((event) => event.text());
+  fail = (message: string) => this.translator.fail(message).map((event) => event.text());
+  end = () => this.translator.end().map((event) => event.text());
+}
 
 const parsed = parseResponsesRequest({ model: "vendor-a/gpt-6-luna", input: "hi", stream: true }, defaultCatalog());
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>

@@ -1,4 +1,4 @@
-import { SseDataParser } from "../http/sse-data-parser";
+import { mapEvents, SseEvent, type EventStream } from "../http/event-stream";
 import {
   messageItem,
   newId,
@@ -41,9 +41,8 @@ export class ResponsesEventTranslator {
 
   constructor(private readonly parsed: ParsedResponsesRequest) {}
 
-  private event(type: string, fields: Record<string, unknown>): string {
-    const payload = { type, sequence_number: this.sequence++, ...fields };
-    return `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
+  private event(type: string, fields: Record<string, unknown>): SseEvent {
+    return SseEvent.of({ type, sequence_number: this.sequence++, ...fields }, type);
   }
 
   private snapshot(status: "in_progress" | "completed"): Record<string, unknown> {
@@ -58,12 +57,12 @@ export class ResponsesEventTranslator {
     });
   }
 
-  start(): string[] {
+  start(): SseEvent[] {
     const response = this.snapshot("in_progress");
     return [this.event("response.created", { response }), this.event("response.in_progress", { response })];
   }
 
-  private openMessage(events: string[]): number {
+  private openMessage(events: SseEvent[]): number {
     if (this.messageIndex !== undefined) return this.messageIndex;
     const item = messageItem("", "in_progress");
     const emptyItem = { ...item, content: [] };
@@ -80,18 +79,14 @@ export class ResponsesEventTranslator {
     return this.messageIndex;
   }
 
-  /** Events for one upstream chunk (JSON text of its data line). */
-  push(data: string): string[] {
-    if (this.ended) return [];
-    if (data === "[DONE]") return this.finish();
-    let chunk: ChatChunk;
-    try {
-      chunk = JSON.parse(data) as ChatChunk;
-    } catch {
-      return this.fail("upstream sent an event that is not JSON");
-    }
+  /** Events for one upstream event (a chat chunk, or [DONE]; comments and events without data yield none). */
+  push(upstream: SseEvent): SseEvent[] {
+    if (this.ended || upstream.data === undefined) return [];
+    if (upstream.data === "[DONE]") return this.finish();
+    const chunk = upstream.json() as ChatChunk | undefined;
+    if (chunk === undefined) return this.fail("upstream sent an event that is not JSON");
     if (chunk.error) return this.fail(chunk.error.message ?? "upstream stream failed");
-    const events: string[] = [];
+    const events: SseEvent[] = [];
     if (chunk.usage) this.usage = usageFromChat(chunk.usage);
     const choice = chunk.choices?.[0];
     const content = choice?.delta?.content;
@@ -113,8 +108,8 @@ export class ResponsesEventTranslator {
     return events;
   }
 
-  private toolCallDelta(call: ChatToolCallDelta): string[] {
-    const events: string[] = [];
+  private toolCallDelta(call: ChatToolCallDelta): SseEvent[] {
+    const events: SseEvent[] = [];
     const upstreamIndex = call.index ?? 0;
     let index = this.callIndexes.get(upstreamIndex);
     if (index === undefined) {
@@ -142,9 +137,9 @@ export class ResponsesEventTranslator {
   }
 
   /** Closes every open item and completes the response. */
-  finish(): string[] {
+  finish(): SseEvent[] {
     if (this.ended) return [];
-    const events: string[] = [];
+    const events: SseEvent[] = [];
     if (this.output.length === 0) this.openMessage(events);
     for (const [index, item] of this.output.entries()) {
       item.status = "completed";
@@ -174,41 +169,36 @@ export class ResponsesEventTranslator {
     }
     events.push(this.event("response.completed", { response: this.snapshot("completed") }));
     this.ended = true;
-    return [...events, "data: [DONE]\n\n"];
+    return [...events, new SseEvent("[DONE]")];
   }
 
   /** Ends the stream with an error event; no [DONE] follows, so no client mistakes it for a complete answer. */
-  fail(message: string): string[] {
+  fail(message: string): SseEvent[] {
     if (this.ended) return [];
     this.ended = true;
     return [this.event("error", { code: "upstream_error", message, param: null })];
   }
 
   /** The upstream closed: complete if it had finished its answer, else fail. */
-  end(): string[] {
+  end(): SseEvent[] {
     if (this.ended) return [];
     return this.finishReason ? this.finish() : this.fail("upstream stream ended before the answer was complete");
   }
 }
 
-/** A byte stream transform from upstream chat SSE to Responses SSE. */
-export function translateToResponsesStream(parsed: ParsedResponsesRequest): TransformStream<Uint8Array, Uint8Array> {
+/** The Responses event sequence of the upstream's chat completion chunks. */
+export function translateToResponsesStream(source: EventStream, parsed: ParsedResponsesRequest): EventStream {
   const translator = new ResponsesEventTranslator(parsed);
-  const parser = new SseDataParser();
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  const send = (controller: TransformStreamDefaultController<Uint8Array>, events: string[]) => {
-    if (events.length > 0) controller.enqueue(encoder.encode(events.join("")));
-  };
-  return new TransformStream({
-    start: (controller) => send(controller, translator.start()),
-    transform: (chunk, controller) =>
-      send(
-        controller,
-        parser.push(decoder.decode(chunk, { stream: true })).flatMap((data) => translator.push(data)),
-      ),
-    flush: (controller) => {
-      send(controller, [...parser.flush().flatMap((data) => translator.push(data)), ...translator.end()]);
+  const started = translator.start();
+  const nonEmpty = (events: SseEvent[]) => (events.length > 0 ? events : undefined);
+  return mapEvents(
+    source,
+    (batch) => {
+      const events = batch.flatMap((event) => translator.push(event));
+      // The first events go out with the first batch that has any (the upstream has one by now).
+      if (started.length > 0) events.unshift(...started.splice(0));
+      return nonEmpty(events);
     },
-  });
+    () => nonEmpty([...started.splice(0), ...translator.end()]),
+  );
 }

@@ -6,6 +6,7 @@ import { startLocalUpstream } from "../../cli/dev-stack/local-upstream";
 import { waitFor } from "../../cli/dev-stack/wait-for";
 import { OpenAiUpstream } from "./openai-upstream";
 import { UpstreamError } from "./upstream-error";
+import { writeEventStream } from "../http/event-stream";
 
 describe("a stream from the development upstream, over HTTP", () => {
   let provider: JsonHttpServer;
@@ -25,7 +26,7 @@ describe("a stream from the development upstream, over HTTP", () => {
 
   it("passes every event on, then ends", async () => {
     const started = await stream("hello stream");
-    const text = await new Response(started.body).text();
+    const text = await new Response(writeEventStream(started.body)).text();
     expect(text).toContain('"content":"');
     expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
   });
@@ -64,7 +65,7 @@ describe("whole answers and the base URL, over HTTP", () => {
     const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "hi" }] };
     expect(await upstream.postJson("/chat/completions", body)).toHaveProperty("choices");
     const started = await upstream.startStream("/chat/completions", { ...body, stream: true });
-    await new Response(started.body).text();
+    await new Response(writeEventStream(started.body)).text();
     expect(seen).toEqual(["/v1/chat/completions?api-version=2026-01", "/v1/chat/completions?api-version=2026-01"]);
   });
 

@@ -1,5 +1,5 @@
 import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
-import { isErrorEvent, SseDataParser } from "../http/sse-data-parser";
+import { EventSplitter, isErrorObject, SseEvent, type EventStream } from "../http/event-stream";
 import { UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
@@ -15,13 +15,11 @@ export interface UpstreamConfig {
 
 /** A streamed answer whose first event has arrived: proof the upstream accepted the work. */
 export interface StartedStream {
-  /** The bytes received so far (at least one complete event), then the rest as the upstream sends it. */
-  body: ReadableStream<Uint8Array>;
+  /** The events received so far (at least one with data), then the rest as the upstream sends them, parsed once. */
+  body: EventStream;
   /** Abandons the upstream request (used when the payment cannot be settled). */
   cancel(): Promise<void>;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * An OpenAI-compatible provider: configuration plus small typed calls. Only the fields the gateway relies on
@@ -122,23 +120,26 @@ export class OpenAiUpstream {
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
     let response: UpstreamAnswer | undefined;
     let chunks: AsyncIterator<Buffer, undefined> | undefined;
-    const received: Uint8Array[] = [];
+    const splitter = new EventSplitter();
+    const received: SseEvent[] = [];
     try {
       response = await this.postForStream(path, body, controller.signal);
       chunks = response.chunks();
       // The first event with data, not a comment (`: PROCESSING`, which some providers send while they wait):
       // only data shows that the model started.
-      const decoder = new TextDecoder();
-      const parser = new SseDataParser();
-      let first: string | undefined;
+      let first: SseEvent | undefined;
       while (first === undefined) {
         const { done, value } = await chunks.next();
-        if (done) throw new UpstreamError("protocol", "upstream stream ended before its first event");
-        received.push(value);
-        first = parser.push(decoder.decode(value, { stream: true }))[0];
+        const events = done ? splitter.end() : splitter.push(value);
+        received.push(...events);
+        first = events.find((event) => event.data !== undefined);
+        if (done && first === undefined) {
+          throw new UpstreamError("protocol", "upstream stream ended before its first event");
+        }
       }
-      if (isErrorEvent(first)) {
-        throw new UpstreamError("status", `upstream stream began with an error: ${first.slice(0, 300)}`);
+      const json = first.json();
+      if (json !== undefined && isErrorObject(json)) {
+        throw new UpstreamError("status", `upstream stream began with an error: ${first.data!.slice(0, 300)}`);
       }
     } catch (error) {
       response?.abandon();
@@ -155,19 +156,23 @@ export class OpenAiUpstream {
     return {
       // Read straight from the Node stream's iterator: no Web stream in between (Node 20's Readable.toWeb also
       // closes its controller again when the Node stream ends after a cancel, an uncaught exception).
-      body: new ReadableStream<Uint8Array>({
+      body: new ReadableStream<SseEvent[]>({
         start(streamController) {
-          for (const chunk of received) streamController.enqueue(chunk);
+          streamController.enqueue(received);
         },
         async pull(streamController) {
           try {
-            const { done, value } = await upstream.chunks.next();
-            if (done) streamController.close();
-            else streamController.enqueue(value);
+            for (;;) {
+              const { done, value } = await upstream.chunks.next();
+              const events = done ? splitter.end() : splitter.push(value);
+              if (events.length > 0) streamController.enqueue(events);
+              if (done) return streamController.close();
+              if (events.length > 0) return;
+            }
           } catch (error) {
             // Abandoned: the read fails because the connection was closed, and nobody is left to tell.
             if (abandoned) return;
-            streamController.enqueue(encoder.encode(streamErrorEvent(error)));
+            streamController.enqueue([streamErrorEvent(error)]);
             streamController.close();
           }
         },
@@ -198,7 +203,7 @@ function failedStatus(status: number, body: string): UpstreamError {
   return new UpstreamError("status", `upstream answered ${status}: ${body.slice(0, 300)}`, status);
 }
 
-function streamErrorEvent(error: unknown): string {
+function streamErrorEvent(error: unknown): SseEvent {
   const message = `upstream stream failed: ${error instanceof Error ? error.message : String(error)}`;
-  return `data: ${JSON.stringify({ error: { message, type: "upstream_error", param: null, code: "upstream_error" } })}\n\n`;
+  return SseEvent.of({ error: { message, type: "upstream_error", param: null, code: "upstream_error" } });
 }

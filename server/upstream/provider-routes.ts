@@ -60,7 +60,7 @@ export class ModelRoutes {
   startStream(path: string, body: Record<string, unknown>): Promise<Served<StartedStream>> {
     return this.tryInTurn(async (way) => {
       const started = await way.upstream.startStream(path, this.bodyFor(body, way.route));
-      return { ...started, body: started.body.pipeThrough(withSoldModelId(this.soldId)) };
+      return { ...started, body: withSoldModelId(started.body, this.soldId) };
     });
   }
 

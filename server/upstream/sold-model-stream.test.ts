@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { withSoldModelId } from "./sold-model-stream";
+import { parseEventStream, writeEventStream } from "../http/event-stream";
 
 async function through(parts: string[], soldId: string): Promise<string> {
   const encoder = new TextEncoder();
@@ -9,7 +10,7 @@ async function through(parts: string[], soldId: string): Promise<string> {
       controller.close();
     },
   });
-  return new Response(source.pipeThrough(withSoldModelId(soldId))).text();
+  return new Response(writeEventStream(withSoldModelId(parseEventStream(source), soldId))).text();
 }
 
 describe("a stream naming the provider's model", () => {
@@ -27,9 +28,11 @@ describe("a stream naming the provider's model", () => {
   it("rewrites a dated version too, and leaves a model named inside a string as it is", async () => {
     const text =
       'data: {"model" : "luna-2026-11-24","choices":[{"delta":{"content":"say \\"model\\": \\"x\\"","tool_calls":[{"function":{"arguments":"{\\"model\\":\\"y\\"}"}}]}}]}\n\n';
-    expect(await through([text], "sold")).toBe(text.replace('"model" : "luna-2026-11-24"', '"model" : "sold"'));
+    // The changed chunk is written anew from its JSON: the sold id in place, the strings inside as they were.
+    const chunk = JSON.parse(text.slice("data: ".length)) as Record<string, unknown>;
+    expect(await through([text], "sold")).toBe(`data: ${JSON.stringify({ ...chunk, model: "sold" })}\n\n`);
     // A $ in the sold id is taken literally; an escaped quote in the provider's value is part of it.
-    expect(await through(['{"model":"a\\"b"}\n'], "a$1")).toBe('{"model":"a$1"}\n');
+    expect(await through(['data: {"model":"a\\"b"}\n\n'], "a$1")).toBe('data: {"model":"a$1"}\n\n');
   });
 
   it("passes a last line without an end of line", async () => {

@@ -1,26 +1,21 @@
+import { eachEvent, type EventStream } from "../http/event-stream";
+
 /**
- * An event stream whose chunks name the provider's model (its id for the route, or a dated version of it), rewritten
- * to name the sold id: the caller always sees the id it bought. Only whole lines are rewritten (a value split
- * across two reads is joined first); every other byte passes as it came. A "model" inside a string (a tool call's
- * arguments, the text) is escaped there, so it is never taken for the chunk's own.
+ * An event stream whose chunks name the provider's model (its id for the route, or a dated version of
+ * it): each chunk's own "model" is set to the sold id, so the caller always sees the id it bought. A chunk that
+ * already names it, or names no model, passes as it came; a "model" inside a string (a tool call's arguments, the
+ * text) is text, never the chunk's own.
  */
-export function withSoldModelId(soldId: string): TransformStream<Uint8Array, Uint8Array> {
-  const pattern = /("model"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
-  const replacement = `$1${JSON.stringify(soldId).replaceAll("$", "$$$$")}`;
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let pending = "";
-  return new TransformStream({
-    transform(chunk, controller) {
-      pending += decoder.decode(chunk, { stream: true });
-      const end = pending.lastIndexOf("\n") + 1;
-      if (end === 0) return;
-      controller.enqueue(encoder.encode(pending.slice(0, end).replace(pattern, replacement)));
-      pending = pending.slice(end);
-    },
-    flush(controller) {
-      pending += decoder.decode();
-      if (pending) controller.enqueue(encoder.encode(pending.replace(pattern, replacement)));
-    },
+export function withSoldModelId(source: EventStream, soldId: string): EventStream {
+  const named = `"model":${JSON.stringify(soldId)}`;
+  return eachEvent(source, (event) => {
+    const { data } = event;
+    if (data === undefined || !data.includes('"model"') || data.includes(named)) return event;
+    const json = event.json();
+    if (json !== undefined && typeof json.model === "string" && json.model !== soldId) {
+      json.model = soldId;
+      event.changed();
+    }
+    return event;
   });
 }

@@ -1,7 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { isErrorEvent, SseDataParser } from "./sse-data-parser";
+import { EventSplitter, isErrorObject, parseEventStream, SseEvent, writeEventStream } from "./event-stream";
 
-describe("SseDataParser", () => {
+/** The splitter seen through the data of the events it yields, and the text of all of them. */
+class SseDataParser {
+  private readonly splitter = new EventSplitter();
+  private readonly encoder = new TextEncoder();
+  text = "";
+  push(text: string): string[] {
+    return this.dataOf(this.splitter.push(this.encoder.encode(text)));
+  }
+  flush(): string[] {
+    return this.dataOf(this.splitter.end());
+  }
+  private dataOf(events: SseEvent[]): string[] {
+    for (const event of events) this.text += event.text();
+    return events.flatMap((event) => (event.data === undefined ? [] : [event.data]));
+  }
+}
+
+const isErrorEvent = (data: string) => {
+  const json = new SseEvent(data).json();
+  return json !== undefined && isErrorObject(json);
+};
+
+describe("EventSplitter", () => {
   it("yields the data of complete events only, whatever the chunking", () => {
     const parser = new SseDataParser();
     expect(parser.push('data: {"a"')).toEqual([]);
@@ -63,6 +85,58 @@ describe("SseDataParser", () => {
     expect(parser.flush()).toEqual(["two"]);
     expect(parser.push("event: x\n: comment")).toEqual([]);
     expect(parser.flush()).toEqual([]);
+  });
+
+  it("gives every character received to exactly one event's text, comments and line ends as they came", () => {
+    const parser = new SseDataParser();
+    const pieces = [": PROCESSING\r\n\r", '\nid: 1\ndata: {"a"', ":1}\r\rdata: x\r\ndata: y\n\n\n", "data: tail"];
+    for (const piece of pieces) parser.push(piece);
+    parser.flush();
+    expect(parser.text).toBe(pieces.join(""));
+  });
+});
+
+describe("SseEvent", () => {
+  it("parses its data once, as a JSON object only, and is written as it came until changed, its line ends kept", () => {
+    const event = new SseEvent('{"model":"a","n":1}', undefined, 'data:{"model":"a","n":1}\r\n\r\n');
+    const json = event.json()!;
+    expect(event.json()).toBe(json);
+    expect(event.text()).toBe('data:{"model":"a","n":1}\r\n\r\n');
+    json.model = "b";
+    event.changed();
+    expect(event.text()).toBe('data: {"model":"b","n":1}\r\n\r\n');
+    for (const data of ["[DONE]", "[1]", "{not json", "7"]) expect(new SseEvent(data).json()).toBeUndefined();
+  });
+
+  it("writes events made here with their name, and multi-line data as several data lines", () => {
+    expect(SseEvent.of({ type: "response.created" }, "response.created").text()).toBe(
+      'event: response.created\ndata: {"type":"response.created"}\n\n',
+    );
+    expect(new SseEvent("one\ntwo").text()).toBe("data: one\ndata: two\n\n");
+  });
+
+  it("makes a stream of batches from bytes, one per read that completed an event, and bytes back from it", async () => {
+    const encoder = new TextEncoder();
+    const reads = ["data: a\n", "\ndata: b\n\ndata: c", "\n\n"];
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const read of reads) controller.enqueue(encoder.encode(read));
+        controller.close();
+      },
+    });
+    const batches: string[][] = [];
+    const written = writeEventStream(
+      parseEventStream(source).pipeThrough(
+        new TransformStream<SseEvent[], SseEvent[]>({
+          transform(batch, controller) {
+            batches.push(batch.map((event) => event.data ?? ""));
+            controller.enqueue(batch);
+          },
+        }),
+      ),
+    );
+    expect(await new Response(written).text()).toBe(reads.join(""));
+    expect(batches).toEqual([["a", "b"], ["c"]]);
   });
 });
 

@@ -1,0 +1,224 @@
+/**
+ * Server-sent event streams, parsed once: the upstream's bytes become events as they arrive (one batch per network
+ * read), the stages between (the sold model id, the Responses translation, metering, the cost in the usage event)
+ * read and change events, never bytes, and the answer's bytes are written once at the end. An event keeps the
+ * text it came as, and is written out as that text unless a stage changed it: what no stage touched reaches the
+ * caller byte for byte (line ends of every kind, comments such as a provider's `: PROCESSING` keep-alives).
+ */
+
+/** The events a stream carries, in batches: those one network read completed. */
+export type EventStream = ReadableStream<SseEvent[]>;
+
+const NOT_PARSED = Symbol("not parsed");
+
+/** One event: its fields, its data read as JSON at most once, and the text it came as. */
+export class SseEvent {
+  private parsed: Record<string, unknown> | undefined | typeof NOT_PARSED = NOT_PARSED;
+  /** How the event's lines end, and what follows its last line: kept when a changed event is written anew. */
+  private lineEnd = "\n";
+  private trailing = "\n\n";
+
+  constructor(
+    /** The data lines joined with "\n"; undefined for an event without data (a comment alone). */
+    readonly data: string | undefined,
+    /** The `event:` name, if any. */
+    readonly name?: string,
+    /** The text it came as, its blank line included; undefined for an event made here or changed. */
+    private raw?: string,
+    /** The `id:` field, if any. */
+    readonly id?: string,
+  ) {}
+
+  /** An event made here from a JSON object (an error, a Responses event). */
+  static of(json: Record<string, unknown>, name?: string): SseEvent {
+    const event = new SseEvent(undefined, name);
+    event.parsed = json;
+    return event;
+  }
+
+  /** The data as a JSON object, parsed on first use; undefined when it is not one (`[DONE]`, a comment). */
+  json(): Record<string, unknown> | undefined {
+    if (this.parsed !== NOT_PARSED) return this.parsed;
+    this.parsed = undefined;
+    const { data } = this;
+    if (data === undefined || data.charCodeAt(0) !== 0x7b /* { */) return undefined;
+    try {
+      const value: unknown = JSON.parse(data);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        this.parsed = value as Record<string, unknown>;
+      }
+    } catch {
+      // A provider's garbage: no JSON to read, passed on as it came.
+    }
+    return this.parsed;
+  }
+
+  /** Says that a stage changed `json()` in place: the event is written anew from it, its line ends as they were. */
+  changed(): void {
+    if (this.raw === undefined) return;
+    this.lineEnd = /\r\n|\r|\n/.exec(this.raw)?.[0] ?? "\n";
+    this.trailing = /(?:\r\n|\r|\n)*$/.exec(this.raw)?.[0] ?? "";
+    this.raw = undefined;
+  }
+
+  /** The event's text for the caller. */
+  text(): string {
+    if (this.raw !== undefined) return this.raw;
+    const json = this.parsed === NOT_PARSED ? undefined : this.parsed;
+    const data = json === undefined ? this.data : JSON.stringify(json);
+    const lines: string[] = [];
+    if (this.name !== undefined) lines.push(`event: ${this.name}`);
+    if (this.id !== undefined) lines.push(`id: ${this.id}`);
+    if (data !== undefined) for (const line of data.split("\n")) lines.push(`data: ${line}`);
+    return lines.join(this.lineEnd) + this.trailing;
+  }
+}
+
+const LINE_END = /\r\n|\r|\n/g;
+
+/**
+ * The events `text` completes, each with the text it spans, and where the last of them ends. Lines end with CRLF,
+ * LF or CR; unless `ended`, a CR that ends the text may be the first half of a CRLF and waits for what follows.
+ */
+function scanEvents(text: string, ended: boolean): { events: SseEvent[]; end: number } {
+  const events: SseEvent[] = [];
+  let eventStart = 0;
+  let lineStart = 0;
+  let data: string | undefined;
+  let name: string | undefined;
+  let id: string | undefined;
+  LINE_END.lastIndex = 0;
+  for (let match = LINE_END.exec(text); match; match = LINE_END.exec(text)) {
+    const lineEnd = LINE_END.lastIndex;
+    if (!ended && match[0] === "\r" && lineEnd === text.length) break;
+    const line = text.slice(lineStart, match.index);
+    lineStart = lineEnd;
+    if (line === "") {
+      events.push(new SseEvent(data, name, text.slice(eventStart, lineEnd), id));
+      eventStart = lineEnd;
+      data = name = id = undefined;
+      continue;
+    }
+    if (line.charCodeAt(0) === 0x3a /* : */) continue;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 0x20) value = value.slice(1);
+    if (field === "data") data = data === undefined ? value : `${data}\n${value}`;
+    else if (field === "event") name = value;
+    else if (field === "id") id = value;
+  }
+  return { events, end: eventStart };
+}
+
+/**
+ * Splits text arriving in arbitrary pieces into events, as the event-stream format defines them: a blank line ends
+ * an event; `data:` lines join with "\n", `event:` names it, `id:` is kept, lines starting with ":" are comments,
+ * other fields are kept in the text only. Every character received belongs to exactly one event's text.
+ */
+export class EventSplitter {
+  private pending = "";
+  private readonly decoder = new TextDecoder();
+
+  /** The events `bytes` completed. */
+  push(bytes: Uint8Array): SseEvent[] {
+    this.pending += this.decoder.decode(bytes, { stream: true });
+    const { events, end } = scanEvents(this.pending, false);
+    this.pending = this.pending.slice(end);
+    return events;
+  }
+
+  /** The events left when the stream ends, a last one without its blank line included. */
+  end(): SseEvent[] {
+    const rest = this.pending + this.decoder.decode();
+    this.pending = "";
+    const { events, end } = scanEvents(rest, true);
+    if (end < rest.length) {
+      // The stream ended inside an event: its last line counts as ended, and the event is dispatched as it came.
+      const [last] = scanEvents(`${rest.slice(end)}\n\n`, true).events;
+      if (last) events.push(new SseEvent(last.data, last.name, rest.slice(end), last.id));
+    }
+    return events;
+  }
+}
+
+/** The events of a byte stream, one batch per read that completed any. */
+export function parseEventStream(source: ReadableStream<Uint8Array>): EventStream {
+  const reader = source.getReader();
+  const splitter = new EventSplitter();
+  return new ReadableStream<SseEvent[]>({
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await reader.read();
+        const events = done ? splitter.end() : splitter.push(value);
+        if (events.length > 0) controller.enqueue(events);
+        if (done) return controller.close();
+        if (events.length > 0) return;
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/**
+ * A stage over an event stream: `change` gives each batch's events to pass on (an empty result reads on), `end` the
+ * ones to add when the source ends. Cancelling the stage cancels its source, and resolves once that did: a metered
+ * stream settles its reservation there, which a caller that leaves waits for.
+ */
+export function mapEvents<T = SseEvent[]>(
+  source: EventStream,
+  change: (batch: SseEvent[]) => T | undefined | Promise<T | undefined>,
+  end?: () => T | undefined,
+): ReadableStream<T> {
+  const reader = source.getReader();
+  return new ReadableStream<T>({
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          const last = end?.();
+          if (last !== undefined) controller.enqueue(last);
+          controller.close();
+          return;
+        }
+        const changed = await change(value);
+        if (changed !== undefined) {
+          controller.enqueue(changed);
+          return;
+        }
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/** A stage that changes or drops events one at a time, in order. */
+export function eachEvent(
+  source: EventStream,
+  change: (event: SseEvent) => SseEvent[] | SseEvent | undefined,
+): EventStream {
+  return mapEvents(source, (batch) => {
+    const out: SseEvent[] = [];
+    for (const event of batch) {
+      const changed = change(event);
+      if (Array.isArray(changed)) out.push(...changed);
+      else if (changed) out.push(changed);
+    }
+    return out.length > 0 ? out : undefined;
+  });
+}
+
+/** The bytes of an event stream: each batch in one piece. */
+export function writeEventStream(events: EventStream): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return mapEvents(events, (batch) => {
+    let text = "";
+    for (const event of batch) text += event.text();
+    return text === "" ? undefined : encoder.encode(text);
+  });
+}
+
+/** Whether an event's JSON is an error object: `{"error": ...}` at its top level (chat), or `{"type": "error"}`. */
+export function isErrorObject(event: { error?: unknown; type?: unknown }): boolean {
+  return (event.error ?? null) !== null || event.type === "error";
+}
