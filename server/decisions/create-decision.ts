@@ -17,7 +17,11 @@ function tokenCount(value: unknown, fallback: number): number {
 }
 
 /** The answer of a decision: the upstream's answers, checked against the questions, with the resolved model. */
-export async function createDecision(context: AppContext, decision: DecisionRequest, inputTokens: number) {
+export async function createDecision(
+  context: Pick<AppContext, "config" | "providers">,
+  decision: DecisionRequest,
+  inputTokens: number,
+) {
   // The answers are checked inside the routes' turn: an answer of the wrong shape is the next route's to give.
   const served = await context.providers
     .of(context.config.catalog.decision)

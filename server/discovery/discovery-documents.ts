@@ -22,7 +22,7 @@ export const discoveryDocuments = {
 
 export type DiscoveryDocumentName = keyof typeof discoveryDocuments;
 
-export function deploymentFacts(context: AppContext, request: ApiRequest): DeploymentFacts {
+export function deploymentFacts(context: Pick<AppContext, "config" | "catalog">, request: ApiRequest): DeploymentFacts {
   return {
     origin: publicOrigin(context.config, request),
     network: context.config.network,
@@ -36,7 +36,7 @@ export function deploymentFacts(context: AppContext, request: ApiRequest): Deplo
 
 /** The served form of a discovery document. */
 export function serveDiscoveryDocument(
-  context: AppContext,
+  context: Pick<AppContext, "config" | "catalog">,
   request: ApiRequest,
   name: DiscoveryDocumentName,
 ): ApiAnswer {

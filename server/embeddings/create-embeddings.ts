@@ -35,7 +35,10 @@ function vectorsFrom(answer: Record<string, unknown>, count: number): number[][]
 }
 
 /** Endpoint 10 (free): embeddings with the fixed model; `model` in the request is ignored. */
-export async function createEmbeddings(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
+export async function createEmbeddings(
+  context: Pick<AppContext, "config" | "providers">,
+  request: ApiRequest,
+): Promise<ApiAnswer> {
   let value: unknown;
   try {
     value = (await readJsonBody(request)).value;

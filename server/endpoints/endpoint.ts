@@ -51,6 +51,9 @@ export interface UsageReader<Parsed> {
   streamMeter(parsed: Parsed, allowedOutput: number): StreamMeter;
 }
 
+/** What the paid work reaches: the providers, the configuration (the catalog, the origin), the prepaid keys. */
+export type WorkContext = Pick<AppContext, "config" | "providers" | "prepaidKeys">;
+
 /** A paid endpoint: parse, quote, then the work the billing wrapper runs once the payment is authorized. */
 export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   kind: "paid";
@@ -62,7 +65,7 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   /** The price; throws what the endpoint refuses once priced (an input over the context limit). */
   quote(parsed: Parsed, network: NetworkDefinition): Quote;
   /** The work, run once the payment is authorized; `request` for what depends on it (the origin the caller used). */
-  work(context: AppContext, parsed: Parsed, grant: Grant, request: ApiRequest): Promise<PreparedAnswer>;
+  work(context: WorkContext, parsed: Parsed, grant: Grant, request: ApiRequest): Promise<PreparedAnswer>;
   /** Present when a prepaid key may pay: how its usage is read. */
   usage?: UsageReader<Parsed>;
 }

@@ -28,7 +28,7 @@ function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
  * max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller address. Refused requests and requests that fail upstream are not counted.
  */
 export async function createFreeChatCompletion(
-  context: AppContext,
+  context: Pick<AppContext, "clientAddresses" | "config" | "freeChatWindows" | "providers">,
   request: ApiRequest,
   parse: FreeChatParser,
 ): Promise<ApiAnswer> {
@@ -76,7 +76,10 @@ export async function createFreeChatCompletion(
 }
 
 /** Endpoint 12: the caller's use of both windows. */
-export async function freeChatQuota(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
+export async function freeChatQuota(
+  context: Pick<AppContext, "clientAddresses" | "config" | "freeChatWindows" | "providers">,
+  request: ApiRequest,
+): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
   const usage = await context.freeChatWindows.usage(address);
   const window = (name: string) => {

@@ -27,7 +27,9 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
  * its circuit breaker: `closed` serving, `open` skipped after failing, `half_open` about to be tried again);
  * `upstream` is down when any provider is. 503 when any is down.
  */
-export async function checkHealth(context: AppContext): Promise<{ status: number; body: unknown }> {
+export async function checkHealth(
+  context: Pick<AppContext, "providers" | "storage" | "gateway" | "config">,
+): Promise<{ status: number; body: unknown }> {
   const states = context.providers.states();
   const [database, facilitator, ...probes] = await Promise.all([
     probe(() => context.storage.ping()),
@@ -58,7 +60,9 @@ export async function checkHealth(context: AppContext): Promise<{ status: number
 }
 
 /** Endpoint 15 as an HTTP answer, never cached. */
-export async function healthResponse(context: AppContext): Promise<ApiAnswer> {
+export async function healthResponse(
+  context: Pick<AppContext, "providers" | "storage" | "gateway" | "config">,
+): Promise<ApiAnswer> {
   const health = await checkHealth(context);
   return jsonAnswer(health.body, { status: health.status, headers: { "Cache-Control": "no-store" } });
 }

@@ -6,13 +6,13 @@ import type { ParsedImageRequest } from "./image-request";
  * The images of a paid request, as sent to the caller: the upstream's generation or edit, checked to hold as many
  * usable images as were paid for.
  */
-export function createImages(context: AppContext, parsed: ParsedImageRequest) {
+export function createImages(context: Pick<AppContext, "providers">, parsed: ParsedImageRequest) {
   return callUpstream(context, parsed, (answer) => usableImages(answer, parsed.n));
 }
 
 /** The generation or edit, its answer checked by `accept` for each route in turn (too few images: the next). */
 function callUpstream<T>(
-  context: AppContext,
+  context: Pick<AppContext, "providers">,
   parsed: ParsedImageRequest,
   accept: (answer: Record<string, unknown>) => T,
 ) {

@@ -9,7 +9,10 @@ import { bearerToken } from "../http/bearer-token";
  * GET /metrics: the process's metrics in Prometheus's text format, to `Authorization: Bearer <METRICS_TOKEN>`
  * only; without METRICS_TOKEN there is no such endpoint (404). Each instance serves its own: scrape each one.
  */
-export async function serveMetrics(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
+export async function serveMetrics(
+  context: Pick<AppContext, "config" | "metrics">,
+  request: ApiRequest,
+): Promise<ApiAnswer> {
   const expected = context.config.metricsToken;
   if (expected === undefined) {
     throw new ApiError("not_found", "No endpoint at /metrics: it is served only when METRICS_TOKEN is configured");

@@ -11,7 +11,7 @@ import { newPrepaidCode } from "./prepaid-code";
  * nothing is left to write once the payment is taken; a settlement that fails voids the key.
  */
 export async function issuePrepaidCode(
-  context: AppContext,
+  context: Pick<AppContext, "prepaidKeys">,
   purchase: { model: ChatModel; tokens: number },
   nonce: string,
   apiBase: string,

@@ -6,7 +6,7 @@ import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 /** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
-export async function prepaidStatus(context: AppContext, request: ApiRequest): Promise<ApiAnswer> {
+export async function prepaidStatus(context: Pick<AppContext, "prepaidKeys">, request: ApiRequest): Promise<ApiAnswer> {
   const code = bearerToken(request);
   if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
   const key = await context.prepaidKeys.findByCode(code);
