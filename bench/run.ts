@@ -46,6 +46,8 @@ const say = (line: string) => {
   report.push(line);
   console.log(line);
 };
+/** The issue's three targets for the gateway beside the bare proxy, each a figure of this run, printed at the end. */
+const targets: string[] = [];
 
 try {
   say(`# paysvc benchmark${quick ? " (quick mode: few samples, figures not meaningful)" : ""}`);
@@ -115,6 +117,9 @@ try {
     say(
       `the floor, a bare Node.js proxy to the same upstream (bench/lib/bare-proxy-process.ts): added p50 ${added(bare!, 50)}, added p99 ${added(bare!, 99)}, CPU per request ${ms(bareCpu)}; the gateway beyond it: p50 ${ms(percentile(gateway!, 50) - percentile(bare!, 50))}, p99 ${ms(percentile(gateway!, 99) - percentile(bare!, 99))}, CPU per request ${ms(appCpu - bareCpu)}`,
     );
+    targets.push(
+      `app CPU per prepaid call beyond the bare proxy: ${ms(appCpu - bareCpu)} (${ms(appCpu)} vs ${ms(bareCpu)}); target <= 0.15 ms`,
+    );
   }
   {
     const concurrency = 16;
@@ -127,6 +132,9 @@ try {
       ms(percentile(run.durations, p) - percentile(upstream.durations, p));
     say(
       `concurrency ${concurrency}: added p50 ${added(gateway, 50)}, added p99 ${added(gateway, 99)}; gateway ${gateway.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(gateway.durations, 50))}), direct ${upstream.perSecond.toFixed(0)} req/s (p50 ${ms(percentile(upstream.durations, 50))}); bare proxy ${bare.perSecond.toFixed(0)} req/s, added p50 ${added(bare, 50)}`,
+    );
+    targets.push(
+      `throughput at concurrency ${concurrency}, gateway / bare proxy: ${(gateway.perSecond / bare.perSecond).toFixed(2)} (${gateway.perSecond.toFixed(0)} vs ${bare.perSecond.toFixed(0)} req/s); target >= 0.9`,
     );
   }
 
@@ -310,6 +318,10 @@ try {
   say(
     `extra delay per delta: gateway ${pacing(gatewayStreams)}; direct ${pacing(directStreams)}; bare proxy ${pacing(bareStreams)}`,
   );
+  const deltaP99 = (runs: { gaps: number[] }[]) => percentile(gapsOf(runs), 99);
+  targets.push(
+    `streaming delay per delta, p99 beyond the bare proxy's: ${ms(deltaP99(gatewayStreams) - deltaP99(bareStreams))} (${ms(deltaP99(gatewayStreams))} vs ${ms(deltaP99(bareStreams))}); target <= 0.5 ms`,
+  );
 
   // 5. Token counting, in a fresh process so that its peak memory is the quote's own.
   const tokens = size(1_000_000, 10_000);
@@ -383,6 +395,8 @@ try {
     settles: size(500, 5),
     say,
   });
+  say("\n## The gateway beside the bare proxy: the three targets");
+  for (const line of targets) say(line);
 } finally {
   await postgresApps?.then(
     (apps) => apps.stop(),

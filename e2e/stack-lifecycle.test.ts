@@ -102,7 +102,8 @@ afterEach(async () => {
     entry.child.kill("SIGKILL");
     await exited(entry.child);
   }
-  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // The launcher's children (anvil writing its state as it stops) may still write into the folder for a moment.
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe("paysvc dev (npm start)", () => {

@@ -3,7 +3,7 @@ import { logEvent } from "../log";
 import { readChunks } from "./__fixtures__/read-chunks";
 import { withStreamUsageCost, type UsageCostFields } from "./stream-usage-cost";
 import { bytesOf, eventStreamOf } from "./__fixtures__/events";
-import { parseEventStream } from "../http/event-stream";
+import { parseEventStream, SseEvent } from "../http/event-stream";
 
 vi.mock("../log", () => ({ logEvent: vi.fn() }));
 
@@ -128,6 +128,24 @@ describe("withStreamUsageCost", () => {
     const { text } = await run(['data: {"a":1}\n\ndata: {"choices":[],"usage":{"completion_tokens":5}}']);
     expect(text).toBe(
       'data: {"a":1}\n\ndata: {"choices":[],"usage":{"completion_tokens":5,"cost":"0.001234","cost_details":{"network":"eip155:137","transaction":"0xabc"}}}',
+    );
+  });
+
+  it("appends it to events made here, such as the Responses translation's response.completed", async () => {
+    const completed = SseEvent.of(
+      { type: "response.completed", response: { usage: { input_tokens: 3, output_tokens: 5, total_tokens: 8 } } },
+      "response.completed",
+    );
+    const source = new ReadableStream<SseEvent[]>({
+      start(controller) {
+        controller.enqueue([SseEvent.of({ type: "response.created" }, "response.created")]);
+        controller.enqueue([completed, new SseEvent("[DONE]")]);
+        controller.close();
+      },
+    });
+    const text = await readText(bytesOf(withStreamUsageCost(source, () => ({ cost: "0.000002" }))));
+    expect(text).toContain(
+      'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":5,"total_tokens":8,"cost":"0.000002"}}}\n\ndata: [DONE]\n\n',
     );
   });
 

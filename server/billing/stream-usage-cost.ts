@@ -7,9 +7,12 @@ export type UsageCostFields = (
   usage: Record<string, unknown>,
 ) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
 
-/** Whether an event's data may hold a usage object: not `"usage":null`, which OpenAI puts in every chunk. */
-function mayHoldUsage(data: string | undefined): boolean {
-  if (data === undefined) return false;
+/**
+ * Whether an event may hold a usage object: one made here (a Responses event) may; one received may when its data
+ * has `"usage"` followed by an object, not by null (which OpenAI puts in every chunk).
+ */
+function mayHoldUsage({ data }: SseEvent): boolean {
+  if (data === undefined) return true;
   for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 1)) {
     let next = at + 7;
     while (data[next] === " " || data[next] === ":") next++;
@@ -43,7 +46,7 @@ export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFie
   };
   return mapEvents(source, async (batch) => {
     for (const event of batch) {
-      if (!stated && mayHoldUsage(event.data) && (await state(event))) stated = true;
+      if (!stated && mayHoldUsage(event) && (await state(event))) stated = true;
     }
     return batch;
   });
