@@ -63,15 +63,11 @@ export async function startNextApp(options: {
   onLogLine?: (line: string) => void;
 }): Promise<GuardedProcess & { url: string }> {
   const where = ["--port", String(options.port), "--hostname", options.host];
-  const app = startGuardedProcess(
-    process.execPath,
-    [APP_SERVER, ...where],
-    {
-      output: "pipe",
-      cwd: projectRoot,
-      env: options.env as NodeJS.ProcessEnv,
-    },
-  );
+  const app = startGuardedProcess(process.execPath, [APP_SERVER, ...where], {
+    output: "pipe",
+    cwd: projectRoot,
+    env: options.env as NodeJS.ProcessEnv,
+  });
   const tail: string[] = [];
   for (const stream of [app.child.stdout, app.child.stderr]) {
     if (!stream) continue;

@@ -18,10 +18,7 @@ const sharedDeployment = (): Deployment => ({ network: "eip155:137", ...stack() 
  * A second app process over a deployment's chain, facilitator, upstream and database (the shared stack's by
  * default), with some settings replaced; `CLOSED_PORT` in a value becomes a port nothing listens on.
  */
-export async function startExtraApp(
-  overrides: Record<string, string> = {},
-  options: { over?: Deployment } = {},
-) {
+export async function startExtraApp(overrides: Record<string, string> = {}, options: { over?: Deployment } = {}) {
   const closedPort = await freePort();
   const deployment = options.over ?? sharedDeployment();
   return startNextApp({

@@ -12,6 +12,7 @@ import {
   type TokenRequest,
 } from "../../prepaid/prepaid-key-store";
 import type { SqliteDatabase } from "./open-sqlite";
+import { GroupCommit } from "./group-commit";
 import { prepaidKeys } from "./schema";
 
 /**
@@ -50,9 +51,10 @@ const statements = {
 };
 
 /**
- * Prepaid keys on SQLite: reserving and settling are one short transaction each, of prepared statements. SQLite runs
- * one writer at a time, across processes too, and each transaction takes the write lock with its first statement,
- * so what it reads is what it writes against.
+ * Prepaid keys on SQLite: reserving and settling are one short transaction each, of prepared statements, or, when
+ * several calls reach that point in the same turn of the event loop, one savepoint each of a transaction they
+ * share (group-commit.ts). SQLite runs one writer at a time, across processes too, and each transaction takes the
+ * write lock as it begins (IMMEDIATE), so what it reads is what it writes against.
  */
 export class SqlitePrepaidKeys implements PrepaidKeyStore {
   private readonly reserveTokens;
@@ -98,7 +100,8 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
       prepared.releaseAll.run({ now });
       prepared.sweepAll.run({ now });
     });
-    this.reserveTokens = immediate(client, (values: ReservationValues): { keyId: number; held: number } | undefined => {
+    const group = new GroupCommit(client);
+    const reserveTokens = (values: ReservationValues): { keyId: number; held: number } | undefined => {
       const tokens = values.inputTokens + values.maxOutputTokens;
       let keyId = prepared.take.get({ ...values, tokens }) as number | undefined;
       let held = tokens;
@@ -115,14 +118,17 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
       }
       prepared.insert.run({ keyId, id: values.id, tokens: held, expiresAt: values.expiresAt, now: values.now });
       return { keyId, held };
-    });
-    this.settlement = immediate(client, (reservation: Reservation, usedTokens: number, now: number): number => {
+    };
+    const settle = (reservation: Reservation, usedTokens: number, now: number): number => {
       const named = { keyId: reservation.keyId, id: reservation.id };
       const held = prepared.end.get(named) as number | undefined;
       if (held === undefined) return (prepared.remaining.get(named) as number | undefined) ?? 0;
       const charge = Math.max(0, Math.min(usedTokens, held));
       return prepared.charge.get({ keyId: reservation.keyId, charge, tokens: held, now }) as number;
-    });
+    };
+    this.reserveTokens = (values: ReservationValues) => group.run(() => reserveTokens(values));
+    this.settlement = (reservation: Reservation, usedTokens: number, now: number) =>
+      group.run(() => settle(reservation, usedTokens, now));
   }
 
   async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {
@@ -162,7 +168,7 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
     const values = { codeHash: hashPrepaidCode(code), model, ...tokens, now, expiresAt: now + ttlMs };
     const collided = (error: unknown) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY";
     return withReservationId(this.newReservationId, collided, async (id) => {
-      const reserved = this.reserveTokens({ ...values, id });
+      const reserved = await this.reserveTokens({ ...values, id });
       return reserved && { keyId: reserved.keyId, id, allowedOutput: reserved.held - tokens.inputTokens };
     });
   }
