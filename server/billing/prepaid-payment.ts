@@ -127,10 +127,6 @@ export class PrepaidPayment implements PaymentMethod {
   }
 
   /**
-   * Why the code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
-   * tokens left.
-   */
-  /**
    * Renews the reservation's lease every third of it while the call runs, whole or streamed, until it is charged or
    * released: a live call keeps its budget however long it takes, and a process that dies stops renewing, so its
    * reservations stop counting within one lease.
@@ -144,6 +140,10 @@ export class PrepaidPayment implements PaymentMethod {
     return { stop: () => clearInterval(timer) };
   }
 
+  /**
+   * Why the code could not reserve: no such key (401), a key for another model (400), a disabled key, or too few
+   * tokens left.
+   */
   private async refusal(model: ChatModel, inputTokens: number): Promise<ApiError> {
     const key = await this.store.findByCode(this.code);
     if (!key) return unknownPrepaidKey();

@@ -106,6 +106,7 @@ describe("SseEvent", () => {
     event.changed();
     expect(event.text()).toBe('data: {"model":"b","n":1}\r\n\r\n');
     for (const data of ["[DONE]", "[1]", "{not json", "7"]) expect(new SseEvent(data).json()).toBeUndefined();
+    expect(new SseEvent(' {"a":1}').json()).toEqual({ a: 1 });
   });
 
   it("writes events made here with their name, and multi-line data as several data lines", () => {

@@ -41,7 +41,8 @@ export class SseEvent {
     if (this.parsed !== NOT_PARSED) return this.parsed;
     this.parsed = undefined;
     const { data } = this;
-    if (data === undefined || data.charCodeAt(0) !== 0x7b /* { */) return undefined;
+    // Only an object can be a chunk: other data (`[DONE]`) is not handed to the JSON parser at all.
+    if (data === undefined || !data.trimStart().startsWith("{")) return undefined;
     try {
       const value: unknown = JSON.parse(data);
       if (typeof value === "object" && value !== null && !Array.isArray(value)) {
