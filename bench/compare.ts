@@ -5,7 +5,7 @@
 // order rotating every round, so that the load of a shared machine falls on all three. Prints each one's added
 // p50/p99 over the direct call and its CPU per request. The other checkout needs its node_modules and a production
 // build (`.next`), e.g. symlinks to this checkout's when app/ is unchanged.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { x402Client } from "@x402/core/client";
@@ -18,7 +18,7 @@ import { startGuardedProcess, type GuardedProcess } from "../cli/dev-stack/guard
 import { freePort } from "../cli/dev-stack/next-app";
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { cpuMs } from "./lib/process-cpu";
-import { pidListeningOn } from "./lib/process-memory";
+import { environmentOfServer, pidListeningOn } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { ms, percentile, rotate } from "./lib/stats";
 
@@ -30,13 +30,7 @@ const WARM_UP = 2500;
 const stack = await startBenchStack({ deltaGapMs: 20, deltas: 64 });
 // Both app servers get the environment of the stack's own (which stays idle), and are started the same way: the
 // stack's app logs through a pipe its launcher reads, which measurably changes its cost per request.
-const stackAppPid = pidListeningOn(Number(new URL(stack.appUrl).port))!;
-const environment = Object.fromEntries(
-  readFileSync(`/proc/${stackAppPid}/environ`, "utf8")
-    .split("\0")
-    .filter(Boolean)
-    .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
-) as NodeJS.ProcessEnv;
+const environment = environmentOfServer(stack.appUrl);
 const servers: (GuardedProcess & { name: string; url: string; pid: number })[] = [];
 const databases = mkdtempSync(join(tmpdir(), "paysvc-compare-"));
 

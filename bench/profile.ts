@@ -17,7 +17,7 @@ import { startGuardedProcess } from "../cli/dev-stack/guarded-process";
 import { freePort } from "../cli/dev-stack/next-app";
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { startBenchStack } from "./lib/bench-stack";
-import { pidListeningOn } from "./lib/process-memory";
+import { environmentOfServer } from "./lib/process-memory";
 import { sustainedRate } from "./lib/sustained-rate";
 
 const seconds = Number(process.argv[2] ?? 20);
@@ -74,13 +74,7 @@ function summarise(profile: CpuProfile, top: number): string {
 
 const stack = await startBenchStack({ deltaGapMs: streaming ? 5 : 20, deltas: streaming ? 16 : 64 });
 try {
-  const stackAppPid = pidListeningOn(Number(new URL(stack.appUrl).port))!;
-  const environment = Object.fromEntries(
-    readFileSync(`/proc/${stackAppPid}/environ`, "utf8")
-      .split("\0")
-      .filter(Boolean)
-      .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
-  ) as NodeJS.ProcessEnv;
+  const environment = environmentOfServer(stack.appUrl);
   const profileDir = mkdtempSync(join(tmpdir(), "paysvc-profile-"));
   const port = await freePort();
   const app = startGuardedProcess(

@@ -30,3 +30,18 @@ export function rssMb(pid: number): number {
     .find((entry) => entry.startsWith("VmRSS:"));
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
 }
+
+/**
+ * The environment of the process listening on `url`'s port (Linux /proc): a second app server started with it runs
+ * as the stack's own does.
+ */
+export function environmentOfServer(url: string): NodeJS.ProcessEnv {
+  const pid = pidListeningOn(Number(new URL(url).port));
+  if (pid === undefined) throw new Error(`no process listens at ${url}`);
+  return Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+  ) as NodeJS.ProcessEnv;
+}
