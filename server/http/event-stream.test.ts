@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { EventSplitter, isErrorObject, parseEventStream, SseEvent, writeEventStream } from "./event-stream";
 
 /** The splitter seen through the data of the events it yields, and the text of all of them. */
-class SseDataParser {
+class DataOfEvents {
   private readonly splitter = new EventSplitter();
   private readonly encoder = new TextEncoder();
   text = "";
@@ -25,7 +25,7 @@ const isErrorEvent = (data: string) => {
 
 describe("EventSplitter", () => {
   it("yields the data of complete events only, whatever the chunking", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push('data: {"a"')).toEqual([]);
     expect(parser.push(":1}\n\nevent: x\ndata: two\n")).toEqual(['{"a":1}']);
     expect(parser.push("\n: comment\n\ndata: [DONE]\r\n\r\n")).toEqual(["two", "[DONE]"]);
@@ -33,13 +33,13 @@ describe("EventSplitter", () => {
   });
 
   it("joins multi-line data and returns an unterminated last event on flush", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push("data: line one\ndata: line two\n\ndata:tail")).toEqual(["line one\nline two"]);
     expect(parser.flush()).toEqual(["tail"]);
   });
 
   it("keeps a CRLF split across two chunks one line end, not an event boundary", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push("data: a\r")).toEqual([]);
     expect(parser.push("\n\r\ndata: b\r\n\r\n")).toEqual(["a", "b"]);
     expect(parser.push("data: c\r")).toEqual([]);
@@ -47,7 +47,7 @@ describe("EventSplitter", () => {
   });
 
   it("reads lines split anywhere, and yields nothing for a comment alone", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push(": PROCESSING\n\n")).toEqual([]);
     expect(parser.push("da")).toEqual([]);
     expect(parser.push('ta: {"x"')).toEqual([]);
@@ -56,7 +56,7 @@ describe("EventSplitter", () => {
   });
 
   it("yields each event once when a CRLF is split, and joins lines across a split CRLF", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect([...parser.push("data: a\r"), ...parser.push("\n\r\ndata: b\r\n\r\n")]).toEqual(["a", "b"]);
     expect(parser.push("data: c\r\n\r")).toEqual([]);
     expect(parser.push("\n")).toEqual(["c"]);
@@ -64,7 +64,7 @@ describe("EventSplitter", () => {
   });
 
   it("reads CR alone as a line end, and skips id:, retry: and unknown fields", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push("id: 7\rretry: 100\rdata: x\rfoo: bar\r\rdata: y\r\r")).toEqual(["x"]);
     // A CR that ends a chunk may be the first half of a CRLF: the event it ends waits for the next chunk.
     expect(parser.push("data: z\r\r")).toEqual(["y"]);
@@ -72,12 +72,12 @@ describe("EventSplitter", () => {
   });
 
   it("yields an event with no data line never, and an empty data line as an empty event", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push("event: ping\n\n: keep-alive\n\ndata:\n\n")).toEqual([""]);
   });
 
   it("flushes an unterminated event whatever its last line end, and nothing twice", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     expect(parser.push("data: one\r")).toEqual([]);
     expect(parser.flush()).toEqual(["one"]);
     expect(parser.flush()).toEqual([]);
@@ -88,7 +88,7 @@ describe("EventSplitter", () => {
   });
 
   it("gives every character received to exactly one event's text, comments and line ends as they came", () => {
-    const parser = new SseDataParser();
+    const parser = new DataOfEvents();
     const pieces = [": PROCESSING\r\n\r", '\nid: 1\ndata: {"a"', ":1}\r\rdata: x\r\ndata: y\n\n\n", "data: tail"];
     for (const piece of pieces) parser.push(piece);
     parser.flush();
