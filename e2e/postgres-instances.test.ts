@@ -8,6 +8,7 @@ import { waitFor } from "../cli/dev-stack/wait-for";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
 import { startPostgresStack } from "./support/postgres-stack";
 import { requestFrom } from "./support/request-from";
+import { stalledStream } from "./support/stalled-stream";
 
 const NETWORK = "eip155:5042";
 const USDC = "0x3600000000000000000000000000000000000000" as const;
@@ -214,14 +215,7 @@ describe("two instances over one PostgreSQL database", () => {
   it("releases the reservation of an instance killed mid-stream once it expires, charges nothing twice, and the key serves again", async () => {
     const code = await buyKey(100_000, 5);
     const openai = (url: string) => new OpenAI({ apiKey: code, baseURL: `${url}/v1`, maxRetries: 0 });
-    const stream = await openai(urls[1]!).chat.completions.create({
-      model: "vendor-a/gpt-6-luna",
-      messages: [{ role: "user", content: "[paysvc-dev-fault:stall-mid-stream] tell a long story" }],
-      max_tokens: 2000,
-      stream: true,
-    });
-    const iterator = stream[Symbol.asyncIterator]();
-    expect((await iterator.next()).done).toBe(false);
+    const stream = await stalledStream(urls[1]!, code);
     const held = await keyStatus(urls[0]!, code);
     expect(held.tokens.reserved).toBeGreaterThan(0);
     expect(held.tokens.used).toBe(0);
@@ -229,10 +223,7 @@ describe("two instances over one PostgreSQL database", () => {
     const pid = started.stack.instances[1]!.pid();
     expect(pid).toBeTypeOf("number");
     process.kill(pid!, "SIGKILL");
-    const readToEnd = async () => {
-      while (!(await iterator.next()).done);
-    };
-    await expect(readToEnd()).rejects.toThrow();
+    await expect(stream.readToEnd()).rejects.toThrow();
     // Still held while the reservation lives, then released; nothing was charged for the dead call.
     await waitFor(async () => (await keyStatus(urls[0]!, code)).tokens.reserved === 0, {
       timeoutMs: (RESERVATION_TTL_SECONDS + 5) * 1000,

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
 import { payingClient } from "./support/network-stack";
 import { buyPrepaidCode, stack } from "./support/payments";
 import { startPostgresStack } from "./support/postgres-stack";
+import { stalledStream } from "./support/stalled-stream";
 
 /** The default lease of a prepaid reservation (PREPAID_RESERVATION_TTL_SECONDS): what a dead process may hold. */
 const LEASE_SECONDS = 30;
@@ -17,20 +17,6 @@ const keyTokens = async (url: string, code: string) =>
       tokens: KeyTokens;
     }
   ).tokens;
-
-/** A prepaid stream whose provider goes silent halfway, left open: a call that runs as long as a test wants. */
-async function stalledStream(url: string, code: string) {
-  const stream = await new OpenAI({ apiKey: code, baseURL: `${url}/v1`, maxRetries: 0 }).chat.completions.create({
-    model: "vendor-a/gpt-6-luna",
-    messages: [{ role: "user", content: "[paysvc-dev-fault:stall-mid-stream] tell a long story" }],
-    max_tokens: 2000,
-    stream: true,
-  });
-  const iterator = stream[Symbol.asyncIterator]();
-  expect((await iterator.next()).done).toBe(false);
-  // Whatever the reads end in once the test stops reading.
-  return { close: () => void iterator.return?.().catch(() => undefined) };
-}
 
 /** The app server itself on the URL's port (not the guard whose command line names it too). */
 const serverPid = (url: string) =>
