@@ -96,6 +96,30 @@ describe("EventSplitter", () => {
   });
 });
 
+describe("EventSplitter on long events", () => {
+  it("takes an event cut into many pieces whole, its lines found across the cuts", () => {
+    const splitter = new EventSplitter();
+    const encoder = new TextEncoder();
+    const long = "x".repeat(300_000);
+    const text = `data: ${long}\r\ndata: end\r\n\r\ndata: next\r`;
+    const events: SseEvent[] = [];
+    for (let at = 0; at < text.length; at += 97) events.push(...splitter.push(encoder.encode(text.slice(at, at + 97))));
+    expect(events.map((event) => event.data)).toEqual([`${long}\nend`]);
+    events.push(...splitter.push(encoder.encode("\n\n")));
+    expect(events.map((event) => event.text()).join("")).toBe(`${text}\n\n`);
+  });
+
+  it("fails a stream whose event grows past the longest taken", () => {
+    const splitter = new EventSplitter(1000);
+    const encoder = new TextEncoder();
+    expect(splitter.push(encoder.encode(`data: ${"y".repeat(900)}\n\n`))).toHaveLength(1);
+    splitter.push(encoder.encode(`data: ${"z".repeat(600)}`));
+    expect(() => splitter.push(encoder.encode("z".repeat(600)))).toThrow(
+      "the stream sent an event longer than 1000 characters",
+    );
+  });
+});
+
 describe("SseEvent", () => {
   it("parses its data once, as a JSON object only, and is written as it came until changed, its line ends kept", () => {
     const event = new SseEvent('{"model":"a","n":1}', undefined, 'data:{"model":"a","n":1}\r\n\r\n');

@@ -1,3 +1,5 @@
+import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
+
 /**
  * Server-sent event streams, parsed once: the upstream's bytes become events as they arrive (one batch per network
  * read), the stages between (the sold model id, the Responses translation, metering, the cost in the usage event)
@@ -77,69 +79,92 @@ export class SseEvent {
 
 const LINE_END = /\r\n|\r|\n/g;
 
-/**
- * The events `text` completes, each with the text it spans, and where the last of them ends. Lines end with CRLF,
- * LF or CR; unless `ended`, a CR that ends the text may be the first half of a CRLF and waits for what follows.
- */
-function scanEvents(text: string, ended: boolean): { events: SseEvent[]; end: number } {
-  const events: SseEvent[] = [];
-  let eventStart = 0;
-  let lineStart = 0;
-  let data: string | undefined;
-  let name: string | undefined;
-  let id: string | undefined;
-  LINE_END.lastIndex = 0;
-  for (let match = LINE_END.exec(text); match; match = LINE_END.exec(text)) {
-    const lineEnd = LINE_END.lastIndex;
-    if (!ended && match[0] === "\r" && lineEnd === text.length) break;
-    const line = text.slice(lineStart, match.index);
-    lineStart = lineEnd;
-    if (line === "") {
-      events.push(new SseEvent(data, name, text.slice(eventStart, lineEnd), id));
-      eventStart = lineEnd;
-      data = name = id = undefined;
-      continue;
-    }
-    if (line.charCodeAt(0) === 0x3a /* : */) continue;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 0x20) value = value.slice(1);
-    if (field === "data") data = data === undefined ? value : `${data}\n${value}`;
-    else if (field === "event") name = value;
-    else if (field === "id") id = value;
-  }
-  return { events, end: eventStart };
-}
+/** The longest event taken, in characters: as long as the largest whole answer read from a provider. */
+const MAX_EVENT_LENGTH = MAX_UPSTREAM_ANSWER_BYTES;
 
 /**
- * Splits text arriving in arbitrary pieces into events, as the event-stream format defines them: a blank line ends
- * an event; `data:` lines join with "\n", `event:` names it, `id:` is kept, lines starting with ":" are comments,
- * other fields are kept in the text only. Every character received belongs to exactly one event's text.
+ * Splits text arriving in arbitrary pieces into events, as the event-stream format defines them: lines end with
+ * CRLF, LF or CR (a CR that ends a piece waits for the next, which may hold its LF); a blank line ends an event;
+ * `data:` lines join with "\n", `event:` names it, `id:` is kept, lines starting with ":" are comments, other fields
+ * are kept in the text only. Every character received belongs to exactly one event's text. Each character is
+ * looked at once however the pieces cut an event, and an event longer than `maxEventLength` fails the stream.
  */
 export class EventSplitter {
-  private pending = "";
+  /** The text from the start of the event not complete yet. */
+  private text = "";
+  /** Where, in `text`, the line not ended yet starts, and where the search for its end goes on. */
+  private lineStart = 0;
+  private searchFrom = 0;
+  private data: string | undefined;
+  private name: string | undefined;
+  private id: string | undefined;
   private readonly decoder = new TextDecoder();
+
+  constructor(private readonly maxEventLength = MAX_EVENT_LENGTH) {}
 
   /** The events `bytes` completed. */
   push(bytes: Uint8Array): SseEvent[] {
-    this.pending += this.decoder.decode(bytes, { stream: true });
-    const { events, end } = scanEvents(this.pending, false);
-    this.pending = this.pending.slice(end);
+    this.text += this.decoder.decode(bytes, { stream: true });
+    return this.scan(false);
+  }
+
+  /** The events left when the stream ends, a last one without its blank line included (its text as it came). */
+  end(): SseEvent[] {
+    this.text += this.decoder.decode();
+    const events = this.scan(true);
+    if (this.text !== "") {
+      if (this.lineStart < this.text.length) this.field(this.text.slice(this.lineStart));
+      events.push(new SseEvent(this.data, this.name, this.text, this.id));
+    }
+    this.text = "";
+    this.lineStart = this.searchFrom = 0;
+    this.data = this.name = this.id = undefined;
     return events;
   }
 
-  /** The events left when the stream ends, a last one without its blank line included. */
-  end(): SseEvent[] {
-    const rest = this.pending + this.decoder.decode();
-    this.pending = "";
-    const { events, end } = scanEvents(rest, true);
-    if (end < rest.length) {
-      // The stream ended inside an event: its last line counts as ended, and the event is dispatched as it came.
-      const [last] = scanEvents(`${rest.slice(end)}\n\n`, true).events;
-      if (last) events.push(new SseEvent(last.data, last.name, rest.slice(end), last.id));
+  private scan(ended: boolean): SseEvent[] {
+    const events: SseEvent[] = [];
+    const { text } = this;
+    let eventStart = 0;
+    LINE_END.lastIndex = this.searchFrom;
+    this.searchFrom = text.length;
+    for (let match = LINE_END.exec(text); match; match = LINE_END.exec(text)) {
+      const lineEnd = LINE_END.lastIndex;
+      if (!ended && match[0] === "\r" && lineEnd === text.length) {
+        this.searchFrom = match.index;
+        break;
+      }
+      const line = text.slice(this.lineStart, match.index);
+      this.lineStart = lineEnd;
+      if (line !== "") {
+        this.field(line);
+        continue;
+      }
+      events.push(new SseEvent(this.data, this.name, text.slice(eventStart, lineEnd), this.id));
+      eventStart = lineEnd;
+      this.data = this.name = this.id = undefined;
+    }
+    if (eventStart > 0) {
+      this.text = text.slice(eventStart);
+      this.lineStart -= eventStart;
+      this.searchFrom -= eventStart;
+    }
+    if (this.text.length > this.maxEventLength) {
+      throw new Error(`the stream sent an event longer than ${this.maxEventLength} characters`);
     }
     return events;
+  }
+
+  /** Reads one line of the event not complete yet. */
+  private field(line: string): void {
+    if (line.charCodeAt(0) === 0x3a /* : */) return;
+    const colon = line.indexOf(":");
+    const name = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 0x20) value = value.slice(1);
+    if (name === "data") this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    else if (name === "event") this.name = value;
+    else if (name === "id") this.id = value;
   }
 }
 

@@ -121,6 +121,14 @@ export class OpenAiUpstream {
     let response: UpstreamAnswer | undefined;
     let chunks: AsyncIterator<Buffer, undefined> | undefined;
     const splitter = new EventSplitter();
+    /** The events a read completed (all that are left, at the end); an event too long is a protocol failure. */
+    const split = (done: boolean | undefined, value: Buffer | undefined): SseEvent[] => {
+      try {
+        return done || !value ? splitter.end() : splitter.push(value);
+      } catch (error) {
+        throw new UpstreamError("protocol", (error as Error).message);
+      }
+    };
     const received: SseEvent[] = [];
     try {
       response = await this.postForStream(path, body, controller.signal);
@@ -130,7 +138,7 @@ export class OpenAiUpstream {
       let first: SseEvent | undefined;
       while (first === undefined) {
         const { done, value } = await chunks.next();
-        const events = done ? splitter.end() : splitter.push(value);
+        const events = split(done, value);
         received.push(...events);
         first = events.find((event) => event.data !== undefined);
         if (done && first === undefined) {
@@ -164,7 +172,7 @@ export class OpenAiUpstream {
           try {
             for (;;) {
               const { done, value } = await upstream.chunks.next();
-              const events = done ? splitter.end() : splitter.push(value);
+              const events = split(done, value);
               if (events.length > 0) streamController.enqueue(events);
               if (done) return streamController.close();
               if (events.length > 0) return;
