@@ -4,7 +4,9 @@
 // process has one AppContext. `next start` alone serves only the console, and it cannot show it: nothing would
 // have started the AppContext. Usage:
 //   node app/serve.mjs --port 3000 --hostname 127.0.0.1
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import next from "next";
 import { createNodeHandler, startAppContext } from "../dist/server.mjs";
@@ -28,7 +30,12 @@ await app.prepare();
 
 // The origin the framework puts in request.url; handlers that need the caller's view use Host or PUBLIC_BASE_URL.
 const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
-const answerDirectly = createNodeHandler(origin);
+// The framework's paths: the console's pages, as its build lists them, and its own files under /_next/. Every
+// other path is the API's, answered by the server module (a JSON 404 for one that is no endpoint's).
+const pages = new Set(
+  Object.values(JSON.parse(readFileSync(join(process.cwd(), ".next", "app-path-routes-manifest.json"), "utf8"))),
+);
+const answerDirectly = createNodeHandler(origin, (path) => pages.has(path) || path.startsWith("/_next/"));
 
 const server = createServer((request, response) => {
   if (!answerDirectly(request, response)) handle(request, response);

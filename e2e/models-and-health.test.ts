@@ -59,3 +59,30 @@ describe("GET /health", () => {
     });
   });
 });
+
+describe("paths that are no endpoint's", () => {
+  it("answers them with the API's JSON 404 (CORS included), other methods with 405, and leaves the console's pages", async () => {
+    for (const [method, path] of [
+      ["GET", "/v1/no-such-endpoint"],
+      ["POST", "/v1/chat/completion"],
+      ["GET", "/favicon.ico"],
+    ] as const) {
+      const response = await fetch(`${stack().appUrl}${path}`, {
+        method,
+        headers: { origin: "https://agent.example" },
+      });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.headers.get("content-type")).toBe("application/json");
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    }
+    const deleted = await fetch(`${stack().appUrl}/health`, { method: "DELETE" });
+    expect(deleted.status).toBe(405);
+    expect(deleted.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    for (const page of ["/", "/keys", "/quota"]) {
+      const response = await fetch(`${stack().appUrl}${page}`);
+      expect(response.status, page).toBe(200);
+      expect(response.headers.get("content-type")).toContain("text/html");
+    }
+  });
+});

@@ -46,9 +46,12 @@ function startedRouter(): Router {
   return router;
 }
 
-/** The handler app/serve.mjs runs for every request: true when it answers it, false to leave it to the framework. */
-export function createNodeHandler(origin: string) {
-  return nodeHandler(startedRouter(), origin);
+/**
+ * The handler app/serve.mjs runs for every request: false for the paths `framework` says are the framework's,
+ * left to it; true for every other, answered.
+ */
+export function createNodeHandler(origin: string, framework: (path: string) => boolean) {
+  return nodeHandler(startedRouter(), origin, framework);
 }
 
 /** The deployment as a visitor reaches it at `host`, for the console's pages. */

@@ -43,8 +43,9 @@ export function textAnswer(
 }
 
 /**
- * A server-sent event stream, its events written out as they come (event-stream.ts). `X-Accel-Buffering: no` keeps proxies such as nginx from holding events back; the
- * app itself never compresses or buffers (next.config.ts turns compression off).
+ * A server-sent event stream, its events written out as they come (event-stream.ts). `X-Accel-Buffering: no` keeps
+ * proxies such as nginx from holding events back; the app itself never compresses or buffers (next.config.ts turns
+ * compression off).
  */
 export function eventStreamAnswer(events: EventStream, headers: Record<string, string>): ApiAnswer {
   return {

@@ -11,9 +11,6 @@ export interface HttpRoute {
   handle: ApiHandler;
 }
 
-/** What a method and path lead to: a route's handler, or an answer that the path has no such method. */
-export type RouteMatch = { handle: ApiHandler } | undefined;
-
 /**
  * The route table: each method and path to its handler, its errors answered (answer-errors.ts). HEAD is GET without
  * a body; OPTIONS and other methods on a known path are answered with the methods it has. Every answer, 404s and
@@ -57,25 +54,20 @@ export class Router {
     return this.cors().apply(answer, origin);
   }
 
-  /** The handler of a method and path (no query), or undefined for a path that is no route's. */
-  find(method: string, path: string): RouteMatch {
+  /**
+   * The handler of a method and path (no query): its route's; for a path of other methods, the preflight (OPTIONS)
+   * or a 405 naming them; for a path that is no route's, a 404.
+   */
+  answer(method: string, path: string): ApiHandler {
     const handle = this.routes.get(`${method} ${path}`);
-    if (handle) return { handle };
+    if (handle) return handle;
     const allow = this.allowByPath.get(path);
-    if (allow === undefined) return undefined;
-    if (method === "OPTIONS") return { handle: async (request) => this.cors().options(request, allow) };
+    if (allow === undefined) return async (request) => this.withCors(notFound(path), request.headers.get("origin"));
+    if (method === "OPTIONS") return async (request) => this.cors().options(request, allow);
     const refusal = new ApiError("method_not_allowed", `${method} is not allowed on ${path}; allowed: ${allow}`, {
       headers: { Allow: allow },
     });
-    return { handle: async (request) => this.withCors(refusal.toAnswer(), request.headers.get("origin")) };
-  }
-
-  /** Like `find`, and a path that is no route's is answered 404. */
-  answer(method: string, path: string): ApiHandler {
-    return (
-      this.find(method, path)?.handle ??
-      (async (request) => this.withCors(notFound(path), request.headers.get("origin")))
-    );
+    return async (request) => this.withCors(refusal.toAnswer(), request.headers.get("origin"));
   }
 }
 
