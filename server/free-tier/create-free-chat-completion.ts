@@ -25,7 +25,8 @@ function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
 /**
  * Endpoint 11: a free chat completion with the catalog's free model (`vendor-b/gpt-oss-20b` by default), its body
  * checked by `parse` (built once per endpoint); at most 2048 output tokens (a larger max_tokens or
- * max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller address. Refused requests and requests that fail upstream are not counted.
+ * max_completion_tokens is lowered, and the answer says so) and 8192 input tokens, limited per caller address.
+ * Refused requests and requests that fail upstream are not counted.
  */
 export async function createFreeChatCompletion(
   context: Pick<AppContext, "clientAddresses" | "config" | "freeChatWindows" | "providers">,
@@ -77,7 +78,7 @@ export async function createFreeChatCompletion(
 
 /** Endpoint 12: the caller's use of both windows. */
 export async function freeChatQuota(
-  context: Pick<AppContext, "clientAddresses" | "config" | "freeChatWindows" | "providers">,
+  context: Pick<AppContext, "clientAddresses" | "config" | "freeChatWindows">,
   request: ApiRequest,
 ): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
