@@ -30,10 +30,14 @@ export async function billRequest(
     const parsed = endpoint.parse(body.value);
     const quote = endpoint.quote(parsed, context.config.network);
     const { usage } = endpoint;
+    let url: string | undefined;
     const call: BillableCall = {
       request,
       body,
-      resourceUrl: resourceUrl(context.config, request),
+      // Taken apart from the request when first read: x402 binds a payment to it, a prepaid call never reads it.
+      get resourceUrl() {
+        return (url ??= resourceUrl(context.config, request));
+      },
       endpoint: path,
       quote,
       quoteMs: performance.now() - started,

@@ -32,7 +32,9 @@ export function quoteCompletion(options: {
   const quote = quoteTokens({ model, inputTokens, maxOutputTokens, network });
   return {
     amount: quote.amount,
-    display: quote.display,
+    get display() {
+      return quote.display;
+    },
     description: options.description,
     model: model.id,
     tokens: { model, input: inputTokens, maxOutput: maxOutputTokens, decimals: network.usdc.decimals },

@@ -44,21 +44,25 @@ export function quoteTokens(options: {
   const outputScaled = BigInt(maxOutputTokens) * outputRate;
   const amount = chargeFor(divideRoundingUp(inputScaled + outputScaled, TOKENS_PER_RATE_UNIT), network);
   const exact = (scaled: bigint) => trimZeros(atomicToDecimal(scaled, decimals + 6));
+  let display: TokenQuote["display"] | undefined;
   return {
     amount,
-    display: {
-      model: model.id,
-      input_tokens: inputTokens,
-      max_output_tokens: maxOutputTokens,
-      input_usd_per_1m: model.inputUsdPerMillion,
-      output_usd_per_1m: model.outputUsdPerMillion,
-      input_usd: exact(inputScaled),
-      output_usd: exact(outputScaled),
-      settlement_overhead_usd: network.settlementOverheadUsd,
-      minimum_charge_usd: MINIMUM_CHARGE_USD,
-      total_usd: atomicToDecimal(amount, decimals),
-      amount: amount.toString(),
-      asset_decimals: decimals,
+    // Written out when first read: a 402 shows it, a prepaid call never reads it.
+    get display() {
+      return (display ??= {
+        model: model.id,
+        input_tokens: inputTokens,
+        max_output_tokens: maxOutputTokens,
+        input_usd_per_1m: model.inputUsdPerMillion,
+        output_usd_per_1m: model.outputUsdPerMillion,
+        input_usd: exact(inputScaled),
+        output_usd: exact(outputScaled),
+        settlement_overhead_usd: network.settlementOverheadUsd,
+        minimum_charge_usd: MINIMUM_CHARGE_USD,
+        total_usd: atomicToDecimal(amount, decimals),
+        amount: amount.toString(),
+        asset_decimals: decimals,
+      });
     },
   };
 }

@@ -60,6 +60,23 @@ describe("GroupCommit over a SQLite file", () => {
     expect(commits() - before).toBe(2);
   });
 
+  it("rolls back whole a write alone in its turn that throws, and keeps going", async () => {
+    const { writer, commits, values } = open();
+    const group = new GroupCommit(writer);
+    const insert = writer.prepare("insert into rows (value) values (?)");
+    const before = commits();
+    const failed = group.run(() => {
+      insert.run("half");
+      throw new Error("refused after a write");
+    });
+    await expect(failed).rejects.toThrow("refused after a write");
+    expect(values()).toEqual([]);
+    expect(writer.inTransaction).toBe(false);
+    await expect(group.run(() => insert.run("next").changes)).resolves.toBe(1);
+    expect(values()).toEqual(["next"]);
+    expect(commits() - before).toBe(1);
+  });
+
   it("fails every write of a group whose commit fails", async () => {
     const { writer, values } = open();
     const group = new GroupCommit(writer);
