@@ -125,6 +125,14 @@ export const sharedSchema = z.object({
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
+  // Whether chat and Responses 402s also offer x402 `upto` (charged the tokens used), where the facilitator settles it.
+  X402_UPTO: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default("on")
+    .pipe(z.enum(["on", "off"], { error: "must be on or off" }))
+    .transform((value) => value === "on"),
   // How long a paid answer is kept for a retry under its payment-identifier.
   PAYMENT_ID_TTL_SECONDS: positiveInteger(3600),
   // How often each app process reconciles the ledger's open rows with the chain; 0: never (run the command).

@@ -42,6 +42,11 @@ export interface ServiceConfig {
   /** PostgreSQL connections per process; callers beyond it queue. */
   databasePoolSize: number;
   paymentTimeoutSeconds: number;
+  /**
+   * Whether a chat or Responses 402 for a whole answer also offers the `upto` scheme (the caller signs the quote as a
+   * maximum and is charged the tokens used), where the facilitator lists it for the network.
+   */
+  upto: boolean;
   /** The bearer token GET /metrics asks for; undefined: no metrics endpoint (404). */
   metricsToken: string | undefined;
   /** How often the process reconciles the ledger's open rows in the background; 0: never. */
@@ -152,6 +157,7 @@ export function loadServiceConfig(
     databaseUrl: values.DATABASE_URL,
     databasePoolSize: values.DATABASE_POOL_SIZE,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
+    upto: values.X402_UPTO,
     metricsToken: values.METRICS_TOKEN,
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
     paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,

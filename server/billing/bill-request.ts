@@ -45,6 +45,7 @@ export async function billRequest(
       usage: usage && {
         fromJson: usage.fromJson,
         streamMeter: (allowedOutput) => usage.streamMeter(parsed, allowedOutput),
+        streamed: usage.streamed(parsed),
       },
     };
     refusedAs = "refused";
@@ -63,7 +64,7 @@ export async function billRequest(
     const finished = await session.finish(prepared);
     metrics.request(path, finished.outcome);
     metrics.timed(finished.payment, finished.timings);
-    if (finished.outcome === "paid") metrics.settled(path, quote.model, quote.amount);
+    if (finished.outcome === "paid") metrics.settled(path, quote.model, finished.settledAmount ?? quote.amount);
     return finished.answer;
   } catch (error) {
     if (isApiError(error)) metrics.failed(path, error.status, error.code, refusedAs);

@@ -62,8 +62,15 @@ export interface BillableCall {
   quoteMs: number;
   /** Extensions the 402 names beside the quote (the bazaar discovery extension). */
   extensions?: Record<string, unknown>;
-  /** How the call's output tokens are read, where a prepaid key may pay. */
-  usage?: { fromJson(body: unknown): number | undefined; streamMeter(allowedOutput: number): StreamMeter };
+  /**
+   * How the call's output tokens are read, where a prepaid key may pay; `streamed` when the caller asked for a
+   * stream. A whole answer of such a call may also be paid with x402 `upto` and charged the tokens used.
+   */
+  usage?: {
+    fromJson(body: unknown): number | undefined;
+    streamMeter(allowedOutput: number): StreamMeter;
+    streamed: boolean;
+  };
 }
 
 /**
@@ -83,6 +90,8 @@ export interface Finished {
   outcome: Extract<RequestOutcome, "paid" | "prepaid" | "settle_unknown" | "refused">;
   payment: PaymentKind;
   timings: Record<string, number>;
+  /** What an x402 payment settled (or was asked to settle), in atomic units. */
+  settledAmount?: bigint;
 }
 
 /**

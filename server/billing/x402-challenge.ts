@@ -36,7 +36,8 @@ export function paymentRequiredDocument(
   return {
     x402Version: 2,
     resource: resourceInfo(call),
-    accepts: [priced.requirements],
+    // `exact` first: a client that takes the first entry it can pay pays as it always did.
+    accepts: priced.upto ? [priced.requirements, priced.upto] : [priced.requirements],
     extensions: { quote: priced.quote, "payment-identifier": paymentIdentifier, ...call.extensions },
   };
 }
@@ -72,9 +73,10 @@ export function paymentChallenge(
 
 /** x402 v1's document of the same terms, for v1 clients, which read the body; with the same extensions. */
 function v1DocumentJson(paymentRequired: PaymentRequired, v1Network: string): string {
-  const accepts = paymentRequired.accepts.map((accepted) =>
-    v1Requirements(accepted, v1Network, paymentRequired.resource),
-  );
+  // x402 v1 has only `exact`.
+  const accepts = paymentRequired.accepts
+    .filter((accepted) => accepted.scheme === "exact")
+    .map((accepted) => v1Requirements(accepted, v1Network, paymentRequired.resource));
   return jsonWithExtensions({ x402Version: 1, accepts }, paymentRequired.extensions);
 }
 

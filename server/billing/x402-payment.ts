@@ -1,3 +1,4 @@
+import type { PaymentRequirements } from "@x402/core/types";
 import { isApiError } from "../errors";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import { atomicToDecimal } from "../money";
@@ -54,8 +55,8 @@ export class X402Payment implements PaymentMethod {
     }
     try {
       const { payment, v1 } = this.decode(header, call, priced, refuse);
-      await this.match(payment, v1, call, priced, refuse);
-      const terms = facilitatorTerms(payment, priced.requirements, v1);
+      const signedFor = await this.match(payment, v1, call, priced, refuse);
+      const terms = facilitatorTerms(payment, signedFor, v1);
       const identified = paymentIdentifierOf(payment);
       if (identified.problem) throw refuse("payment_invalid", identified.problem);
       const replay = identified.id && (await this.replay(identified.id, payment, terms, call, refuse));
@@ -119,14 +120,17 @@ export class X402Payment implements PaymentMethod {
     }
   }
 
-  /** The payment is for exactly this request: its terms (and, v2, the resource it was signed for). */
+  /**
+   * The payment is for exactly this request: one of its terms (and, v2, the resource it was signed for). Returns the
+   * requirements it was signed for: `exact`, or `upto` where the 402 offered it.
+   */
   private async match(
     payment: DecodedPayment,
     v1: V1Requirements | undefined,
     call: BillableCall,
     priced: PricedRequest,
     refuse: Refuse,
-  ): Promise<void> {
+  ): Promise<PaymentRequirements> {
     if (v1) {
       if (!(await this.gateway.acceptsV1().catch(() => true))) {
         throw refuse(
@@ -137,15 +141,24 @@ export class X402Payment implements PaymentMethod {
       // v1 signs no resource: a payment is bound to its amount and pay-to (and the nonce, once).
       const problem = v1Mismatch(payment, v1);
       if (problem) throw refuse("payment_mismatch", problem);
-      return;
+      return priced.requirements;
     }
-    if (!this.gateway.matches(payment.payload, priced.requirements)) {
-      throw refuse("payment_mismatch", describeMismatch(payment.payload.accepted, priced.requirements));
+    const { accepted } = payment.payload;
+    const offered = accepted.scheme === "upto" ? priced.upto : priced.requirements;
+    if (!offered) {
+      throw refuse(
+        "payment_mismatch",
+        `This request is not offered with the ${accepted.scheme} scheme (upto is offered for whole chat and Responses answers, where the deployment settles it); sign one of the requirements in PAYMENT-REQUIRED`,
+      );
+    }
+    if (!this.gateway.matches(payment.payload, offered)) {
+      throw refuse("payment_mismatch", describeMismatch(accepted, offered));
     }
     const signedResource = payment.payload.resource?.url;
     if (signedResource !== undefined && signedResource !== call.resourceUrl) {
       throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
     }
+    return offered;
   }
 
   /** A retry of a delivered request under its payment-identifier: its kept answer, charged once (for the first). */
@@ -180,6 +193,7 @@ export class X402Payment implements PaymentMethod {
       nonce: payment.nonce,
       payer: payment.payer,
       amount: priced.amount,
+      scheme: payment.payload.accepted?.scheme === "upto" ? "upto" : "exact",
       network: priced.requirements.network,
       resource: call.resourceUrl,
       endpoint: call.endpoint,

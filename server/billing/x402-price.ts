@@ -10,7 +10,10 @@ import type { BillableCall } from "./payment-method";
 export interface PricedRequest {
   amount: bigint;
   quote: Record<string, unknown>;
+  /** The `exact` requirements: pay `amount`. */
   requirements: PaymentRequirements;
+  /** Where offered, the `upto` requirements: sign for at most `amount`, be charged the tokens used. */
+  upto?: PaymentRequirements;
 }
 
 /** A held quote as the database keeps it: JSON, with the amount as a decimal string. */
@@ -34,7 +37,7 @@ export interface LiveGas {
  */
 export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas?: LiveGas): Promise<PricedRequest> {
   const { amount, display } = call.quote;
-  if (!gas) return { amount, quote: display, requirements: await requirementsOrUnavailable(gateway, amount) };
+  if (!gas) return { amount, quote: display, ...(await requirementsOrUnavailable(gateway, call, amount)) };
   const lifetimeMs = gateway.paymentTimeoutSeconds * 1000;
   return gas.hold.get(`${call.resourceUrl}\n${call.body.sha256}`, lifetimeMs, async () => {
     let estimate;
@@ -52,14 +55,27 @@ export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas
     return {
       amount: total,
       quote: { ...display, ...estimate.display, total_usd: atomicToDecimal(total, decimals), amount: total.toString() },
-      requirements: await requirementsOrUnavailable(gateway, total),
+      ...(await requirementsOrUnavailable(gateway, call, total)),
     };
   });
 }
 
-async function requirementsOrUnavailable(gateway: PaymentGateway, amount: bigint): Promise<PaymentRequirements> {
+/**
+ * The call's requirements: `exact` for `amount`; and `upto` with `amount` as its maximum for a whole answer billed
+ * in tokens (chat, Responses), where the deployment offers it.
+ */
+async function requirementsOrUnavailable(
+  gateway: PaymentGateway,
+  call: BillableCall,
+  amount: bigint,
+): Promise<Pick<PricedRequest, "requirements" | "upto">> {
+  const usageCharged = call.usage !== undefined && !call.usage.streamed && call.quote.tokens !== undefined;
   try {
-    return await gateway.requirementsFor(amount);
+    const [requirements, upto] = await Promise.all([
+      gateway.requirementsFor(amount),
+      usageCharged ? gateway.uptoRequirementsFor(amount) : undefined,
+    ]);
+    return upto ? { requirements, upto } : { requirements };
   } catch (error) {
     throw facilitatorUnavailable(error);
   }

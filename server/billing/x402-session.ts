@@ -8,6 +8,7 @@ import type { PaymentLedger } from "../payment/payment-ledger";
 import type { DecodedPayment } from "../payment/payment-signature";
 import type { facilitatorTerms } from "../payment/x402-v1";
 import { UpstreamError } from "../upstream/upstream-error";
+import { usedTokensCharge } from "../pricing/used-tokens-charge";
 import { requestKey, type PaidRetries } from "./paid-retries";
 import type { BillableCall, Finished, PreparedAnswer } from "./payment-method";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
@@ -88,25 +89,26 @@ export class X402Session {
 
   finish = async (answer: PreparedAnswer): Promise<Finished> => {
     const { timings, paymentId } = this;
-    const { ledger } = this.services;
-    // What every answer built below says it cost, settled or not: the price this payment settles.
-    const { amount, requirements } = this.priced;
-    const price = { amount, network: requirements.network, decimals: this.services.gateway.network.usdc.decimals };
+    const { ledger, gateway } = this.services;
+    // What every answer built below says it cost, settled or not: what this payment settles.
+    const amount = this.settlementAmount(answer);
+    const price = { amount, network: this.priced.requirements.network, decimals: gateway.network.usdc.decimals };
     answer = { ...answer, price };
     timings.upstream = performance.now() - this.workStarted;
     const started = performance.now();
     let settlement: SettleResponse;
     try {
-      settlement = await this.services.gateway.settle(this.terms.payload, this.terms.requirements);
+      const { payload, requirements } = this.terms;
+      settlement = await gateway.settle(payload, requirements, requirements.scheme === "upto" ? amount : undefined);
     } catch (error) {
       timings.settle = performance.now() - started;
       this.services.metrics.facilitatorFailed("settle");
-      return this.outcomeUnknown(answer, (error as Error).message);
+      return this.outcomeUnknown(answer, amount, (error as Error).message);
     }
     timings.settle = performance.now() - started;
     // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
     if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
-      return this.outcomeUnknown(answer, "settlement_pending", settlement.transaction);
+      return this.outcomeUnknown(answer, amount, "settlement_pending", settlement.transaction);
     }
     if (!settlement.success) return this.unsettled(answer, settlement);
     const { transaction } = settlement;
@@ -115,6 +117,7 @@ export class X402Session {
         await ledger.update(paymentId, {
           status: "settled",
           transaction,
+          settledAmount: amount,
           upstreamMs: timings.upstream,
           settleMs: timings.settle,
         });
@@ -122,17 +125,29 @@ export class X402Session {
         // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
         logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });
       }
-      this.log("settled", undefined, transaction);
+      this.log("settled", undefined, transaction, amount);
     };
     timings.total = this.sinceEntry();
     // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
     // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
     if (answer.kind === "stream") await record();
     const paid = paidAnswer(answer, settlement, timings, answer.kind === "json" ? () => void record() : undefined);
-    return this.finished(paid, "paid");
+    return this.finished(paid, "paid", amount);
   };
 
-  private async finished(answer: ApiAnswer, outcome: Finished["outcome"]): Promise<Finished> {
+  /**
+   * What the payment settles: its price (`exact`); for `upto`, the tokens the answer used at their price (the
+   * whole maximum when the answer does not say how many it wrote).
+   */
+  private settlementAmount(answer: PreparedAnswer): bigint {
+    const maximum = this.priced.amount;
+    const { tokens, amount: quoted } = this.call.quote;
+    if (this.terms.requirements.scheme !== "upto" || !tokens || answer.kind !== "json") return maximum;
+    const outputTokens = this.call.usage?.fromJson(answer.body);
+    return usedTokensCharge({ tokens, quoted, maximum, outputTokens, network: this.services.gateway.network });
+  }
+
+  private async finished(answer: ApiAnswer, outcome: Finished["outcome"], settled?: bigint): Promise<Finished> {
     // v1 clients read the settlement from X-PAYMENT-RESPONSE (same encoding); PAYMENT-RESPONSE stays for all.
     const settlement = answer.headers["payment-response"];
     if (this.payment.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
@@ -142,7 +157,7 @@ export class X402Session {
       const request = requestKey(this.call.resourceUrl, this.call.body.sha256);
       await this.services.retries.keep(answer, { payer, paymentId: this.paymentIdentifier, nonce, request });
     }
-    return { answer, outcome, payment: "x402", timings: this.timings };
+    return { answer, outcome, payment: "x402", timings: this.timings, settledAmount: settled };
   }
 
   /**
@@ -150,12 +165,19 @@ export class X402Session {
    * deliver it rather than risk a payer paying for nothing, and leave the row, with the transaction when one is
    * known, for reconciliation against the chain.
    */
-  private async outcomeUnknown(answer: PreparedAnswer, reason: string, transaction?: string): Promise<Finished> {
+  private async outcomeUnknown(
+    answer: PreparedAnswer,
+    amount: bigint,
+    reason: string,
+    transaction?: string,
+  ): Promise<Finished> {
     const { timings } = this;
     await this.services.ledger.update(this.paymentId, {
       status: "settle_unknown",
       failureReason: reason,
       transaction,
+      // What the settlement was asked to move, which reconciliation checks against the chain.
+      settledAmount: amount,
       upstreamMs: timings.upstream,
       settleMs: timings.settle,
     });
@@ -195,12 +217,14 @@ export class X402Session {
     return this.call.quoteMs + performance.now() - this.entered;
   }
 
-  private log(outcome: string, reason?: string, transaction?: string): void {
+  private log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void {
     logEvent(outcome === "settled" ? "info" : "warn", "paid_request", {
       resource: this.call.resourceUrl,
       outcome,
       payer: this.payment.payer,
+      scheme: this.terms.requirements.scheme,
       amount: this.payment.payload.accepted.amount,
+      settled: settled?.toString(),
       reason,
       transaction,
       timings_ms: Object.fromEntries(

@@ -9,6 +9,7 @@ import {
   type VerifyResponse,
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { NetworkDefinition } from "../../networks";
 
@@ -20,6 +21,8 @@ export interface PaymentGatewayConfig {
   facilitatorTimeoutMs: number;
   facilitator?: FacilitatorClient;
   paymentTimeoutSeconds: number;
+  /** Offer `upto` beside `exact` where the facilitator settles it for the network (EVM). */
+  upto?: boolean;
 }
 
 /** The facilitator could not be asked (down, timed out, answered garbage): no verdict on the payment. */
@@ -39,6 +42,7 @@ export class PaymentGateway {
   private readonly server: x402ResourceServer;
   private initialized: Promise<void> | undefined;
   private v1Support: Promise<boolean> | undefined;
+  private uptoSupport: Promise<boolean> | undefined;
 
   constructor(private readonly config: PaymentGatewayConfig) {
     this.facilitator =
@@ -51,6 +55,7 @@ export class PaymentGateway {
     if (network.kind === "evm" && network.x402V1Network) {
       this.server.register(network.x402V1Network as Network, scheme);
     }
+    if (config.upto && network.kind === "evm") this.server.register(network.id, new UptoEvmScheme());
   }
 
   get network(): NetworkDefinition {
@@ -75,10 +80,24 @@ export class PaymentGateway {
    * they carry the token's EIP-712 domain; on Solana the scheme adds the facilitator's fee payer.
    */
   async requirementsFor(amount: bigint): Promise<PaymentRequirements> {
+    return this.build("exact", amount);
+  }
+
+  /**
+   * The `upto` requirements with `amount` as the most the payer signs for, where this deployment offers `upto` and
+   * the facilitator lists it for the network (its `extra.facilitatorAddress`, which the payer's signature names, comes
+   * from there); undefined otherwise.
+   */
+  async uptoRequirementsFor(amount: bigint): Promise<PaymentRequirements | undefined> {
+    if (!(await this.settlesUpto())) return undefined;
+    return this.build("upto", amount);
+  }
+
+  private async build(scheme: "exact" | "upto", amount: bigint): Promise<PaymentRequirements> {
     await this.ensureInitialized();
     const { network } = this.config;
     const [requirements] = await this.server.buildPaymentRequirements({
-      scheme: "exact",
+      scheme,
       network: network.id,
       payTo: this.config.payTo,
       maxTimeoutSeconds: this.config.paymentTimeoutSeconds,
@@ -114,11 +133,13 @@ export class PaymentGateway {
     }
   }
 
-  async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+  /** Settles a payment: `exact` its amount; `upto` the `amount` given (at most the signed maximum, 0 for nothing). */
+  async settle(payload: PaymentPayload, requirements: PaymentRequirements, amount?: bigint): Promise<SettleResponse> {
     // A reconciler may settle before anything else asked the facilitator what it supports.
     await this.ensureInitialized();
+    const overrides = amount === undefined ? undefined : { amount: amount.toString() };
     try {
-      return await this.server.settlePayment(payload, requirements);
+      return await this.server.settlePayment(payload, requirements, undefined, undefined, overrides);
     } catch (error) {
       if (error instanceof SettleError) {
         return {
@@ -151,6 +172,24 @@ export class PaymentGateway {
       },
     );
     return this.v1Support;
+  }
+
+  /**
+   * Whether this deployment offers `upto` and the facilitator settles it on this network (asked once; a failure to
+   * ask is retried next time).
+   */
+  private settlesUpto(): Promise<boolean> {
+    const { network } = this.config;
+    if (!this.config.upto || network.kind !== "evm") return Promise.resolve(false);
+    this.uptoSupport ??= this.facilitator.getSupported().then(
+      (supported) =>
+        supported.kinds.some((kind) => kind.x402Version === 2 && kind.scheme === "upto" && kind.network === network.id),
+      (error: unknown) => {
+        this.uptoSupport = undefined;
+        throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
+      },
+    );
+    return this.uptoSupport;
   }
 
   /** Health probe: the facilitator answers /supported and supports this network's exact scheme. */

@@ -1,9 +1,14 @@
 import type { PaymentStatus } from "../storage/payment-status";
 
+/** How a payment is settled: its amount (`exact`), or at most its amount, what the call used (`upto`). */
+export type PaymentScheme = "exact" | "upto";
+
 export interface NewPayment {
   nonce: string;
   payer: string;
+  /** What the payer signed for: the price (`exact`), or the most the call may settle (`upto`). */
   amount: bigint;
+  scheme: PaymentScheme;
   network: string;
   resource: string;
   /** The endpoint's own path (aliases give their endpoint's) and the model of the call, for reports. */
@@ -19,6 +24,8 @@ export interface PaymentUpdate {
   status: PaymentStatus;
   failureReason?: string;
   transaction?: string;
+  /** What the settlement moved on chain (for `upto`, decided when the work is done). */
+  settledAmount?: bigint;
   verifyMs?: number;
   upstreamMs?: number;
   settleMs?: number;
@@ -30,6 +37,9 @@ export interface PaymentRecord {
   nonce: string;
   payer: string;
   amount: bigint;
+  scheme: PaymentScheme;
+  /** What moved on chain, once settled; null before (and on rows settled before it was recorded). */
+  settledAmount: bigint | null;
   network: string;
   resource: string;
   endpoint: string | null;
@@ -76,6 +86,6 @@ export interface LedgerReportRow {
   model: string | null;
   status: PaymentStatus;
   count: number;
-  /** The sum of their amounts, in atomic units. */
+  /** In atomic units, the sum of what they settled, or, for rows not settled, of what was signed for. */
   amount: bigint;
 }

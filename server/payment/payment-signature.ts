@@ -25,6 +25,24 @@ export const evmExactPayload = z.object({
   }),
 });
 
+const uint256 = z.string().regex(/^\d{1,78}$/, "must be a decimal integer");
+
+/**
+ * The EVM "upto" payload: a Permit2 transfer of at most `permitted.amount`, whose witness names the recipient and
+ * the facilitator that may settle it (x402's upto proxy is the spender).
+ */
+export const evmUptoPayload = z.object({
+  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "must be hex"),
+  permit2Authorization: z.object({
+    from: hex(20),
+    permitted: z.object({ token: hex(20), amount: uint256 }),
+    spender: hex(20),
+    nonce: uint256,
+    deadline: uint256,
+    witness: z.object({ to: hex(20), facilitator: hex(20), validAfter: uint256 }),
+  }),
+});
+
 /** The SVM "exact" payload: a transfer transaction signed by the payer, the fee payer's signature left empty. */
 const svmExactPayload = z.object({
   transaction: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be a base64 transaction"),
@@ -49,6 +67,7 @@ const paymentPayloadSchema = <T extends z.ZodType>(signedPayload: T) =>
     extensions: z.record(z.string(), z.unknown()).optional(),
   });
 const evmPaymentPayload = paymentPayloadSchema(evmExactPayload.loose());
+const evmUptoPaymentPayload = paymentPayloadSchema(evmUptoPayload.loose());
 const svmPaymentPayload = paymentPayloadSchema(svmExactPayload.loose());
 
 export interface DecodedPayment {
@@ -57,8 +76,9 @@ export interface DecodedPayment {
   /** As signed: a v2 payload, or a v1 one (`x402Version` 1, `scheme`, `network`, `payload`). */
   payload: PaymentPayload;
   /**
-   * Unique per signed payment, the ledger's key: the EIP-3009 authorization nonce on EVM; on Solana the SHA-256
-   * of the transaction message (it holds a random memo and the blockhash), so a replayed transaction repeats it.
+   * Unique per signed payment, the ledger's key: the EIP-3009 authorization nonce on EVM (`exact`); for `upto`,
+   * `permit2:<payer>:<nonce>` (a Permit2 nonce is the payer's own); on Solana the SHA-256 of the transaction message
+   * (it holds a random memo and the blockhash), so a replayed transaction repeats it.
    */
   nonce: string;
   payer: string;
@@ -78,20 +98,30 @@ export function decodeBase64Json(header: string, name: string): unknown {
   }
 }
 
-/** Decodes base64 JSON of an x402 v2 "exact" payment payload for the network's kind, checking its shape strictly. */
+/**
+ * Decodes base64 JSON of an x402 v2 payment payload for the network's kind, checking its shape strictly: "exact",
+ * or on EVM "upto" (as its `accepted.scheme` says).
+ */
 export function decodePaymentSignature(header: string, kind: "evm" | "svm"): DecodedPayment {
   const json = decodeBase64Json(header, "PAYMENT-SIGNATURE");
-  const result = (kind === "evm" ? evmPaymentPayload : svmPaymentPayload).safeParse(json);
+  const upto = kind === "evm" && (json as { accepted?: { scheme?: unknown } } | null)?.accepted?.scheme === "upto";
+  const schema = upto ? evmUptoPaymentPayload : kind === "evm" ? evmPaymentPayload : svmPaymentPayload;
+  const result = schema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new MalformedPaymentError(
-      `PAYMENT-SIGNATURE is not an x402 v2 exact payment payload: ${issue?.path.join(".") || "payload"}: ${issue?.message}`,
+      `PAYMENT-SIGNATURE is not an x402 v2 ${upto ? "upto" : "exact"} payment payload: ${issue?.path.join(".") || "payload"}: ${issue?.message}`,
     );
   }
   const payload = result.data as unknown as PaymentPayload;
   const signedFor = { version: 2 as const, payload, asset: payload.accepted.asset, payTo: payload.accepted.payTo };
   if (kind === "svm")
     return { ...signedFor, ...svmTransactionIdentity((result.data.payload as { transaction: string }).transaction) };
+  if (upto) {
+    const { permit2Authorization } = result.data.payload as z.infer<typeof evmUptoPayload>;
+    const payer = permit2Authorization.from.toLowerCase();
+    return { ...signedFor, nonce: `permit2:${payer}:${BigInt(permit2Authorization.nonce)}`, payer };
+  }
   const { authorization } = result.data.payload as z.infer<typeof evmExactPayload>;
   return { ...signedFor, nonce: authorization.nonce.toLowerCase(), payer: authorization.from.toLowerCase() };
 }

@@ -7,6 +7,7 @@ export function claimValues<At>(payment: NewPayment, at: At) {
     nonce: payment.nonce,
     payer: payment.payer,
     amount: payment.amount.toString(),
+    scheme: payment.scheme,
     network: payment.network,
     resource: payment.resource,
     endpoint: payment.endpoint,
@@ -28,6 +29,7 @@ export function claimColumns(at: SQL) {
     nonce: bound("nonce"),
     payer: bound("payer"),
     amount: bound("amount"),
+    scheme: bound("scheme"),
     network: bound("network"),
     resource: bound("resource"),
     endpoint: bound("endpoint"),
@@ -49,9 +51,19 @@ export function updateValues<At>(id: number, update: PaymentUpdate, at: At) {
     status: update.status,
     failureReason: update.failureReason ?? null,
     transaction: update.transaction ?? null,
+    settledAmount: update.settledAmount?.toString() ?? null,
     verifyMs: round(update.verifyMs),
     upstreamMs: round(update.upstreamMs),
     settleMs: round(update.settleMs),
     at,
+  };
+}
+
+/** A row as read back, its amounts as bigint. */
+export function paymentRecord<Row extends { amount: string; settledAmount: string | null }>(row: Row) {
+  return {
+    ...row,
+    amount: BigInt(row.amount),
+    settledAmount: row.settledAmount === null ? null : BigInt(row.settledAmount),
   };
 }

@@ -13,6 +13,7 @@ const payment = (nonce: string): NewPayment => ({
   nonce,
   payer: "0xpayer",
   amount: 123_456_789_012_345_678_901_234_567_890n,
+  scheme: "exact",
   network: "eip155:137",
   resource: "http://service.test/v1/chat/completions",
   endpoint: "/v1/chat/completions",
@@ -59,8 +60,27 @@ describe.each(engines)("the stores on %s", (engine) => {
       transaction: "0xtx",
       failureReason: null,
       amount: 123_456_789_012_345_678_901_234_567_890n,
+      scheme: "exact",
+      settledAmount: null,
     });
     expect(await first.ledger.findByNonce("0xother")).toBeUndefined();
+  });
+
+  it("keeps an upto payment's signed maximum and the smaller amount it settled, exactly", async () => {
+    const [first, second] = await twoInstances();
+    const maximum = 2n ** 80n + 3n;
+    const id = await first.ledger.claim({ ...payment("permit2:0xpayer:42"), amount: maximum, scheme: "upto" });
+    await second.ledger.update(id!, { status: "verified" });
+    expect(await first.ledger.findByNonce("permit2:0xpayer:42")).toMatchObject({ scheme: "upto", settledAmount: null });
+    await second.ledger.update(id!, { status: "settled", transaction: "0xtx", settledAmount: 2n ** 70n + 9n });
+    // A later update that does not name it keeps it.
+    await first.ledger.update(id!, { status: "settled", settleMs: 3 });
+    expect(await first.ledger.findByNonce("permit2:0xpayer:42")).toMatchObject({
+      scheme: "upto",
+      amount: maximum,
+      settledAmount: 2n ** 70n + 9n,
+      status: "settled",
+    });
   });
 
   it("moves a row only from the status a reconciler read, once across instances, and lists rows by status", async () => {
@@ -104,11 +124,19 @@ describe.each(engines)("the stores on %s", (engine) => {
       ["0xr3", undefined, 5n, "failed"],
       ["0xr4", "vendor-a/gpt-5.6-sol", 7n, "settled"],
       ["0xr5", "vendor-a/gpt-5.6-sol", 11n, undefined],
+      ["0xr6", "vendor-a/gpt-5.6-sol", 1000n, "settled"],
     ];
     for (const [index, [nonce, model, amount, status]] of rows.entries()) {
       const ledger = [first, second][index % 2]!.ledger;
-      const id = await ledger.claim({ ...payment(nonce), amount, ...(model ? { model } : {}) });
-      if (status) await ledger.update(id!, { status });
+      const upto = nonce === "0xr6";
+      const id = await ledger.claim({
+        ...payment(nonce),
+        amount,
+        ...(model ? { model } : {}),
+        ...(upto && { scheme: "upto" as const }),
+      });
+      // The upto row signed for at most 1000 and settled 13: the report sums what was settled.
+      if (status) await ledger.update(id!, { status, ...(upto && { settledAmount: 13n }) });
     }
     const after = new Date();
     const report = await second.ledger.report(new Date(before.getTime() - 1000), "day");
@@ -124,13 +152,13 @@ describe.each(engines)("the stores on %s", (engine) => {
     });
     expect(report).toEqual([
       line("vendor-a/gpt-5.6-sol", "pending", 1, 11n),
-      line("vendor-a/gpt-5.6-sol", "settled", 1, 7n),
+      line("vendor-a/gpt-5.6-sol", "settled", 2, 7n + 13n),
       line("vendor-a/gpt-6-luna", "failed", 1, 5n),
       line("vendor-a/gpt-6-luna", "settled", 2, 2n * big),
     ]);
     const hourly = await first.ledger.report(new Date(before.getTime() - 1000), "hour");
     expect(hourly.map((row) => row.period)[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00Z$/);
-    expect(hourly.reduce((sum, row) => sum + row.count, 0)).toBe(5);
+    expect(hourly.reduce((sum, row) => sum + row.count, 0)).toBe(6);
     expect(await first.ledger.report(new Date(after.getTime() + 60_000), "day")).toEqual([]);
   });
 

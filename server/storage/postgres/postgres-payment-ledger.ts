@@ -8,7 +8,7 @@ import {
   type ReportPeriod,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
-import { claimColumns, claimValues, updateValues } from "../payment-ledger-rows";
+import { claimColumns, claimValues, paymentRecord, updateValues } from "../payment-ledger-rows";
 import type { PaymentStatus } from "../payment-status";
 import type { PostgresDatabase } from "./open-postgres";
 import { payments } from "./schema";
@@ -37,6 +37,7 @@ export class PostgresPaymentLedger implements PaymentLedger {
       status: sql`${sql.placeholder("status")}`,
       failureReason: keep(payments.failureReason, "failureReason", "text"),
       transaction: keep(payments.transaction, "transaction", "text"),
+      settledAmount: keep(payments.settledAmount, "settledAmount", "numeric"),
       verifyMs: keep(payments.verifyMs, "verifyMs", "integer"),
       upstreamMs: keep(payments.upstreamMs, "upstreamMs", "integer"),
       settleMs: keep(payments.settleMs, "settleMs", "integer"),
@@ -73,19 +74,19 @@ export class PostgresPaymentLedger implements PaymentLedger {
       .where(and(inArray(payments.status, [...statuses]), gt(payments.id, afterId)))
       .orderBy(asc(payments.id))
       .limit(limit);
-    return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
+    return rows.map(paymentRecord);
   }
 
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
     const [row] = await this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase()));
-    return row && { ...row, amount: BigInt(row.amount) };
+    return row && paymentRecord(row);
   }
 
   async report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]> {
     const format = period === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24":00Z"';
     const { rows } = await this.database.$client.query<Omit<LedgerReportRow, "amount"> & { amount: string }>(
       `select to_char(created_at at time zone 'UTC', $1) as period, endpoint, model, status,
-        count(*)::integer as count, sum(amount)::text as amount
+        count(*)::integer as count, sum(coalesce(settled_amount, amount))::text as amount
       from payments where created_at >= $2
       group by 1, 2, 3, 4 order by 1, coalesce(endpoint, ''), coalesce(model, ''), 4`,
       [format, since],

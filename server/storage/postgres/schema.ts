@@ -16,6 +16,10 @@ export const payments = pgTable(
     nonce: text("nonce").notNull().unique(),
     payer: text("payer").notNull(),
     amount: numeric("amount", { precision: 78, scale: 0 }).notNull(),
+    scheme: text("scheme", { enum: ["exact", "upto"] })
+      .notNull()
+      .default("exact"),
+    settledAmount: numeric("settled_amount", { precision: 78, scale: 0 }),
     network: text("network").notNull(),
     resource: text("resource").notNull(),
     endpoint: text("endpoint"),

@@ -17,7 +17,13 @@ export const payments = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     nonce: text("nonce").notNull().unique(),
     payer: text("payer").notNull(),
+    /** What the payer signed for: the price (`exact`), or the most the call may settle (`upto`). */
     amount: text("amount").notNull(),
+    scheme: text("scheme", { enum: ["exact", "upto"] })
+      .notNull()
+      .default("exact"),
+    /** What moved on chain, once settled: the amount (`exact`), or the tokens used at their price (`upto`). */
+    settledAmount: text("settled_amount"),
     network: text("network").notNull(),
     resource: text("resource").notNull(),
     /** The endpoint's own path and the model the call used, for reports; null on rows written before them. */

@@ -8,7 +8,7 @@ import {
   type ReportPeriod,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
-import { claimColumns, claimValues, updateValues } from "../payment-ledger-rows";
+import { claimColumns, claimValues, paymentRecord, updateValues } from "../payment-ledger-rows";
 import type { PaymentStatus } from "../payment-status";
 import type { SqliteDatabase } from "./open-sqlite";
 import { payments } from "./schema";
@@ -36,6 +36,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
       status: sql`${sql.placeholder("status")}`,
       failureReason: keep(payments.failureReason, "failureReason"),
       transaction: keep(payments.transaction, "transaction"),
+      settledAmount: keep(payments.settledAmount, "settledAmount"),
       verifyMs: keep(payments.verifyMs, "verifyMs"),
       upstreamMs: keep(payments.upstreamMs, "upstreamMs"),
       settleMs: keep(payments.settleMs, "settleMs"),
@@ -73,12 +74,12 @@ export class SqlitePaymentLedger implements PaymentLedger {
       .orderBy(asc(payments.id))
       .limit(limit)
       .all();
-    return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
+    return rows.map(paymentRecord);
   }
 
   async findByNonce(nonce: string): Promise<PaymentRecord | undefined> {
     const row = this.database.select().from(payments).where(eq(payments.nonce, nonce.toLowerCase())).get();
-    return row && { ...row, amount: BigInt(row.amount) };
+    return row && paymentRecord(row);
   }
 
   /**
@@ -89,7 +90,8 @@ export class SqlitePaymentLedger implements PaymentLedger {
     const format = period === "day" ? "%Y-%m-%d" : "%Y-%m-%dT%H:00Z";
     const rows = this.database.$client
       .prepare<[string, number], Omit<LedgerReportRow, "count" | "amount"> & { amount: string }>(
-        `select strftime(?, created_at / 1000, 'unixepoch') as period, endpoint, model, status, amount
+        `select strftime(?, created_at / 1000, 'unixepoch') as period, endpoint, model, status,
+          coalesce(settled_amount, amount) as amount
         from payments where created_at >= ? order by 1, coalesce(endpoint, ''), coalesce(model, ''), status`,
       )
       .iterate(format, since.getTime());
