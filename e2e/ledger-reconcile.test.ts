@@ -12,8 +12,11 @@ import {
   postJson,
   quote,
   stack,
+  uptoPaymentClient,
   usdcBalance,
 } from "./support/payments";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import { atomicToDecimal } from "../server/money";
 import { paysvc } from "./support/run-paysvc";
 
 const payer = () => stack().payers[5]!;
@@ -119,6 +122,39 @@ describe("paysvc ledger reconcile", () => {
     expect(await usdcBalance(payer().address)).toBe(before - amount);
     // Final now: a later run does not read it, and with --all it agrees with the chain.
     const again = await reconcile("--all");
+    expect(rowOf(again.report, row.id)).toBeUndefined();
+  });
+
+  it("settles a dropped upto settlement for what its call was charged, found on chain by its Permit2 nonce", async () => {
+    proxy.setMode({ kind: "drop" });
+    const before = await usdcBalance(payer().address);
+    const body = chatBody("dropped upto settle", { max_tokens: 2000 });
+    const paymentRequired = await quote(PATH, body, app.url);
+    const upto = paymentRequired.accepts.find((entry) => entry.scheme === "upto")!;
+    const payload = await uptoPaymentClient(payer().privateKey).createPaymentPayload({
+      ...paymentRequired,
+      accepts: [upto],
+    });
+    const signature = encodePaymentSignatureHeader(payload);
+    const response = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature }, app.url);
+    expect(response.status).toBe(200);
+    const cost = ((await response.json()) as { usage: { cost: string } }).usage.cost;
+    const row = ledgerRow(signature)!;
+    // Delivered, the settlement's outcome unknown: the row keeps what the call was charged, below the maximum.
+    expect(row).toMatchObject({ status: "settle_unknown", scheme: "upto", amount: upto.amount });
+    const charged = BigInt(row.settled_amount as string);
+    expect(atomicToDecimal(charged, 6)).toBe(cost);
+    expect(charged).toBeLessThan(BigInt(upto.amount));
+    expect(await usdcBalance(payer().address)).toBe(before);
+
+    const { code, report } = await reconcile();
+    expect(code).toBe(0);
+    expect(rowOf(report, row.id)).toMatchObject({ outcome: "recovered", amount: charged.toString() });
+    expect(ledgerRow(signature)).toMatchObject({ status: "settled", settled_amount: charged.toString() });
+    expect(await usdcBalance(payer().address)).toBe(before - charged);
+    // Final now, and with --all the chain's transfer (read from the proxy's call with this nonce) agrees.
+    const again = await reconcile("--all");
+    expect(again.report.outcomes.mismatch!.count).toBe(0);
     expect(rowOf(again.report, row.id)).toBeUndefined();
   });
 

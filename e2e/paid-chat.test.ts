@@ -71,18 +71,31 @@ describe("paid chat completions through the official openai SDK and x402 client"
     const required = await quote("/v1/chat/completions", body);
     expect(required.x402Version).toBe(2);
     expect(required.resource.url).toBe(`${stack().appUrl}/v1/chat/completions`);
+    const exact = {
+      scheme: "exact",
+      network: "eip155:137",
+      amount: expect.stringMatching(/^\d+$/),
+      asset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+      payTo: stack().payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: "USD Coin", version: "2" },
+    };
+    // exact first, as every client pays today; then upto, the same amount as the most a whole answer may cost.
     expect(required.accepts).toEqual([
+      exact,
       {
-        scheme: "exact",
-        network: "eip155:137",
-        amount: expect.stringMatching(/^\d+$/),
-        asset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-        payTo: stack().payTo,
-        maxTimeoutSeconds: 300,
-        extra: { name: "USD Coin", version: "2" },
+        ...exact,
+        scheme: "upto",
+        amount: required.accepts[0]!.amount,
+        extra: {
+          ...exact.extra,
+          assetTransferMethod: "permit2",
+          facilitatorAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        },
       },
     ]);
-    // The body is x402 v1's document on Polygon (v1 clients read it): the same terms, in v1's names.
+    expect(required.extensions).toHaveProperty("eip2612GasSponsoring");
+    // The body is x402 v1's document on Polygon (v1 clients read it): the same exact terms, in v1's names.
     expect(json).toMatchObject({ x402Version: 1, extensions: { quote: required.extensions?.quote } });
     const [v2] = required.accepts;
     expect(json.accepts).toEqual([

@@ -50,6 +50,7 @@ export async function createAppContext(
     facilitatorUrl: config.facilitatorUrl,
     facilitatorTimeoutMs: config.facilitatorTimeoutMs,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+    upto: config.upto,
   });
   reconcileInBackground(config, { ledger, gateway, metrics });
   return {

@@ -2,12 +2,15 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
+import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import { createPublicClient, createTestClient, createWalletClient, http, type Abi, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { EvmNetwork } from "../../networks";
 import { chainFor, MULTICALL3_ADDRESS } from "../../networks/viem-chain";
 import usdcArtifact from "./contracts/local-usdc.artifact.json";
 import multicallArtifact from "./contracts/multicall3.artifact.json";
+import permit2Artifact from "./contracts/permit2.artifact.json";
+import uptoProxyArtifact from "./contracts/x402-upto-permit2-proxy.artifact.json";
 import {
   DEV_MNEMONIC,
   FACILITATOR_ACCOUNT_INDEX,
@@ -19,6 +22,7 @@ import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
 import { waitFor } from "./wait-for";
 
 export const localUsdcAbi = usdcArtifact.abi as Abi;
+export const localPermit2Abi = permit2Artifact.abi as Abi;
 
 export interface LocalChain {
   rpcUrl: string;
@@ -36,11 +40,12 @@ function anvilBinary(): string {
 }
 
 /**
- * Starts anvil with the network's chain id, places our EIP-3009 USDC at the network's canonical USDC address and
- * Multicall3 at its usual address, and funds the development payers. With `stateFile`, the chain (its state, blocks
- * and receipts) is loaded from that file when it exists, and written back to it when anvil stops (SIGTERM or
- * SIGINT; a chain killed outright loses what happened since it started); a loaded chain keeps its contracts and
- * balances.
+ * Starts anvil with the network's chain id, places our EIP-3009/EIP-2612 USDC at the network's canonical USDC
+ * address, Multicall3, Permit2 and the x402 `upto` Permit2 proxy at their usual addresses, and funds the development
+ * payers. With `stateFile`, the chain (its state, blocks and receipts) is loaded from that file when it exists, and
+ * written back to it when anvil stops (SIGTERM or SIGINT; a chain killed outright loses what happened since it
+ * started); a loaded chain keeps its balances and everything done with them, and gets the current code of any of our
+ * contracts that it lacks or has in an older version.
  */
 export async function startLocalChain(
   network: EvmNetwork,
@@ -62,7 +67,7 @@ export async function startLocalChain(
     const rpcUrl = await listeningUrl(anvil, port, options.stateFile);
     const chain = chainFor(network, rpcUrl);
     await waitForChain(rpcUrl, network.chainId);
-    if (!(await deployed(network, rpcUrl))) await deployContracts(network, rpcUrl, chain);
+    await placeContracts(network, rpcUrl, chain);
     return { rpcUrl, chain, stop: () => anvil.stop() };
   } catch (error) {
     await anvil.stop();
@@ -106,26 +111,42 @@ async function waitForChain(rpcUrl: string, chainId: number): Promise<void> {
   );
 }
 
-/** A chain loaded from a saved state already has our USDC (and everything done with it since). */
-async function deployed(network: EvmNetwork, rpcUrl: string): Promise<boolean> {
-  const client = createPublicClient({ transport: http(rpcUrl) });
-  const code = await client.getCode({ address: network.usdc.address });
-  return code !== undefined && code !== "0x";
+/** Our contracts on the local chain: where each lives and the runtime code it has there. */
+function localContracts(network: EvmNetwork): { address: `0x${string}`; code: `0x${string}` }[] {
+  return [
+    { address: network.usdc.address, code: usdcArtifact.runtimeBytecode as `0x${string}` },
+    { address: MULTICALL3_ADDRESS, code: multicallArtifact.runtimeBytecode as `0x${string}` },
+    { address: PERMIT2_ADDRESS, code: permit2Artifact.runtimeBytecode as `0x${string}` },
+    { address: x402UptoPermit2ProxyAddress, code: uptoProxyArtifact.runtimeBytecode as `0x${string}` },
+  ];
 }
 
-async function deployContracts(network: EvmNetwork, rpcUrl: string, chain: Chain): Promise<void> {
+/**
+ * Places each of our contracts whose code is missing or differs from its artifact (a chain saved by an older
+ * version of this project lacks Permit2 and the proxy, and has a USDC without EIP-2612). Replacing code keeps the
+ * contract's storage: the contracts' storage layouts only ever grow, so a saved USDC keeps its balances. Permit2
+ * and the proxy need no setup (no immutables, no initializer). USDC is set up (its minter named, the payers funded)
+ * only where it was not there at all.
+ */
+async function placeContracts(network: EvmNetwork, rpcUrl: string, chain: Chain): Promise<void> {
   const transport = http(rpcUrl);
   const testClient = createTestClient({ chain, mode: "anvil", transport });
+  const publicClient = createPublicClient({ chain, transport });
+  const contracts = localContracts(network);
+  const present = await Promise.all(contracts.map(({ address }) => publicClient.getCode({ address })));
+  const usdcWasThere = present[0] !== undefined && present[0] !== "0x"; // USDC comes first
+  for (const [index, { address, code }] of contracts.entries()) {
+    if (present[index]?.toLowerCase() !== code.toLowerCase()) await testClient.setCode({ address, bytecode: code });
+  }
+  if (!usdcWasThere) await setUpUsdc(network, rpcUrl, chain);
+}
+
+async function setUpUsdc(network: EvmNetwork, rpcUrl: string, chain: Chain): Promise<void> {
+  const transport = http(rpcUrl);
   const publicClient = createPublicClient({ chain, transport });
   const minter = privateKeyToAccount(devAccount(FACILITATOR_ACCOUNT_INDEX).privateKey);
   const wallet = createWalletClient({ account: minter, chain, transport });
   const usdc = network.usdc.address;
-
-  await testClient.setCode({ address: usdc, bytecode: usdcArtifact.runtimeBytecode as `0x${string}` });
-  await testClient.setCode({
-    address: MULTICALL3_ADDRESS,
-    bytecode: multicallArtifact.runtimeBytecode as `0x${string}`,
-  });
 
   const hashes = [
     await wallet.writeContract({

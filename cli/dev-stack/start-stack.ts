@@ -112,7 +112,10 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       });
       stoppers.push(facilitator.stop);
       facilitatorUrl = facilitator.url;
-      say(`facilitator  ${facilitator.url}  (x402 exact on ${config.network.id}, settles from ${facilitator.address})`);
+      const schemes = network.kind === "evm" ? "exact and upto" : "exact";
+      say(
+        `facilitator  ${facilitator.url}  (x402 ${schemes} on ${config.network.id}, settles from ${facilitator.address})`,
+      );
     }
 
     let upstreamBaseUrl = config.configured.upstreamBaseUrl;

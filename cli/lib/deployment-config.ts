@@ -25,6 +25,8 @@ export const deploymentConfigSchema = z
     asset: z.string().optional(),
     prepaidApiBase: httpUrl.optional(),
     paymentTimeoutSeconds: z.number().int().positive().default(300),
+    /** Chat and Responses also take x402 `upto` (X402_UPTO), where the facilitator settles it. */
+    upto: z.boolean().default(true),
   })
   .superRefine((config, context) => {
     if (!(networkIds as string[]).includes(config.network)) return;
@@ -102,5 +104,6 @@ export function factsOf(config: DeploymentConfig, models: ModelCatalog): Deploym
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     catalog: catalogOf(endpointsFor(models)),
     models,
+    upto: config.upto && getNetwork(config.network).kind === "evm",
   };
 }

@@ -1,11 +1,13 @@
 import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
+import { PERMIT2_ADDRESS, toFacilitatorEvmSigner, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
+import { EIP2612_GAS_SPONSORING } from "@x402/extensions";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
-import { createWalletClient, http, publicActions } from "viem";
+import { createPublicClient, createWalletClient, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import type { EvmNetwork, NetworkDefinition, SvmNetwork } from "../../networks";
 import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
@@ -34,16 +36,21 @@ function receiptPollingMs(network: EvmNetwork, embeddedChain: boolean): number {
 
 /**
  * The built-in facilitator, served over HTTP on 127.0.0.1 (POST /verify, POST /settle, GET /supported) exactly as
- * a remote one is, built on the official x402 facilitator and its "exact" scheme for the network. It pays
- * settlement fees (EVM gas, or the Solana fee payer's SOL) from `privateKey`. `paysvc start` runs it on a real
- * chain (CHAIN_RPC_URL) when no FACILITATOR_URL is given; `paysvc dev` runs it on the embedded chain.
+ * a remote one is, built on the official x402 facilitator and its "exact" scheme for the network, and on EVM
+ * networks its "upto" scheme too, where Permit2 and the x402 upto proxy are deployed (always on the embedded chain,
+ * which has our own; on a real chain if both have code there at start): /supported then lists `upto` with
+ * `extra.facilitatorAddress` and the `eip2612GasSponsoring` extension. It pays settlement fees (EVM gas, or the
+ * Solana fee payer's SOL) from `privateKey`. `paysvc start` runs it on a real chain (CHAIN_RPC_URL) when no
+ * FACILITATOR_URL is given; `paysvc dev` runs it on the embedded chain.
  */
 export async function startFacilitatorServer(
   options: FacilitatorOptions<NetworkDefinition> & { port: number },
 ): Promise<JsonHttpServer & { address: string }> {
   const { network } = options;
   const { facilitator, address } =
-    network.kind === "evm" ? evmFacilitator({ ...options, network }) : await svmFacilitator({ ...options, network });
+    network.kind === "evm"
+      ? await evmFacilitator({ ...options, network })
+      : await svmFacilitator({ ...options, network });
 
   // Settlements one at a time: they all pay from one account, whose transactions must go out in nonce order, and
   // each is then checked against the state the one before it left (a payer's second spend fails cleanly as
@@ -86,7 +93,7 @@ export async function startFacilitatorServer(
   return { ...server, address };
 }
 
-function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
+async function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
   // One nonce sequence for every settlement: concurrent settles from one account must not reuse a nonce.
   const account = privateKeyToAccount(options.privateKey as `0x${string}`, { nonceManager });
   const pollingInterval = receiptPollingMs(options.network, options.embeddedChain);
@@ -102,9 +109,37 @@ function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
   type SignerClient = Parameters<typeof toFacilitatorEvmSigner>[0];
   const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as SignerClient);
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: options.network.id });
+  if (options.embeddedChain || (await uptoContractsDeployed(options))) {
+    // The payer signs for this account, the only one the proxy lets settle: /supported names it as
+    // `extra.facilitatorAddress`. A payer without a Permit2 allowance may sign an EIP-2612 permit of the token to
+    // Permit2 instead, which the settlement applies first (this account pays its gas): /supported names that
+    // extension so that a server knows it may declare it.
+    facilitator.register(options.network.id, new UptoEvmScheme(signer)).registerExtension(EIP2612_GAS_SPONSORING);
+  }
   return { facilitator, address: account.address };
 }
 
+/**
+ * Whether Permit2 and the x402 upto proxy have code on the chain, at their canonical addresses: a public network may
+ * lack them, and `upto` is then not offered. A chain that cannot be asked quickly counts as lacking them.
+ */
+async function uptoContractsDeployed(options: FacilitatorOptions<EvmNetwork>): Promise<boolean> {
+  const client = createPublicClient({ transport: http(options.rpcUrl, { retryCount: 0, timeout: 5_000 }) });
+  try {
+    const codes = await Promise.all(
+      [PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress].map((address) => client.getCode({ address })),
+    );
+    return codes.every((code) => code !== undefined && code !== "0x");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Solana: "exact" only. The official `upto` SVM scheme opens an escrow channel in the x402 payment-channels program
+ * (CHNLxYvVA28MJP9PrFuDXccuoGXAx7jBacfLEkahyGsX), whose binary the embedded validator does not have: its verify
+ * passes, but every settlement fails on chain.
+ */
 async function svmFacilitator(options: FacilitatorOptions<SvmNetwork>) {
   const feePayer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(options.privateKey));
   const signer = toFacilitatorSvmSigner(feePayer, { defaultRpcUrl: options.rpcUrl });

@@ -4,6 +4,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { authorizationTypes, toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
@@ -22,6 +23,18 @@ export function paymentClient(privateKey: `0x${string}`): x402Client {
   const publicClient = createPublicClient({ transport: http(stack().chainRpcUrl) });
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(account, publicClient) });
+  return client;
+}
+
+/** The official x402 client preferring `upto` where a 402 offers it (@x402/evm/upto/client), `exact` otherwise. */
+export function uptoPaymentClient(privateKey: `0x${string}`): x402Client {
+  const account = privateKeyToAccount(privateKey);
+  // Its public client reads the payer's Permit2 allowance: without one, it signs an EIP-2612 permit too.
+  const signer = toClientEvmSigner(account, createPublicClient({ transport: http(stack().chainRpcUrl) }));
+  const client = new x402Client((_version, accepts) => accepts.find((entry) => entry.scheme === "upto") ?? accepts[0]!);
+  client.register("eip155:137", new UptoEvmScheme(signer));
+  registerExactEvmScheme(client, { signer });
+  client.setSpendControls({ maxAmountPerPayment: "$5" });
   return client;
 }
 
@@ -134,16 +147,21 @@ export function chatBody(content: string, extra: Record<string, unknown> = {}) {
   return { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content }], max_tokens: 64, ...extra };
 }
 
-/** The payments-ledger row of a signed payment, read from the service's real SQLite file. */
+/**
+ * The payments-ledger row of a signed payment, read from the service's real SQLite file: by its EIP-3009 nonce
+ * (`exact`), or by its payer and Permit2 nonce (`upto`).
+ */
 export function ledgerRow(signature: string): Record<string, unknown> | undefined {
-  const payload = JSON.parse(Buffer.from(signature, "base64").toString("utf8")) as {
-    payload: { authorization: { nonce: string } };
+  const { payload } = JSON.parse(Buffer.from(signature, "base64").toString("utf8")) as {
+    payload: { authorization?: { nonce: string }; permit2Authorization?: { from: string; nonce: string } };
   };
+  const permit2 = payload.permit2Authorization;
+  const nonce = permit2
+    ? `permit2:${permit2.from.toLowerCase()}:${BigInt(permit2.nonce)}`
+    : payload.authorization!.nonce.toLowerCase();
   const database = new Database(stack().databasePath, { readonly: true });
   try {
-    return database
-      .prepare("select * from payments where nonce = ?")
-      .get(payload.payload.authorization.nonce.toLowerCase()) as Record<string, unknown> | undefined;
+    return database.prepare("select * from payments where nonce = ?").get(nonce) as Record<string, unknown> | undefined;
   } finally {
     database.close();
   }

@@ -38,7 +38,12 @@ export function paymentRequiredDocument(
     resource: resourceInfo(call),
     // `exact` first: a client that takes the first entry it can pay pays as it always did.
     accepts: priced.upto ? [priced.requirements, priced.upto] : [priced.requirements],
-    extensions: { quote: priced.quote, "payment-identifier": paymentIdentifier, ...call.extensions },
+    extensions: {
+      quote: priced.quote,
+      "payment-identifier": paymentIdentifier,
+      ...call.extensions,
+      ...priced.uptoExtensions,
+    },
   };
 }
 

@@ -14,6 +14,8 @@ export interface PricedRequest {
   requirements: PaymentRequirements;
   /** Where offered, the `upto` requirements: sign for at most `amount`, be charged the tokens used. */
   upto?: PaymentRequirements;
+  /** The extensions a 402 offering `upto` declares (EIP-2612 gas sponsoring, where the facilitator applies it). */
+  uptoExtensions?: Record<string, unknown>;
 }
 
 /** A held quote as the database keeps it: JSON, with the amount as a decimal string. */
@@ -68,14 +70,14 @@ async function requirementsOrUnavailable(
   gateway: PaymentGateway,
   call: BillableCall,
   amount: bigint,
-): Promise<Pick<PricedRequest, "requirements" | "upto">> {
+): Promise<Pick<PricedRequest, "requirements" | "upto" | "uptoExtensions">> {
   const usageCharged = call.usage !== undefined && !call.usage.streamed && call.quote.tokens !== undefined;
   try {
     const [requirements, upto] = await Promise.all([
       gateway.requirementsFor(amount),
       usageCharged ? gateway.uptoRequirementsFor(amount) : undefined,
     ]);
-    return upto ? { requirements, upto } : { requirements };
+    return upto ? { requirements, upto: upto.requirements, uptoExtensions: upto.extensions } : { requirements };
   } catch (error) {
     throw facilitatorUnavailable(error);
   }

@@ -1,7 +1,7 @@
 import { embeddings, freeChat } from "../../config/free-tier";
 import { chatLimits, pricingRules } from "../../config/limits";
 import { prepaidPacks } from "../../config/prepaid-packs";
-import type { DeploymentFacts } from "./deployment-facts";
+import { schemesOf, type DeploymentFacts } from "./deployment-facts";
 
 /** A working TypeScript client: the official openai SDK paying through the official x402 fetch wrapper. */
 export function clientExampleCode(facts: DeploymentFacts): string {
@@ -102,7 +102,7 @@ const errorLines = [
 export function llmsTxt(facts: DeploymentFacts): string {
   const endpoints = facts.catalog.map(
     (endpoint) =>
-      `- [${endpoint.method} ${endpoint.path}](${facts.origin}${endpoint.path}): ${endpoint.summary}${endpoint.access === "x402" ? " (paid with x402)" : ""}`,
+      `- [${endpoint.method} ${endpoint.path}](${facts.origin}${endpoint.path}): ${endpoint.summary}${endpoint.access === "x402" ? ` (paid with x402: ${schemesOf(facts, endpoint).join(" or ")})` : ""}`,
   );
   return [
     "# paysvc",
@@ -132,7 +132,26 @@ export function llmsTxt(facts: DeploymentFacts): string {
   ].join("\n");
 }
 
-/** GET /AI-AGENTS.md: what an agent needs to use the service, from the same tables as the quotes. */
+/** Paying only for the tokens used with `upto`, where the deployment offers it; nothing elsewhere. */
+function uptoLines(facts: DeploymentFacts): string[] {
+  if (!facts.upto) return [];
+  return [
+    "## Paying for the tokens used (upto)",
+    "",
+    `A 402 for a whole chat completion or response (not a stream) offers a second entry in accepts, after exact: the upto scheme with the same amount as a maximum. Sign it (a Permit2 authorization with the x402 upto proxy as spender; the 402 also declares eip2612GasSponsoring, so a payer whose USDC has not approved Permit2 signs an EIP-2612 permit and needs no gas) and you are charged only what the answer used: input tokens x input rate + the output tokens the answer reports x output rate + the overhead, at least ${pricingRules.minimumChargeUsd} USD, rounded up once, never more than the amount signed. An answer that reports no usage is charged the maximum. usage.cost, X-Paysvc-Cost and PAYMENT-RESPONSE state the amount settled.`,
+    "",
+    "```ts",
+    'import { UptoEvmScheme } from "@x402/evm/upto/client";',
+    "// With the signer of the example above (its public client reads the Permit2 allowance):",
+    "const signer = toClientEvmSigner(account, createPublicClient({ transport: http(process.env.RPC_URL) }));",
+    'const client = new x402Client((_version, accepts) => accepts.find((entry) => entry.scheme === "upto") ?? accepts[0]!);',
+    `client.register("${facts.network.id}", new UptoEvmScheme(signer));`,
+    "registerExactEvmScheme(client, { signer }); // images, decisions and key purchases are exact",
+    "```",
+    "",
+  ];
+}
+
 /** How x402 v1 clients pay, on networks with a v1 name; nothing elsewhere. */
 function v1ClientLines(facts: DeploymentFacts): string[] {
   const v1Network = facts.network.kind === "evm" ? facts.network.x402V1Network : undefined;
@@ -152,6 +171,7 @@ function v1ClientLines(facts: DeploymentFacts): string[] {
   ];
 }
 
+/** GET /AI-AGENTS.md: what an agent needs to use the service, from the same tables as the quotes. */
 export function aiAgentsMd(facts: DeploymentFacts): string {
   return [
     `# Using paysvc (${facts.network.id}) from an agent`,
@@ -174,6 +194,7 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "",
     "Spend controls: the official client refuses payments above $1 and assets it does not know unless allowed, as above. Set maxAmountPerPayment to the most you accept to pay per request.",
     "",
+    ...uptoLines(facts),
     ...v1ClientLines(facts),
     "## Safe retries (payment-identifier)",
     "",

@@ -14,6 +14,11 @@ export interface CatalogEndpoint {
   bodyOptional: boolean;
   successStatus: 200 | 201;
   responseDescription: string;
+  /**
+   * The x402 schemes a paid endpoint takes: `exact` (the quote), and `upto` (the quote as a maximum, charged the
+   * tokens used) for whole answers billed in tokens, where the deployment offers it.
+   */
+  schemes?: readonly ("exact" | "upto")[];
   /** How the price is computed, in words (paid endpoints). */
   pricing?: string;
   streaming?: boolean;

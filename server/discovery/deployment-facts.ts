@@ -14,6 +14,14 @@ export interface DeploymentFacts {
   catalog: readonly CatalogEndpoint[];
   /** The models sold and their prices: the catalog in force. */
   models: ModelCatalog;
+  /** `upto` is offered beside `exact` (EVM, where the facilitator settles it). */
+  upto: boolean;
+}
+
+/** The schemes a paid endpoint of this deployment takes. */
+export function schemesOf(facts: DeploymentFacts, endpoint: CatalogEndpoint): readonly ("exact" | "upto")[] {
+  const schemes = endpoint.schemes ?? ["exact"];
+  return facts.upto ? schemes : schemes.filter((scheme) => scheme === "exact");
 }
 
 export function paymentInfo(facts: DeploymentFacts) {

@@ -31,6 +31,7 @@ export function deploymentFacts(context: Pick<AppContext, "config" | "catalog">,
     paymentTimeoutSeconds: context.config.paymentTimeoutSeconds,
     catalog: context.catalog,
     models: context.config.catalog,
+    upto: context.config.upto && context.config.network.kind === "evm",
   };
 }
 

@@ -31,6 +31,9 @@ export function catalogOf(endpoints: readonly Endpoint[]): CatalogEndpoint[] {
       bodyOptional: docs.bodyOptional === true,
       successStatus: docs.successStatus ?? 200,
       pricing: docs.pricing,
+      ...(endpoint.kind === "paid" && {
+        schemes: endpoint.usage ? (["exact", "upto"] as const) : (["exact"] as const),
+      }),
       streaming: docs.streaming,
       errors: docs.errors ?? {},
     };

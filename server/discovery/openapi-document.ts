@@ -1,5 +1,5 @@
 import { API_DESCRIPTION_VERSION } from "../../config/version";
-import { paymentInfo, type DeploymentFacts } from "./deployment-facts";
+import { paymentInfo, schemesOf, type DeploymentFacts } from "./deployment-facts";
 
 const errorSchema = {
   type: "object",
@@ -37,9 +37,13 @@ const paymentRequiredSchema = {
         type: "object",
         required: ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"],
         properties: {
-          scheme: { const: "exact" },
+          scheme: {
+            enum: ["exact", "upto"],
+            description:
+              "exact: pay amount; upto (offered after exact for whole chat and Responses answers, where the deployment settles it): sign amount as a maximum, be charged the tokens used",
+          },
           network: { type: "string" },
-          amount: { type: "string", description: "atomic units of the asset" },
+          amount: { type: "string", description: "atomic units of the asset (upto: the most that may be charged)" },
           asset: { type: "string" },
           payTo: { type: "string" },
           maxTimeoutSeconds: { type: "integer" },
@@ -202,7 +206,7 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
             ]
           : []),
       ];
-      operation["x-payment-info"] = { ...payment, pricing: endpoint.pricing };
+      operation["x-payment-info"] = { ...payment, schemes: schemesOf(facts, endpoint), pricing: endpoint.pricing };
     }
     if (endpoint.access === "prepaid-bearer") operation.security = [{ prepaidKey: [] }];
     paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation };

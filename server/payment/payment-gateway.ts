@@ -9,6 +9,7 @@ import {
   type VerifyResponse,
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { declareEip2612GasSponsoringExtension, EIP2612_GAS_SPONSORING } from "@x402/extensions";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { NetworkDefinition } from "../../networks";
@@ -23,6 +24,11 @@ export interface PaymentGatewayConfig {
   paymentTimeoutSeconds: number;
   /** Offer `upto` beside `exact` where the facilitator settles it for the network (EVM). */
   upto?: boolean;
+}
+
+/** What offering `upto` adds to a 402: the extensions the facilitator applies for it. */
+interface UptoSupport {
+  extensions: Record<string, unknown>;
 }
 
 /** The facilitator could not be asked (down, timed out, answered garbage): no verdict on the payment. */
@@ -42,7 +48,7 @@ export class PaymentGateway {
   private readonly server: x402ResourceServer;
   private initialized: Promise<void> | undefined;
   private v1Support: Promise<boolean> | undefined;
-  private uptoSupport: Promise<boolean> | undefined;
+  private uptoSupport: Promise<UptoSupport | undefined> | undefined;
 
   constructor(private readonly config: PaymentGatewayConfig) {
     this.facilitator =
@@ -88,9 +94,12 @@ export class PaymentGateway {
    * the facilitator lists it for the network (its `extra.facilitatorAddress`, which the payer's signature names, comes
    * from there); undefined otherwise.
    */
-  async uptoRequirementsFor(amount: bigint): Promise<PaymentRequirements | undefined> {
-    if (!(await this.settlesUpto())) return undefined;
-    return this.build("upto", amount);
+  async uptoRequirementsFor(
+    amount: bigint,
+  ): Promise<{ requirements: PaymentRequirements; extensions: Record<string, unknown> } | undefined> {
+    const support = await this.settlesUpto();
+    if (!support) return undefined;
+    return { requirements: await this.build("upto", amount), extensions: support.extensions };
   }
 
   private async build(scheme: "exact" | "upto", amount: bigint): Promise<PaymentRequirements> {
@@ -175,15 +184,22 @@ export class PaymentGateway {
   }
 
   /**
-   * Whether this deployment offers `upto` and the facilitator settles it on this network (asked once; a failure to
-   * ask is retried next time).
+   * Whether this deployment offers `upto` and the facilitator settles it on this network, and the extensions a 402
+   * offering it declares: EIP-2612 gas sponsoring where the facilitator applies a payer's permit, so a payer
+   * needs no gas to let Permit2 move its USDC (asked once; a failure to ask is retried next time).
    */
-  private settlesUpto(): Promise<boolean> {
+  private settlesUpto(): Promise<UptoSupport | undefined> {
     const { network } = this.config;
-    if (!this.config.upto || network.kind !== "evm") return Promise.resolve(false);
+    if (!this.config.upto || network.kind !== "evm") return Promise.resolve(undefined);
     this.uptoSupport ??= this.facilitator.getSupported().then(
-      (supported) =>
-        supported.kinds.some((kind) => kind.x402Version === 2 && kind.scheme === "upto" && kind.network === network.id),
+      (supported) => {
+        const settles = supported.kinds.some(
+          (kind) => kind.x402Version === 2 && kind.scheme === "upto" && kind.network === network.id,
+        );
+        if (!settles) return undefined;
+        const sponsors = (supported.extensions ?? []).includes(EIP2612_GAS_SPONSORING.key);
+        return { extensions: sponsors ? declareEip2612GasSponsoringExtension() : {} };
+      },
       (error: unknown) => {
         this.uptoSupport = undefined;
         throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);

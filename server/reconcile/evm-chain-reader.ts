@@ -1,5 +1,7 @@
+import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import {
   createPublicClient,
+  decodeFunctionData,
   getAddress,
   http,
   isHash,
@@ -27,10 +29,19 @@ const SEARCH_MARGIN_SECONDS = 600n;
  */
 const IDLE_CHAIN_GRACE_SECONDS = 60n;
 
+const permit2 = parseAbi(["function nonceBitmap(address owner, uint256 wordPosition) view returns (uint256)"]);
+
 interface Authorization {
   from: `0x${string}`;
   validBefore: string;
   nonce: `0x${string}`;
+}
+
+/** An `upto` payment's Permit2 authorization, as its payload carries it. */
+interface Permit2Authorization {
+  from: `0x${string}`;
+  nonce: string;
+  deadline: string;
 }
 
 /**
@@ -53,6 +64,8 @@ export class EvmChainReader implements ChainReader {
 
   async find(payment: DecodedPayment, recorded: string | null, since: Date): Promise<ChainPayment> {
     const token = getAddress(payment.asset);
+    const { permit2Authorization } = payment.payload.payload as { permit2Authorization?: Permit2Authorization };
+    if (permit2Authorization) return this.findPermit2(permit2Authorization, token, recorded, since);
     const authorization = payment.payload.payload.authorization as Authorization;
     if (recorded && isHash(recorded)) {
       const found = await this.transferIn(recorded, token, authorization);
@@ -118,8 +131,89 @@ export class EvmChainReader implements ChainReader {
     };
   }
 
+  /**
+   * An `upto` payment: Permit2's bitmap tells whether its nonce was used; the transaction that used it is a call of
+   * the upto proxy naming this payer and nonce, whose Transfer from the payer says to whom and how much (the proxy
+   * and Permit2 log nothing that names the nonce, so the calls are read).
+   */
+  private async findPermit2(
+    authorization: Permit2Authorization,
+    token: `0x${string}`,
+    recorded: string | null,
+    since: Date,
+  ): Promise<ChainPayment> {
+    if (recorded && isHash(recorded)) {
+      const found = await this.permit2TransferIn(recorded, token, authorization);
+      if (found) return found;
+    }
+    const nonce = BigInt(authorization.nonce);
+    const word = await this.client.readContract({
+      address: PERMIT2_ADDRESS,
+      abi: permit2,
+      functionName: "nonceBitmap",
+      args: [authorization.from, nonce >> 8n],
+    });
+    if (((word >> (nonce & 255n)) & 1n) === 0n) return this.unused({ validBefore: authorization.deadline });
+    const transfers = await this.client.getLogs({
+      address: token,
+      event: eip3009[3],
+      args: { from: authorization.from },
+      fromBlock: await this.searchStart(since),
+      toBlock: "latest",
+    });
+    for (const log of transfers) {
+      const found = await this.permit2TransferIn(log.transactionHash, token, authorization);
+      if (found) return found;
+    }
+    throw new Error(
+      `Permit2 nonce ${authorization.nonce} of ${authorization.from} is used, but no upto settlement using it was found since ${since.toISOString()}`,
+    );
+  }
+
+  /** The transfer a transaction made with this Permit2 authorization: a call of the upto proxy with its nonce. */
+  private async permit2TransferIn(
+    hash: Hash,
+    token: string,
+    authorization: Permit2Authorization,
+  ): Promise<ChainPayment | undefined> {
+    const [transaction, receipt] = await Promise.all([
+      this.client.getTransaction({ hash }),
+      this.client.getTransactionReceipt({ hash }),
+    ]).catch((error: unknown) => {
+      if (/NotFoundError$/.test((error as Error).name)) return [undefined, undefined] as const;
+      throw error;
+    });
+    if (!transaction || !receipt || receipt.status !== "success") return undefined;
+    if (transaction.to?.toLowerCase() !== x402UptoPermit2ProxyAddress.toLowerCase()) return undefined;
+    let call;
+    try {
+      call = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: transaction.input });
+    } catch {
+      return undefined;
+    }
+    // settle(permit, amount, owner, witness, signature) or settleWithPermit(permit2612, permit, amount, owner, ...).
+    const args = (call.functionName === "settleWithPermit" ? call.args.slice(1) : call.args) as readonly unknown[];
+    const [permit, , owner] = args as [{ nonce: bigint }, bigint, string];
+    const payer = authorization.from.toLowerCase();
+    if (permit.nonce !== BigInt(authorization.nonce) || owner.toLowerCase() !== payer) return undefined;
+    const transfer = parseEventLogs({ abi: eip3009, logs: receipt.logs }).find(
+      (log) =>
+        log.eventName === "Transfer" &&
+        log.address.toLowerCase() === token.toLowerCase() &&
+        log.args.from.toLowerCase() === payer,
+    );
+    if (!transfer || transfer.eventName !== "Transfer") return undefined;
+    return {
+      state: "transferred",
+      transaction: hash,
+      from: payer,
+      to: transfer.args.to.toLowerCase(),
+      amount: transfer.args.value,
+    };
+  }
+
   /** Unused: expired once the chain's time (or, on an idle chain, ours well after) reaches validBefore. */
-  private async unused(authorization: Authorization): Promise<ChainPayment> {
+  private async unused(authorization: Pick<Authorization, "validBefore">): Promise<ChainPayment> {
     const validBefore = BigInt(authorization.validBefore);
     const latest = await this.client.getBlock({ blockTag: "latest" });
     const now = BigInt(Math.floor(Date.now() / 1000));

@@ -31,6 +31,7 @@ export interface ReconciledRow {
   id: number;
   nonce: string;
   payer: string;
+  /** What the row settled, or was found to have moved on chain; for a row not settled, what was signed for. */
   amount: bigint;
   /** The status read, before this run. */
   status: PaymentStatus;
@@ -139,7 +140,7 @@ export class LedgerReconciler {
         const detail = `the ledger says ${said}, but the chain transferred it`;
         return { ...rowOf(record, "mismatch", chain.transaction), detail };
       }
-      return this.move(record, "settled", { transaction: chain.transaction }, check);
+      return this.move(record, "settled", { transaction: chain.transaction, settledAmount: chain.amount }, check);
     }
     if (status === "settled") {
       const detail = `the ledger says settled${record.transaction ? ` in ${record.transaction}` : ""}, but ${
@@ -168,11 +169,17 @@ export class LedgerReconciler {
   private async settleNow(record: PaymentRecord, payment: DecodedPayment): Promise<ReconciledRow> {
     const { gateway, reader } = this.services;
     const terms = this.recordedTerms(record, payment);
+    // An upto payment settles what its call was charged, which the row kept when the work was delivered.
+    const amount = record.scheme === "upto" ? record.settledAmount : record.amount;
+    if (amount === null) {
+      return { ...rowOf(record, "open"), detail: "an upto payment whose charge was not recorded: not settled" };
+    }
     const settlement = await gateway
-      .settle(terms.payload, terms.requirements)
+      .settle(terms.payload, terms.requirements, record.scheme === "upto" ? amount : undefined)
       .catch((error: unknown) => ({ success: false as const, errorReason: (error as Error).message }));
     if (settlement.success) {
-      return this.move(record, "settled", { transaction: settlement.transaction }, false, "recovered");
+      const update = { transaction: settlement.transaction, settledAmount: amount };
+      return this.move(record, "settled", update, false, "recovered");
     }
     const chain = await reader.find(payment, record.transaction, record.createdAt);
     if (chain.state !== "unused") return this.judge(record, payment, chain, false);
@@ -207,8 +214,11 @@ export class LedgerReconciler {
     chain: Extract<ChainPayment, { state: "transferred" }>,
   ): Promise<string[]> {
     const problems: string[] = [];
-    if (chain.amount !== record.amount) {
-      problems.push(`the chain transferred ${chain.amount} atomic units, the ledger says ${record.amount}`);
+    // exact moves the amount signed; upto what the call was charged (at most the amount signed, if not recorded).
+    const expected = record.scheme === "upto" ? record.settledAmount : record.amount;
+    if (expected === null ? chain.amount > record.amount : chain.amount !== expected) {
+      const said = expected === null ? `at most ${record.amount}` : String(expected);
+      problems.push(`the chain transferred ${chain.amount} atomic units, the ledger says ${said}`);
     }
     const payTo = await this.services.reader.recipientOf(payment.payTo);
     if (chain.to !== payTo) problems.push(`the transfer went to ${chain.to}, not to the pay-to ${payTo}`);
@@ -225,11 +235,15 @@ export class LedgerReconciler {
   private async move(
     record: PaymentRecord,
     to: "settled" | "unsettled",
-    update: { transaction?: string; failureReason?: string },
+    update: { transaction?: string; failureReason?: string; settledAmount?: bigint },
     check: boolean,
     outcome: ReconcileOutcome = to,
   ): Promise<ReconciledRow> {
-    const row = { ...rowOf(record, outcome, update.transaction), detail: update.failureReason };
+    const row = {
+      ...rowOf(record, outcome, update.transaction),
+      ...(update.settledAmount !== undefined && { amount: update.settledAmount }),
+      detail: update.failureReason,
+    };
     if (check) return row;
     if (await this.services.ledger.updateIf(record.id, record.status, { status: to, ...update })) return row;
     const now = await this.services.ledger.findByNonce(record.nonce);
@@ -242,7 +256,7 @@ function rowOf(record: PaymentRecord, outcome: ReconcileOutcome, transaction?: s
     id: record.id,
     nonce: record.nonce,
     payer: record.payer,
-    amount: record.amount,
+    amount: record.settledAmount ?? record.amount,
     status: record.status,
     outcome,
     ...(transaction ? { transaction } : {}),

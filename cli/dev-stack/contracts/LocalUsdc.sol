@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-pragma solidity 0.8.30;
+pragma solidity ^0.8.30;
 
-/// A development USDC for the embedded local chain: ERC-20 with EIP-3009 transfer authorizations and the
-/// EIP-712 domain of the real token ("USD Coin", version "2"), so x402 clients and facilitators treat it
-/// exactly as they treat USDC on a public network.
+/// A development USDC for the embedded local chain: ERC-20 with EIP-3009 transfer authorizations, EIP-2612
+/// permits and the EIP-712 domain of the real token ("USD Coin", version "2"), so x402 clients and facilitators
+/// treat it exactly as they treat USDC on a public network.
 /// It has no constructor state and no immutables: its runtime code is placed at the canonical USDC address with
 /// anvil_setCode, then `initialize` names the minter.
 contract LocalUsdc {
@@ -24,6 +24,8 @@ contract LocalUsdc {
         );
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+    bytes32 public constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
     // secp256k1n / 2: signatures with a larger s are malleable copies (EIP-2).
     uint256 private constant HALF_CURVE_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
@@ -32,6 +34,8 @@ contract LocalUsdc {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => mapping(bytes32 => bool)) private usedAuthorizations;
+    // Added after the fields above, so that a chain saved before it keeps its balances when the code is replaced.
+    mapping(address => uint256) private permitNonces;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -84,6 +88,31 @@ contract LocalUsdc {
         }
         _transfer(from, to, value);
         return true;
+    }
+
+    /// EIP-2612: the nonce the owner's next permit must sign.
+    function nonces(address owner) external view returns (uint256) {
+        return permitNonces[owner];
+    }
+
+    /// EIP-2612: sets `spender`'s allowance over `owner`'s tokens to `value`, signed by `owner`.
+    function permit(
+        address owner,
+        address spender,
+        uint256 value,
+        uint256 deadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        _permit(owner, spender, value, deadline, abi.encodePacked(r, s, v));
+    }
+
+    /// EIP-2612 with the signature as bytes (FiatToken v2.2 has both forms).
+    function permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature)
+        external
+    {
+        _permit(owner, spender, value, deadline, signature);
     }
 
     function authorizationState(address authorizer, bytes32 nonce) external view returns (bool) {
@@ -163,6 +192,18 @@ contract LocalUsdc {
         usedAuthorizations[from][nonce] = true;
         emit AuthorizationUsed(from, nonce);
         _transfer(from, to, value);
+    }
+
+    function _permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature)
+        private
+    {
+        require(deadline >= block.timestamp, "FiatTokenV2: permit is expired");
+        bytes32 structHash = keccak256(
+            abi.encode(PERMIT_TYPEHASH, owner, spender, value, permitNonces[owner]++, deadline)
+        );
+        require(_isValidSignature(owner, _digest(structHash), signature), "EIP2612: invalid signature");
+        allowance[owner][spender] = value;
+        emit Approval(owner, spender, value);
     }
 
     function _digest(bytes32 structHash) private view returns (bytes32) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-pragma solidity 0.8.30;
+pragma solidity ^0.8.30;
 
 // The subset of Multicall3 that viem and the x402 EVM package call, ABI-compatible with the contract deployed at
 // 0xcA11bde05977b3631167028862bE2a173976CA11 on public networks.

@@ -10,6 +10,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const contracts = [
   { file: "LocalUsdc.sol", name: "LocalUsdc", artifact: "local-usdc.artifact.json" },
   { file: "Multicall3.sol", name: "Multicall3", artifact: "multicall3.artifact.json" },
+  { file: "Permit2.sol", name: "Permit2", artifact: "permit2.artifact.json" },
+  {
+    file: "X402UptoPermit2Proxy.sol",
+    name: "x402UptoPermit2Proxy",
+    artifact: "x402-upto-permit2-proxy.artifact.json",
+  },
 ];
 
 const input = {

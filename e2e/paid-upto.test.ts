@@ -1,0 +1,185 @@
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import Database from "better-sqlite3";
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { defaultCatalog } from "../config/catalog/default-catalog";
+import { atomicToDecimal, decimalToAtomic } from "../server/money";
+import { startExtraApp } from "./support/extra-app";
+import { balances, payingOpenAI, postJson, quote, stack, uptoPaymentClient } from "./support/payments";
+
+// The payer no other file uses for upto: its USDC has not approved Permit2 when this file starts, so its first
+// payment carries an EIP-2612 permit (the 402's eip2612GasSponsoring extension), applied by the facilitator.
+const payer = () => stack().payers[2]!;
+const model = defaultCatalog().chat.find((chat) => chat.id === "vendor-a/gpt-5.6-sol")!;
+
+function uptoOpenAI(privateKey: `0x${string}`): OpenAI {
+  return new OpenAI({
+    apiKey: "x402-no-key-needed",
+    baseURL: `${stack().appUrl}/v1`,
+    fetch: wrapFetchWithPayment(fetch, uptoPaymentClient(privateKey)),
+    maxRetries: 0,
+  });
+}
+
+/** What the tokens used cost: counted input and reported output at the model's rates, rounded up once, plus the overhead. */
+function usedPrice(inputTokens: number, outputTokens: number): bigint {
+  const scaled =
+    BigInt(inputTokens) * decimalToAtomic(model.inputUsdPerMillion, 6) +
+    BigInt(outputTokens) * decimalToAtomic(model.outputUsdPerMillion, 6);
+  return (scaled + 999_999n) / 1_000_000n + decimalToAtomic("0.001", 6);
+}
+
+function ledgerRowByPayer(payerAddress: string): Record<string, unknown> | undefined {
+  const database = new Database(stack().databasePath, { readonly: true });
+  try {
+    return database
+      .prepare("select * from payments where payer = ? and scheme = 'upto' order by id desc limit 1")
+      .get(payerAddress.toLowerCase()) as Record<string, unknown> | undefined;
+  } finally {
+    database.close();
+  }
+}
+
+const body = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: model.id,
+  messages: [{ role: "user", content }],
+  max_tokens: 4000,
+  ...extra,
+});
+
+describe("x402 upto: a whole answer is charged the tokens it used", () => {
+  it("charges a short chat completion its tokens, far below the quote, and says so everywhere", async () => {
+    const request = body("What does upto mean?");
+    const required = await quote("/v1/chat/completions", request);
+    const maximum = BigInt(required.accepts[1]!.amount);
+    const inputTokens = (required.extensions?.quote as { input_tokens: number }).input_tokens;
+    const before = await balances(payer().address);
+
+    const { data: completion, response } = await uptoOpenAI(payer().privateKey)
+      .chat.completions.create(request as never)
+      .withResponse();
+
+    const price = usedPrice(inputTokens, completion.usage!.completion_tokens);
+    const after = await balances(payer().address);
+    expect(before.payer - after.payer).toBe(price);
+    expect(after.payTo - before.payTo).toBe(price);
+    expect(price * 10n).toBeLessThan(maximum);
+    const cost = atomicToDecimal(price, 6);
+    expect((completion.usage as unknown as { cost: string }).cost).toBe(cost);
+    expect(response.headers.get("x-paysvc-cost")).toBe(cost);
+    const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+    expect(settlement).toMatchObject({ success: true, network: "eip155:137" });
+    expect(ledgerRowByPayer(payer().address)).toMatchObject({
+      scheme: "upto",
+      status: "settled",
+      amount: maximum.toString(),
+      settled_amount: price.toString(),
+      transaction: settlement.transaction,
+    });
+  });
+
+  it("charges the same request paid with exact its whole quote, as before", async () => {
+    const request = body("What does exact mean?");
+    const price = BigInt((await quote("/v1/chat/completions", request)).accepts[0]!.amount);
+    const before = await balances(payer().address);
+    await payingOpenAI(payer().privateKey).chat.completions.create(request as never);
+    const after = await balances(payer().address);
+    expect(before.payer - after.payer).toBe(price);
+  });
+
+  it("charges a Responses answer its output tokens", async () => {
+    const request = { model: model.id, input: "Describe a harbor in a line", max_output_tokens: 3000 };
+    const required = await quote("/v1/responses", request);
+    expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact", "upto"]);
+    const inputTokens = (required.extensions?.quote as { input_tokens: number }).input_tokens;
+    const before = await balances(payer().address);
+    const response = await uptoOpenAI(payer().privateKey).responses.create(request as never);
+    const after = await balances(payer().address);
+    expect(before.payer - after.payer).toBe(usedPrice(inputTokens, response.usage!.output_tokens));
+  });
+
+  it("offers only exact for a stream, and for images", async () => {
+    const streamed = await quote("/v1/chat/completions", body("stream", { stream: true }));
+    expect(streamed.accepts.map((entry) => entry.scheme)).toEqual(["exact"]);
+    expect(streamed.extensions).not.toHaveProperty("eip2612GasSponsoring");
+    const image = await quote("/api/v1/images/generations", {
+      model: "gpt-image-2",
+      prompt: "a harbor",
+      size: "1024x1024",
+    });
+    expect(image.accepts.map((entry) => entry.scheme)).toEqual(["exact"]);
+  });
+
+  it("refuses a maximum below the quote before any work, and an authorization used twice, moving nothing more", async () => {
+    const request = body("Refuse my lowered maximum");
+    const required = await quote("/v1/chat/completions", request);
+    const client = uptoPaymentClient(payer().privateKey);
+    const lowered: PaymentRequired = {
+      ...required,
+      accepts: [{ ...required.accepts[1]!, amount: String(BigInt(required.accepts[1]!.amount) - 1n) }],
+    };
+    const before = await balances(payer().address);
+    const low = await postJson("/v1/chat/completions", request, {
+      "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(await client.createPaymentPayload(lowered)),
+    });
+    expect(low.status).toBe(402);
+    expect(((await low.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "payment_mismatch",
+      message: expect.stringContaining("amount"),
+    });
+
+    const signature = encodePaymentSignatureHeader(
+      await client.createPaymentPayload({ ...required, accepts: [required.accepts[1]!] }),
+    );
+    const first = await postJson("/v1/chat/completions", request, { "PAYMENT-SIGNATURE": signature });
+    expect(first.status).toBe(200);
+    const charged = before.payer - (await balances(payer().address)).payer;
+    expect(charged).toBeGreaterThan(0n);
+    const again = await postJson("/v1/chat/completions", request, { "PAYMENT-SIGNATURE": signature });
+    expect(again.status).toBe(402);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("payment_already_used");
+    expect(before.payer - (await balances(payer().address)).payer).toBe(charged);
+  });
+
+  it("settles nothing when the provider fails", async () => {
+    const request = body("[paysvc-dev-fault:http-error] fail me");
+    const before = await balances(payer().address);
+    await expect(uptoOpenAI(payer().privateKey).chat.completions.create(request as never)).rejects.toMatchObject({
+      status: 502,
+    });
+    expect(await balances(payer().address)).toEqual(before);
+  });
+
+  it("offers only exact where the deployment turns upto off (X402_UPTO=off)", async () => {
+    const app = await startExtraApp({ X402_UPTO: "off" });
+    try {
+      const required = await quote("/v1/chat/completions", body("exact only"), app.url);
+      expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact"]);
+      const manifest = (await (await fetch(`${app.url}/.well-known/x402`)).json()) as {
+        items: { accepts: { scheme: string }[] }[];
+      };
+      expect(manifest.items.flatMap((item) => item.accepts.map((entry) => entry.scheme))).not.toContain("upto");
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it("describes which schemes each endpoint takes in the manifest, OpenAPI and the agents' guide", async () => {
+    const manifest = (await (await fetch(`${stack().appUrl}/.well-known/x402`)).json()) as {
+      items: { resource: string; accepts: { scheme: string }[] }[];
+    };
+    const schemes = (path: string) =>
+      manifest.items.find((item) => item.resource.endsWith(path))!.accepts.map((entry) => entry.scheme);
+    expect(schemes("/v1/chat/completions")).toEqual(["exact", "upto"]);
+    expect(schemes("/v1/responses")).toEqual(["exact", "upto"]);
+    expect(schemes("/api/v1/images/generations")).toEqual(["exact"]);
+    const openapi = (await (await fetch(`${stack().appUrl}/openapi.json`)).json()) as {
+      paths: Record<string, { post?: { "x-payment-info"?: { schemes: string[] } } }>;
+    };
+    expect(openapi.paths["/v1/chat/completions"]!.post!["x-payment-info"]!.schemes).toEqual(["exact", "upto"]);
+    const guide = await (await fetch(`${stack().appUrl}/AI-AGENTS.md`)).text();
+    expect(guide).toContain("@x402/evm/upto/client");
+  });
+});
