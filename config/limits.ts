@@ -25,8 +25,9 @@ export const MAX_REQUEST_BODY_BYTES = 24 * 1024 * 1024;
 export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /**
- * How long a prepaid stream whose client left reads on for the upstream's usage report, when output had begun: the
- * last chunks of an answer that was complete arrive within it, so leaving just before the report does not skip it
- * (and the output a stream never shows, such as hidden reasoning); a longer generation is cut off after it.
+ * How long a stream billed on its usage (a prepaid key, x402 upto) whose client left reads on for the upstream's
+ * usage report, when output had begun: the last chunks of an answer that was complete arrive within it, so leaving
+ * just before the report does not skip it (and the output a stream never shows, such as hidden reasoning); a longer
+ * generation is cut off after it.
  */
-export const PREPAID_USAGE_GRACE_MS = 2000;
+export const STREAM_USAGE_GRACE_MS = 2000;

@@ -43,7 +43,7 @@ export interface ServiceConfig {
   databasePoolSize: number;
   paymentTimeoutSeconds: number;
   /**
-   * Whether a chat or Responses 402 for a whole answer also offers the `upto` scheme (the caller signs the quote as a
+   * Whether a chat or Responses 402 also offers the `upto` scheme (the caller signs the quote as a
    * maximum and is charged the tokens used), where the facilitator lists it for the network.
    */
   upto: boolean;

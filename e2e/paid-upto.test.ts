@@ -6,6 +6,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../config/catalog/default-catalog";
 import { atomicToDecimal, decimalToAtomic } from "../server/money";
+import { countTextTokens } from "../server/pricing/count-tokens";
 import { startExtraApp } from "./support/extra-app";
 import { balances, payingOpenAI, postJson, quote, stack, uptoPaymentClient } from "./support/payments";
 
@@ -100,10 +101,74 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     expect(before.payer - after.payer).toBe(usedPrice(inputTokens, response.usage!.output_tokens));
   });
 
-  it("offers only exact for a stream, and for images", async () => {
-    const streamed = await quote("/v1/chat/completions", body("stream", { stream: true }));
-    expect(streamed.accepts.map((entry) => entry.scheme)).toEqual(["exact"]);
-    expect(streamed.extensions).not.toHaveProperty("eip2612GasSponsoring");
+  it("settles a stream on its usage event, which states the cost and the transaction", async () => {
+    const request = body("Stream me something short", { stream: true, stream_options: { include_usage: true } });
+    const required = await quote("/v1/chat/completions", request);
+    expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact", "upto"]);
+    const inputTokens = (required.extensions?.quote as { input_tokens: number }).input_tokens;
+    const before = await balances(payer().address);
+
+    const chunks: {
+      choices: unknown[];
+      usage?: { completion_tokens: number; cost?: string; cost_details?: unknown };
+    }[] = [];
+    const stream = uptoOpenAI(payer().privateKey).chat.completions.stream(request as never);
+    stream.on("chunk", (chunk) => chunks.push(chunk as never));
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0]?.message.content).toContain("Stream me something short");
+
+    const usageChunk = chunks.at(-1)!;
+    expect(usageChunk.choices).toEqual([]);
+    const price = usedPrice(inputTokens, usageChunk.usage!.completion_tokens);
+    const after = await balances(payer().address);
+    expect(before.payer - after.payer).toBe(price);
+    expect(after.payTo - before.payTo).toBe(price);
+    expect(usageChunk.usage).toMatchObject({
+      cost: atomicToDecimal(price, 6),
+      cost_details: { network: "eip155:137", transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+    });
+    expect(ledgerRowByPayer(payer().address)).toMatchObject({ status: "settled", settled_amount: price.toString() });
+  });
+
+  it("settles a stream whose caller did not ask for usage on the usage it hid, at its end", async () => {
+    const request = body("Stream without usage", { stream: true });
+    const inputTokens = ((await quote("/v1/chat/completions", request)).extensions?.quote as { input_tokens: number })
+      .input_tokens;
+    const before = await balances(payer().address);
+    const chunks: { choices: unknown[]; usage?: unknown }[] = [];
+    const stream = uptoOpenAI(payer().privateKey).chat.completions.stream(request as never);
+    stream.on("chunk", (chunk) => chunks.push(chunk as never));
+    await stream.finalChatCompletion();
+    expect(chunks.every((chunk) => chunk.choices.length > 0)).toBe(true);
+    const row = ledgerRowByPayer(payer().address)!;
+    const charged = before.payer - (await balances(payer().address)).payer;
+    expect(row).toMatchObject({ status: "settled", settled_amount: charged.toString() });
+    // The development provider reports as many output tokens as the text it streams counts.
+    const text = chunks.map((chunk) => (chunk.choices[0] as { delta?: { content?: string } }).delta?.content ?? "");
+    expect(charged).toBe(usedPrice(inputTokens, countTextTokens(text.join(""))));
+  });
+
+  it("charges a stream broken before its usage the output it passed on, counted as the input is", async () => {
+    const request = body("[paysvc-dev-fault:break-mid-stream] break me", { stream: true });
+    const inputTokens = ((await quote("/v1/chat/completions", request)).extensions?.quote as { input_tokens: number })
+      .input_tokens;
+    const before = await balances(payer().address);
+    const chunks: { choices: { delta?: { content?: string } }[] }[] = [];
+    const stream = uptoOpenAI(payer().privateKey).chat.completions.stream(request as never);
+    stream.on("chunk", (chunk) => chunks.push(chunk as never));
+    await expect(stream.finalChatCompletion()).rejects.toThrow();
+    const passed = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "").join("");
+    expect(passed.length).toBeGreaterThan(0);
+    // The caller has the error event as soon as it is sent; the settlement follows as the stream ends.
+    for (let waited = 0; ledgerRowByPayer(payer().address)?.status === "verified" && waited < 5000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const charged = before.payer - (await balances(payer().address)).payer;
+    expect(charged).toBe(usedPrice(inputTokens, countTextTokens(passed)));
+    expect(ledgerRowByPayer(payer().address)).toMatchObject({ status: "settled", settled_amount: charged.toString() });
+  });
+
+  it("offers only exact for images", async () => {
     const image = await quote("/api/v1/images/generations", {
       model: "gpt-image-2",
       prompt: "a harbor",

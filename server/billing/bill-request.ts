@@ -45,7 +45,6 @@ export async function billRequest(
       usage: usage && {
         fromJson: usage.fromJson,
         streamMeter: (allowedOutput) => usage.streamMeter(parsed, allowedOutput),
-        streamed: usage.streamed(parsed),
       },
     };
     refusedAs = "refused";
@@ -64,7 +63,10 @@ export async function billRequest(
     const finished = await session.finish(prepared);
     metrics.request(path, finished.outcome);
     metrics.timed(finished.payment, finished.timings);
-    if (finished.outcome === "paid") metrics.settled(path, quote.model, finished.settledAmount ?? quote.amount);
+    // An upto stream counts its revenue when it settles, on its usage.
+    if (finished.outcome === "paid" && finished.settledAmount !== undefined) {
+      metrics.settled(path, quote.model, finished.settledAmount);
+    }
     return finished.answer;
   } catch (error) {
     if (isApiError(error)) metrics.failed(path, error.status, error.code, refusedAs);

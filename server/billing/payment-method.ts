@@ -63,14 +63,10 @@ export interface BillableCall {
   /** Extensions the 402 names beside the quote (the bazaar discovery extension). */
   extensions?: Record<string, unknown>;
   /**
-   * How the call's output tokens are read, where a prepaid key may pay; `streamed` when the caller asked for a
-   * stream. A whole answer of such a call may also be paid with x402 `upto` and charged the tokens used.
+   * How the call's output tokens are read, where a prepaid key may pay: such a call may also be paid with x402
+   * `upto` and charged the tokens used.
    */
-  usage?: {
-    fromJson(body: unknown): number | undefined;
-    streamMeter(allowedOutput: number): StreamMeter;
-    streamed: boolean;
-  };
+  usage?: { fromJson(body: unknown): number | undefined; streamMeter(allowedOutput: number): StreamMeter };
 }
 
 /**

@@ -60,7 +60,6 @@ describe("prepaid billing on a real SQLite file", () => {
     usage: {
       fromJson: (body) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
       streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: false }),
-      streamed: false,
     },
   });
   async function granted(code: string, billable: BillableCall, leaseMs = 60_000): Promise<PaymentSession> {
@@ -229,7 +228,6 @@ describe("prepaid billing on a real SQLite file", () => {
       usage: {
         fromJson: () => undefined,
         streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: true }),
-        streamed: true,
       },
     };
     const session = await granted(key.code, hidden);

@@ -1,4 +1,4 @@
-import { PREPAID_USAGE_GRACE_MS } from "../../config/limits";
+import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
 import { ApiError } from "../errors";
@@ -91,7 +91,7 @@ export class PrepaidPayment implements PaymentMethod {
       const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
         charge: async (outputTokens) => void (await charge(outputTokens)),
         release,
-        graceMs: PREPAID_USAGE_GRACE_MS,
+        graceMs: STREAM_USAGE_GRACE_MS,
       });
       // The usage event the caller asked for is charged as it passes, so that it can state the charge and the
       // balance after it; the stream's end then charges nothing more.

@@ -148,7 +148,7 @@ export class X402Payment implements PaymentMethod {
     if (!offered) {
       throw refuse(
         "payment_mismatch",
-        `This request is not offered with the ${accepted.scheme} scheme (upto is offered for whole chat and Responses answers, where the deployment settles it); sign one of the requirements in PAYMENT-REQUIRED`,
+        `This request is not offered with the ${accepted.scheme} scheme (upto is offered for chat and Responses, where the deployment settles it); sign one of the requirements in PAYMENT-REQUIRED`,
       );
     }
     if (!this.gateway.matches(payment.payload, offered)) {

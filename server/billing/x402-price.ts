@@ -63,15 +63,15 @@ export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas
 }
 
 /**
- * The call's requirements: `exact` for `amount`; and `upto` with `amount` as its maximum for a whole answer billed
- * in tokens (chat, Responses), where the deployment offers it.
+ * The call's requirements: `exact` for `amount`; and `upto` with `amount` as its maximum for a call billed in
+ * tokens (chat, Responses, whole or streamed), where the deployment offers it.
  */
 async function requirementsOrUnavailable(
   gateway: PaymentGateway,
   call: BillableCall,
   amount: bigint,
 ): Promise<Pick<PricedRequest, "requirements" | "upto" | "uptoExtensions">> {
-  const usageCharged = call.usage !== undefined && !call.usage.streamed && call.quote.tokens !== undefined;
+  const usageCharged = call.usage !== undefined && call.quote.tokens !== undefined;
   try {
     const [requirements, upto] = await Promise.all([
       gateway.requirementsFor(amount),

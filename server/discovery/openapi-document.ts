@@ -40,7 +40,7 @@ const paymentRequiredSchema = {
           scheme: {
             enum: ["exact", "upto"],
             description:
-              "exact: pay amount; upto (offered after exact for whole chat and Responses answers, where the deployment settles it): sign amount as a maximum, be charged the tokens used",
+              "exact: pay amount; upto (offered after exact for chat and Responses, where the deployment settles it): sign amount as a maximum, be charged the tokens used",
           },
           network: { type: "string" },
           amount: { type: "string", description: "atomic units of the asset (upto: the most that may be charged)" },

@@ -38,7 +38,6 @@ export const chatCompletions = (catalog: ModelCatalog) =>
     },
     usage: {
       fromJson: completionTokens,
-      streamed: (parsed) => parsed.body.stream === true,
       streamMeter: (parsed, allowedOutput) =>
         chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: parsed.body.stream_options?.include_usage !== true }),
     },

@@ -49,8 +49,6 @@ export interface FreeEndpoint extends EndpointBase {
 export interface UsageReader<Parsed> {
   fromJson(body: unknown): number | undefined;
   streamMeter(parsed: Parsed, allowedOutput: number): StreamMeter;
-  /** The caller asked for a stream. */
-  streamed(parsed: Parsed): boolean;
 }
 
 /** What the paid work reaches: the providers, the configuration (the catalog, the origin), the prepaid keys. */
@@ -68,7 +66,7 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   quote(parsed: Parsed, network: NetworkDefinition): Quote;
   /** The work, run once the payment is authorized; `request` for what depends on it (the origin the caller used). */
   work(context: WorkContext, parsed: Parsed, grant: Grant, request: ApiRequest): Promise<PreparedAnswer>;
-  /** Present when a prepaid key (or x402 `upto`, for a whole answer) may pay for the tokens used: how they are read. */
+  /** Present when a prepaid key (or x402 `upto`) may pay for the tokens used: how they are read. */
   usage?: UsageReader<Parsed>;
 }
 

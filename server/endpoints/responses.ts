@@ -52,7 +52,6 @@ export const responses = (catalog: ModelCatalog) =>
     usage: {
       fromJson: outputTokensOf,
       streamMeter: (_parsed, allowedOutput) => responsesStreamMeter({ allowedOutput }),
-      streamed: (parsed) => parsed.body.stream === true,
     },
     docs: {
       operationId: "createResponse",

@@ -3,7 +3,7 @@ import type { Quote } from "../billing/payment-method";
 import { quoteTokens } from "./quote-tokens";
 
 /**
- * What an `upto` payment settles for a whole answer: the quote's formula (counted input at the input rate, plus
+ * What an `upto` payment settles for the tokens a call used: the quote's formula (counted input at the input rate, plus
  * output at the output rate, plus the settlement overhead, at least the minimum charge, rounded up once) with the
  * output tokens the upstream reported in place of the cap; output not reported is charged as the cap. Live
  * settlement gas held with the quote (`maximum` over the quote's amount) is kept as quoted. Never above `maximum`,
