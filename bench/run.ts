@@ -14,6 +14,7 @@ import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { postgresSection, startPostgresApps, type PostgresApps } from "./lib/postgres-section";
 import { settleSection } from "./lib/settle-section";
+import { uptoSection } from "./lib/upto-section";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { sustainedRate } from "./lib/sustained-rate";
@@ -395,6 +396,12 @@ try {
     settles: size(500, 5),
     say,
   });
+
+  // 9. x402 upto beside exact.
+  say(
+    "\n## 9. x402 upto beside exact: a short answer under max_tokens 4096 (vendor-a/gpt-5.6-sol), paid each way in turn",
+  );
+  for (const line of await uptoSection(stack, size(100, 2))) say(line);
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);
 } finally {

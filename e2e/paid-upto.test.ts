@@ -3,12 +3,28 @@ import type { PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
-import { describe, expect, it } from "vitest";
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
+import { createPublicClient, createTestClient, createWalletClient, http, type Abi } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { polygon as polygonChain } from "viem/chains";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localUsdcAbi } from "../cli/dev-stack/local-chain";
+import { startFacilitatorProxy } from "./support/facilitator-proxy";
+import { paysvc } from "./support/run-paysvc";
 import { defaultCatalog } from "../config/catalog/default-catalog";
 import { atomicToDecimal, decimalToAtomic } from "../server/money";
 import { countTextTokens } from "../server/pricing/count-tokens";
 import { startExtraApp } from "./support/extra-app";
-import { balances, payingOpenAI, postJson, quote, stack, uptoPaymentClient } from "./support/payments";
+import {
+  balances,
+  payingOpenAI,
+  polygon,
+  postJson,
+  quote,
+  stack,
+  uptoPaymentClient,
+  usdcBalance,
+} from "./support/payments";
 
 // The payer no other file uses for upto: its USDC has not approved Permit2 when this file starts, so its first
 // payment carries an EIP-2612 permit (the 402's eip2612GasSponsoring extension), applied by the facilitator.
@@ -166,6 +182,167 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     const charged = before.payer - (await balances(payer().address)).payer;
     expect(charged).toBe(usedPrice(inputTokens, countTextTokens(passed)));
     expect(ledgerRowByPayer(payer().address)).toMatchObject({ status: "settled", settled_amount: charged.toString() });
+  });
+
+  it("charges a caller who leaves mid-stream the output passed on when the upstream reports nothing more", async () => {
+    // The provider sends half its deltas, then goes silent while the caller is there.
+    const request = body("[paysvc-dev-fault:stall-mid-stream] leave me", { stream: true });
+    const inputTokens = ((await quote("/v1/chat/completions", request)).extensions?.quote as { input_tokens: number })
+      .input_tokens;
+    const before = await balances(payer().address);
+    const controller = new AbortController();
+    const stream = await uptoOpenAI(payer().privateKey).chat.completions.create(request as never, {
+      signal: controller.signal,
+    });
+    let passed = "";
+    const reading = (async () => {
+      for await (const chunk of stream as unknown as AsyncIterable<{ choices: { delta?: { content?: string } }[] }>) {
+        passed += chunk.choices[0]?.delta?.content ?? "";
+      }
+    })().catch(() => undefined);
+    // Until the deltas stop coming, then leave.
+    let seen = -1;
+    while (seen !== passed.length) {
+      seen = passed.length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    controller.abort();
+    await reading;
+    expect(passed.length).toBeGreaterThan(0);
+    // The upstream is read on for its usage for 2 s after the caller left, then the text passed on is charged.
+    for (let waited = 0; ledgerRowByPayer(payer().address)?.status === "verified" && waited < 8000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const charged = before.payer - (await balances(payer().address)).payer;
+    expect(charged).toBe(usedPrice(inputTokens, countTextTokens(passed)));
+    expect(ledgerRowByPayer(payer().address)).toMatchObject({ status: "settled", settled_amount: charged.toString() });
+  });
+
+  it("answers a retry under its payment-identifier with the first answer, charged once", async () => {
+    const request = body("retry my upto");
+    const required = await quote("/v1/chat/completions", request);
+    const payload = await uptoPaymentClient(payer().privateKey).createPaymentPayload({
+      ...required,
+      accepts: [required.accepts[1]!],
+    });
+    appendPaymentIdentifierToExtensions(payload.extensions!, generatePaymentId("upto_"));
+    const signature = encodePaymentSignatureHeader(payload);
+    const before = await balances(payer().address);
+    const first = await postJson("/v1/chat/completions", request, { "PAYMENT-SIGNATURE": signature });
+    const firstText = await first.text();
+    expect(first.status).toBe(200);
+    const charged = before.payer - (await balances(payer().address)).payer;
+    expect(charged).toBe(decimalToAtomic((JSON.parse(firstText) as { usage: { cost: string } }).usage.cost, 6));
+    const again = await postJson("/v1/chat/completions", request, { "PAYMENT-SIGNATURE": signature });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.text()).toBe(firstText);
+    expect(before.payer - (await balances(payer().address)).payer).toBe(charged);
+  });
+
+  describe("when the payer's funds are gone by the time of the settlement", () => {
+    let proxy: Awaited<ReturnType<typeof startFacilitatorProxy>>;
+    let app: Awaited<ReturnType<typeof startExtraApp>>;
+    beforeAll(async () => {
+      // Settlements held 1.5 s by a proxy in front of the facilitator (the app waits up to 3 s for one).
+      proxy = await startFacilitatorProxy(stack().facilitatorUrl);
+      proxy.setMode({ kind: "hold", holdMs: 1500 });
+      app = await startExtraApp({ FACILITATOR_URL: proxy.url });
+    });
+    afterAll(async () => {
+      await app?.stop();
+      await proxy?.stop();
+    });
+
+    /** A new payer holding `amount` of USDC and some gas, and a way to move all of its USDC away. */
+    async function fundedPayer(amount: bigint) {
+      const key = generatePrivateKey();
+      const account = privateKeyToAccount(key);
+      const transport = http(stack().chainRpcUrl);
+      await createTestClient({ mode: "anvil", transport }).setBalance({ address: account.address, value: 10n ** 18n });
+      const chain = { ...polygonChain, rpcUrls: { default: { http: [stack().chainRpcUrl] } } };
+      const send = async (from: `0x${string}`, to: `0x${string}`, value: bigint) => {
+        const wallet = createWalletClient({ account: privateKeyToAccount(from), chain, transport });
+        const hash = await wallet.writeContract({
+          address: polygon.usdc.address,
+          abi: localUsdcAbi as Abi,
+          functionName: "transfer",
+          args: [to, value],
+        });
+        await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
+      };
+      await send(stack().payers[7]!.privateKey, account.address, amount);
+      return {
+        key,
+        address: account.address,
+        drain: () => send(key, stack().payers[7]!.address, amount),
+        refund: () => send(stack().payers[7]!.privateKey, account.address, amount),
+      };
+    }
+
+    it("does not deliver a whole answer whose settlement is refused, and moves nothing", async () => {
+      const request = body("my funds will be gone");
+      const required = await quote("/v1/chat/completions", request, app.url);
+      const owner = await fundedPayer(BigInt(required.accepts[1]!.amount));
+      const payload = await uptoPaymentClient(owner.key).createPaymentPayload({
+        ...required,
+        accepts: [required.accepts[1]!],
+      });
+      const answer = postJson(
+        "/v1/chat/completions",
+        request,
+        { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+        app.url,
+      );
+      // Verified, worked, and its settlement held: the funds leave meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await owner.drain();
+      const response = await answer;
+      expect(response.status).toBe(402);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("settlement_failed");
+      expect(await usdcBalance(owner.address)).toBe(0n);
+      expect(ledgerRowByPayer(owner.address)).toMatchObject({ status: "failed", settled_amount: null });
+    });
+
+    it("records a stream's refused settlement for reconciliation, the stream delivered", async () => {
+      const request = body("stream, my funds will be gone", { stream: true, stream_options: { include_usage: true } });
+      const required = await quote("/v1/chat/completions", request, app.url);
+      const owner = await fundedPayer(BigInt(required.accepts[1]!.amount));
+      const payload = await uptoPaymentClient(owner.key).createPaymentPayload({
+        ...required,
+        accepts: [required.accepts[1]!],
+      });
+      const response = await postJson(
+        "/v1/chat/completions",
+        request,
+        { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) },
+        app.url,
+      );
+      expect(response.status).toBe(200);
+      const reading = response.text();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await owner.drain();
+      const text = await reading;
+      expect(text).toContain("data: [DONE]");
+      // The usage event states no cost: nothing was settled.
+      expect(text).not.toContain('"cost"');
+      const row = ledgerRowByPayer(owner.address)!;
+      expect(row).toMatchObject({ status: "settle_unknown", settled_amount: expect.stringMatching(/^\d+$/) });
+      expect(await usdcBalance(owner.address)).toBe(0n);
+
+      // The funds are back: reconciliation settles what the stream was charged, once.
+      await owner.refund();
+      const { code } = await paysvc(["ledger", "reconcile"], 60_000, {
+        NETWORK: "eip155:137",
+        DATABASE_URL: `file:${stack().databasePath}`,
+        CHAIN_RPC_URL: stack().chainRpcUrl,
+        FACILITATOR_URL: stack().facilitatorUrl,
+      });
+      expect(code).toBe(0);
+      expect(ledgerRowByPayer(owner.address)).toMatchObject({ status: "settled", settled_amount: row.settled_amount });
+      const funded = BigInt(required.accepts[1]!.amount);
+      expect(await usdcBalance(owner.address)).toBe(funded - BigInt(row.settled_amount as string));
+    });
   });
 
   it("offers only exact for images", async () => {

@@ -1,7 +1,10 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-import type { PaymentKind, RequestOutcome } from "../metrics/service-metrics";
+import type { PaymentKind, RequestOutcome, ServiceMetrics } from "../metrics/service-metrics";
+import type { PaymentGateway } from "../payment/payment-gateway";
+import type { PaymentLedger } from "../payment/payment-ledger";
+import type { PaidRetries } from "./paid-retries";
 import type { JsonBody } from "../http/read-json-body";
 import type { StartedStream } from "../upstream/openai-upstream";
 import type { StreamMeter } from "./stream-meter";
@@ -48,6 +51,14 @@ export interface X402Price {
 export type PreparedAnswer = (
   { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
 ) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string };
+
+/** What an x402 payment session works with: the facilitator, the ledger, the metrics, the answers kept for retries. */
+export type X402Services = {
+  gateway: PaymentGateway;
+  ledger: PaymentLedger;
+  metrics: ServiceMetrics;
+  retries: PaidRetries;
+};
 
 /** One request to bill: what was asked, and its price. */
 export interface BillableCall {

@@ -2,29 +2,15 @@ import type { SettleResponse } from "@x402/core/types";
 import { ApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import { logEvent } from "../log";
-import type { ServiceMetrics } from "../metrics/service-metrics";
-import type { PaymentGateway } from "../payment/payment-gateway";
-import type { PaymentLedger } from "../payment/payment-ledger";
 import type { DecodedPayment } from "../payment/payment-signature";
 import type { facilitatorTerms } from "../payment/x402-v1";
 import { UpstreamError } from "../upstream/upstream-error";
-import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import { usedTokensCharge } from "../pricing/used-tokens-charge";
-import { x402Cost, type AnswerCost } from "./answer-cost";
-import { meteredStream } from "./metered-stream";
-import { withStreamUsageCost } from "./stream-usage-cost";
-import { requestKey, type PaidRetries } from "./paid-retries";
-import type { BillableCall, Finished, PreparedAnswer } from "./payment-method";
+import { settledOnUsage } from "./upto-stream-settlement";
+import { requestKey } from "./paid-retries";
+import type { BillableCall, Finished, PreparedAnswer, X402Services } from "./payment-method";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
 import type { PricedRequest } from "./x402-price";
-
-/** What a payment session works with: the facilitator, the ledger, the metrics. */
-export type X402Services = {
-  gateway: PaymentGateway;
-  ledger: PaymentLedger;
-  metrics: ServiceMetrics;
-  retries: PaidRetries;
-};
 
 export type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
 
@@ -142,92 +128,25 @@ export class X402Session {
     return this.finished(paid, "paid", amount);
   };
 
-  /**
-   * An `upto` stream goes out at once and is settled on its usage as it passes: when its usage event arrives
-   * (before that event, the last ones and `[DONE]` are sent, so the event states the cost and the transaction), or
-   * when it ends: the output the meter counted (stream-meter.ts: the usage reported; without it, the cap for a
-   * stream the upstream completed, the text passed on for one cut short), nothing when it passed no output. A
-   * caller who leaves is charged what the upstream reported within the grace that follows. The outcome of the
-   * settlement is the ledger's and the metrics'; a refused or unknown one is left to reconciliation.
-   */
+  /** An `upto` stream goes out at once, settled on its usage as it passes (upto-stream-settlement.ts). */
   private finishUptoStream(answer: Extract<PreparedAnswer, { kind: "stream" }>): Promise<Finished> {
     const { timings } = this;
-    const usage = this.call.usage!;
-    const maxOutput = this.call.quote.tokens!.maxOutput;
     timings.upstream = performance.now() - this.workStarted;
-    let settled: Promise<AnswerCost | undefined> | undefined;
-    const settle = (outputTokens: number) => (settled ??= this.settleUsage(outputTokens));
-    const metered = meteredStream(answer.stream.body, usage.streamMeter(maxOutput), {
-      charge: async (outputTokens) => void (await settle(outputTokens)),
-      release: async () => void (await (settled ??= this.settleNothing())),
-      graceMs: STREAM_USAGE_GRACE_MS,
-    });
-    const stated = withStreamUsageCost(metered, async (reported) => {
-      const outputTokens = usage.fromJson({ usage: reported });
-      if (outputTokens === undefined || !Number.isInteger(outputTokens) || outputTokens < 0) return undefined;
-      return (await settle(outputTokens))?.usage;
+    const body = settledOnUsage(answer.stream.body, {
+      services: this.services,
+      call: this.call,
+      terms: this.terms,
+      paymentId: this.paymentId,
+      network: this.priced.requirements.network,
+      upstreamMs: timings.upstream,
+      charge: (outputTokens) => this.usedAmount(outputTokens),
+      log: (outcome, reason, transaction, settled) => this.log(outcome, reason, transaction, settled),
     });
     // Its cost is not known when the headers leave: no X-Paysvc-Cost and no PAYMENT-RESPONSE, the cost is stated in
     // the final usage event.
-    const streamed = paidAnswer({ ...answer, stream: { ...answer.stream, body: stated } }, undefined, timings);
+    const streamed = paidAnswer({ ...answer, stream: { ...answer.stream, body } }, undefined, timings);
     timings.total = this.sinceEntry();
     return this.finished(streamed, "paid");
-  }
-
-  /** Settles an upto stream's usage: what the answer cost, with the transaction once known, or undefined if refused. */
-  private async settleUsage(outputTokens: number): Promise<AnswerCost | undefined> {
-    const { gateway, ledger, metrics } = this.services;
-    const amount = this.usedAmount(outputTokens);
-    const price = { amount, network: this.priced.requirements.network, decimals: gateway.network.usdc.decimals };
-    const started = performance.now();
-    let settlement: SettleResponse | undefined;
-    try {
-      settlement = await gateway.settle(this.terms.payload, this.terms.requirements, amount);
-    } catch (error) {
-      metrics.facilitatorFailed("settle");
-      await this.recordUnknown(amount, (error as Error).message, undefined, performance.now() - started);
-      return x402Cost(price, undefined);
-    }
-    const settleMs = performance.now() - started;
-    if (settlement.success) {
-      const { transaction } = settlement;
-      await ledger
-        .update(this.paymentId, { status: "settled", transaction, settledAmount: amount, settleMs })
-        .catch((error: unknown) => {
-          logEvent("error", "ledger_update_failed", { paymentId: this.paymentId, transaction, error: String(error) });
-        });
-      metrics.settled(this.call.endpoint, this.call.quote.model, amount);
-      this.log("settled", undefined, transaction, amount);
-      return x402Cost(price, transaction);
-    }
-    const pending = settlement.errorReason === "settlement_pending" && settlement.transaction;
-    metrics.facilitatorFailed("settle");
-    // Delivered either way: a pending transfer may land, a refused one may be settled again by reconciliation.
-    await this.recordUnknown(amount, settlement.errorReason ?? "settlement_failed", settlement.transaction, settleMs);
-    return pending ? x402Cost(price, undefined) : undefined;
-  }
-
-  /** An upto stream that passed no output: nothing is settled. */
-  private async settleNothing(): Promise<undefined> {
-    await this.services.ledger.update(this.paymentId, {
-      status: "not_charged",
-      failureReason: "no_output",
-      upstreamMs: this.timings.upstream,
-      settledAmount: 0n,
-    });
-    this.log("not_charged", "no_output");
-    return undefined;
-  }
-
-  private async recordUnknown(amount: bigint, reason: string, transaction: string | undefined, settleMs: number) {
-    await this.services.ledger.update(this.paymentId, {
-      status: "settle_unknown",
-      failureReason: reason,
-      transaction,
-      settledAmount: amount,
-      settleMs,
-    });
-    this.log("settle_unknown", reason, transaction, amount);
   }
 
   /**
