@@ -345,13 +345,20 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     });
   });
 
-  it("offers only exact for images", async () => {
-    const image = await quote("/api/v1/images/generations", {
-      model: "gpt-image-2",
-      prompt: "a harbor",
-      size: "1024x1024",
-    });
+  it("offers only exact for images, which the same client then pays with exact", async () => {
+    const request = { model: "gpt-image-2", prompt: "a harbor", size: "1024x1024" };
+    const image = await quote("/api/v1/images/generations", request);
     expect(image.accepts.map((entry) => entry.scheme)).toEqual(["exact"]);
+    const before = await balances(payer().address);
+    const pay = wrapFetchWithPayment(fetch, uptoPaymentClient(payer().privateKey));
+    const response = await pay(`${stack().appUrl}/api/v1/images/generations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    expect(before.payer - (await balances(payer().address)).payer).toBe(BigInt(image.accepts[0]!.amount));
   });
 
   it("refuses a maximum below the quote before any work, and an authorization used twice, moving nothing more", async () => {

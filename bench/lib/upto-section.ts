@@ -27,7 +27,9 @@ export async function uptoSection(stack: { appUrl: string; chainRpcUrl?: string 
   const account = privateKeyToAccount(devAccount(PAYER_ACCOUNT_INDEXES[1]).privateKey as `0x${string}`);
   const signer = toClientEvmSigner(account, chain);
   const client = new x402Client();
-  client.register("eip155:137", new UptoEvmScheme(signer));
+  // Under the pattern registerExactEvmScheme uses (eip155:*): the client looks a scheme up under the most specific
+  // network it has, so upto under eip155:137 alone would hide exact there.
+  client.register("eip155:*", new UptoEvmScheme(signer));
   registerExactEvmScheme(client, { signer });
   const signFor = (required: PaymentRequired, scheme: Scheme) =>
     client.createPaymentPayload({ ...required, accepts: required.accepts.filter((entry) => entry.scheme === scheme) });

@@ -32,7 +32,9 @@ export function uptoPaymentClient(privateKey: `0x${string}`): x402Client {
   // Its public client reads the payer's Permit2 allowance: without one, it signs an EIP-2612 permit too.
   const signer = toClientEvmSigner(account, createPublicClient({ transport: http(stack().chainRpcUrl) }));
   const client = new x402Client((_version, accepts) => accepts.find((entry) => entry.scheme === "upto") ?? accepts[0]!);
-  client.register("eip155:137", new UptoEvmScheme(signer));
+  // Under the pattern registerExactEvmScheme uses (eip155:*): the client looks a scheme up under the most specific
+  // network it has, so upto under eip155:137 alone would hide exact there.
+  client.register("eip155:*", new UptoEvmScheme(signer));
   registerExactEvmScheme(client, { signer });
   client.setSpendControls({ maxAmountPerPayment: "$5" });
   return client;
