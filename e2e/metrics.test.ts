@@ -2,7 +2,9 @@ import OpenAI from "openai";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
-import { buyPrepaidCode, payingOpenAI, postJson, quote, stack } from "./support/payments";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { decimalToAtomic } from "../server/money";
+import { buyPrepaidCode, payingOpenAI, postJson, quote, stack, uptoPaymentClient } from "./support/payments";
 import { requestFrom } from "./support/request-from";
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -138,5 +140,35 @@ describe("GET /metrics", () => {
     expect(moved("paysvc_request_phase_seconds_count", { payment: "x402", phase: "settle" })).toBe(2);
     expect(moved("paysvc_request_phase_seconds_count", { payment: "x402", phase: "total" })).toBe(2);
     expect(moved("paysvc_request_phase_seconds_count", { payment: "prepaid", phase: "reserve" })).toBe(1);
+  });
+
+  it("counts upto revenue at what was settled: a whole answer's at once, a stream's when its usage settles it", async () => {
+    const before = await scrape();
+    const openai = new OpenAI({
+      apiKey: "x402-no-key-needed",
+      baseURL: `${app.url}/v1`,
+      fetch: wrapFetchWithPayment(fetch, uptoPaymentClient(payer().privateKey)),
+      maxRetries: 0,
+    });
+    const whole = await openai.chat.completions.create({ ...chatBody("metrics upto"), max_tokens: 2000 } as never);
+    const chunks: { usage?: { cost?: string } }[] = [];
+    const stream = openai.chat.completions.stream({
+      ...chatBody("metrics upto stream"),
+      max_tokens: 2000,
+      stream: true,
+      stream_options: { include_usage: true },
+    } as never);
+    stream.on("chunk", (chunk) => chunks.push(chunk as never));
+    await stream.finalChatCompletion();
+    const costs = [(whole.usage as unknown as { cost: string }).cost, chunks.at(-1)!.usage!.cost!];
+
+    const after = await scrape();
+    const moved = (name: string, labels: Record<string, string>) => {
+      const key = `${name}${JSON.stringify(Object.fromEntries(Object.entries(labels).sort()))}`;
+      return (after.get(key) ?? 0) - (before.get(key) ?? 0);
+    };
+    expect(moved("paysvc_requests_total", { endpoint: CHAT, outcome: "paid" })).toBe(2);
+    const settled = costs.reduce((sum, cost) => sum + decimalToAtomic(cost, 6), 0n);
+    expect(moved("paysvc_revenue_atomic_total", { endpoint: CHAT, model: MODEL })).toBe(Number(settled));
   });
 });
