@@ -86,7 +86,6 @@ async function settleNothing(payment: UptoStreamPayment): Promise<undefined> {
     status: "not_charged",
     failureReason: "no_output",
     upstreamMs: payment.upstreamMs,
-    settledAmount: 0n,
   });
   payment.log("not_charged", "no_output");
   return undefined;
