@@ -122,13 +122,7 @@ export class EvmChainReader implements ChainReader {
       (log) => log.eventName === "Transfer" && log.logIndex > use.logIndex && log.args.from.toLowerCase() === payer,
     );
     if (!transfer || transfer.eventName !== "Transfer") return undefined;
-    return {
-      state: "transferred",
-      transaction: hash,
-      from: payer,
-      to: transfer.args.to.toLowerCase(),
-      amount: transfer.args.value,
-    };
+    return transferred(hash, payer, transfer.args);
   }
 
   /**
@@ -203,13 +197,7 @@ export class EvmChainReader implements ChainReader {
         log.args.from.toLowerCase() === payer,
     );
     if (!transfer || transfer.eventName !== "Transfer") return undefined;
-    return {
-      state: "transferred",
-      transaction: hash,
-      from: payer,
-      to: transfer.args.to.toLowerCase(),
-      amount: transfer.args.value,
-    };
+    return transferred(hash, payer, transfer.args);
   }
 
   /** Unused: expired once the chain's time (or, on an idle chain, ours well after) reaches validBefore. */
@@ -231,4 +219,15 @@ export class EvmChainReader implements ChainReader {
     const blocks = (2n * (seconds > 0n ? seconds : 0n) * 1000n) / BigInt(this.network.blockTimeMs) + 10n;
     return latest.number > blocks ? latest.number - blocks : 0n;
   }
+}
+
+/** A transaction's transfer from the payer, as the ledger is checked against it. */
+function transferred(hash: Hash, payer: string, transfer: { to: string; value: bigint }): ChainPayment {
+  return {
+    state: "transferred",
+    transaction: hash,
+    from: payer,
+    to: transfer.to.toLowerCase(),
+    amount: transfer.value,
+  };
 }
