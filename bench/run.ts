@@ -14,6 +14,7 @@ import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { postgresSection, startPostgresApps, type PostgresApps } from "./lib/postgres-section";
 import { settleSection } from "./lib/settle-section";
+import { slowFacilitatorSection } from "./lib/slow-facilitator-section";
 import { uptoSection } from "./lib/upto-section";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
@@ -402,6 +403,10 @@ try {
     "\n## 9. x402 upto beside exact: a short answer under max_tokens 4096 (vendor-a/gpt-5.6-sol), paid each way in turn",
   );
   for (const line of await uptoSection(stack, size(100, 2))) say(line);
+
+  // 10. Paid calls against a facilitator as slow as a real chain's.
+  say("\n## 10. Paid calls on a slow chain: a facilitator that takes a real network's time, beside prepaid calls");
+  for (const line of await slowFacilitatorSection({ stack, client, key, rounds: size(10, 1) })) say(line);
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);
 } finally {
