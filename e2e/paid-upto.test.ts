@@ -244,10 +244,10 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     let proxy: Awaited<ReturnType<typeof startFacilitatorProxy>>;
     let app: Awaited<ReturnType<typeof startExtraApp>>;
     beforeAll(async () => {
-      // Settlements held 1.5 s by a proxy in front of the facilitator (the app waits up to 3 s for one).
+      // Settlements held by a proxy in front of the facilitator until the test has moved the funds.
       proxy = await startFacilitatorProxy(stack().facilitatorUrl);
-      proxy.setMode({ kind: "hold", holdMs: 1500 });
-      app = await startExtraApp({ FACILITATOR_URL: proxy.url });
+      proxy.setMode({ kind: "gate" });
+      app = await startExtraApp({ FACILITATOR_URL: proxy.url, FACILITATOR_TIMEOUT_MS: "15000" });
     });
     afterAll(async () => {
       await app?.stop();
@@ -295,8 +295,9 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
         app.url,
       );
       // Verified, worked, and its settlement held: the funds leave meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await proxy.settleAtGate();
       await owner.drain();
+      proxy.openGate();
       const response = await answer;
       expect(response.status).toBe(402);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("settlement_failed");
@@ -320,8 +321,9 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
       );
       expect(response.status).toBe(200);
       const reading = response.text();
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await proxy.settleAtGate();
       await owner.drain();
+      proxy.openGate();
       const text = await reading;
       expect(text).toContain("data: [DONE]");
       // The usage event states no cost: nothing was settled.

@@ -1,7 +1,10 @@
 import { listen, readBody, sendJson } from "../../cli/lib/json-http-server";
 
-/** What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, or never forward it. */
-export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } | { kind: "drop" };
+/**
+ * What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, never forward it, or
+ * hold it until the test opens the gate (`openGate`), so that something can happen on chain in between.
+ */
+export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } | { kind: "drop" } | { kind: "gate" };
 
 /**
  * A facilitator in front of the real one, for settlements that time out: every call is forwarded, except that
@@ -12,6 +15,8 @@ export async function startFacilitatorProxy(target: string) {
   let onlyKinds: (kind: { x402Version: number; network: string }) => boolean = () => true;
   const forwarded: Promise<Record<string, unknown>>[] = [];
   const dropped: (() => void)[] = [];
+  /** The settles waiting at the gate, each released by its function. */
+  const gated: (() => void)[] = [];
   const forward = async (method: string, path: string, body: Buffer | undefined) => {
     const answer = await fetch(`${target}${path}`, {
       method,
@@ -29,11 +34,12 @@ export async function startFacilitatorProxy(target: string) {
         dropped.push(() => response.destroy());
         return;
       }
-      if (path === "/settle" && mode.kind === "hold") {
-        const holdMs = mode.holdMs;
-        const settled = new Promise<void>((resolve) => setTimeout(resolve, holdMs)).then(() =>
-          forward("POST", path, body),
-        );
+      if (path === "/settle" && (mode.kind === "hold" || mode.kind === "gate")) {
+        const held =
+          mode.kind === "hold"
+            ? new Promise<void>((resolve) => setTimeout(resolve, (mode as { holdMs: number }).holdMs))
+            : new Promise<void>((resolve) => gated.push(resolve));
+        const settled = held.then(() => forward("POST", path, body));
         forwarded.push(settled.then(({ json }) => json));
         const { status, json } = await settled;
         if (!response.destroyed) sendJson(response, status, json);
@@ -58,6 +64,17 @@ export async function startFacilitatorProxy(target: string) {
     },
     /** The real facilitator's answer to the last settle passed on, once it came. */
     lastForwarded: () => forwarded.at(-1),
+    /** Resolves once a settle waits at the gate. */
+    async settleAtGate(withinMs = 10_000) {
+      for (const deadline = Date.now() + withinMs; gated.length === 0;) {
+        if (Date.now() > deadline) throw new Error("no settle reached the gate");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    /** Lets every settle waiting at the gate through. */
+    openGate() {
+      for (const release of gated.splice(0)) release();
+    },
     stop: async () => {
       for (const close of dropped) close();
       await server.stop();
