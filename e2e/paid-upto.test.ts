@@ -200,11 +200,11 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
         passed += chunk.choices[0]?.delta?.content ?? "";
       }
     })().catch(() => undefined);
-    // Until the deltas stop coming, then leave.
+    // Until the deltas have stopped for a second (the provider has gone silent), then leave.
     let seen = -1;
     while (seen !== passed.length) {
       seen = passed.length;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     controller.abort();
     await reading;
