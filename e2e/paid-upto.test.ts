@@ -295,7 +295,7 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
         app.url,
       );
       // Verified, worked, and its settlement held: the funds leave meanwhile.
-      await proxy.settleAtGate();
+      await proxy.settleAtGate(owner.address);
       await owner.drain();
       proxy.openGate();
       const response = await answer;
@@ -321,7 +321,7 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
       );
       expect(response.status).toBe(200);
       const reading = response.text();
-      await proxy.settleAtGate();
+      await proxy.settleAtGate(owner.address);
       await owner.drain();
       proxy.openGate();
       const text = await reading;

@@ -15,8 +15,8 @@ export async function startFacilitatorProxy(target: string) {
   let onlyKinds: (kind: { x402Version: number; network: string }) => boolean = () => true;
   const forwarded: Promise<Record<string, unknown>>[] = [];
   const dropped: (() => void)[] = [];
-  /** The settles waiting at the gate, each released by its function. */
-  const gated: (() => void)[] = [];
+  /** The settles waiting at the gate: each one's request body, and what releases it. */
+  const gated: { body: string; release: () => void }[] = [];
   const forward = async (method: string, path: string, body: Buffer | undefined) => {
     const answer = await fetch(`${target}${path}`, {
       method,
@@ -38,7 +38,7 @@ export async function startFacilitatorProxy(target: string) {
         const held =
           mode.kind === "hold"
             ? new Promise<void>((resolve) => setTimeout(resolve, (mode as { holdMs: number }).holdMs))
-            : new Promise<void>((resolve) => gated.push(resolve));
+            : new Promise<void>((resolve) => gated.push({ body: body?.toString("utf8") ?? "", release: resolve }));
         const settled = held.then(() => forward("POST", path, body));
         forwarded.push(settled.then(({ json }) => json));
         const { status, json } = await settled;
@@ -64,16 +64,17 @@ export async function startFacilitatorProxy(target: string) {
     },
     /** The real facilitator's answer to the last settle passed on, once it came. */
     lastForwarded: () => forwarded.at(-1),
-    /** Resolves once a settle waits at the gate. */
-    async settleAtGate(withinMs = 10_000) {
-      for (const deadline = Date.now() + withinMs; gated.length === 0;) {
-        if (Date.now() > deadline) throw new Error("no settle reached the gate");
+    /** Resolves once a settle of `payer`'s payment waits at the gate. */
+    async settleAtGate(payer: string, withinMs = 10_000) {
+      const ofPayer = () => gated.some((entry) => entry.body.toLowerCase().includes(payer.toLowerCase()));
+      for (const deadline = Date.now() + withinMs; !ofPayer();) {
+        if (Date.now() > deadline) throw new Error(`no settle of ${payer} reached the gate`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
     /** Lets every settle waiting at the gate through. */
     openGate() {
-      for (const release of gated.splice(0)) release();
+      for (const entry of gated.splice(0)) entry.release();
     },
     stop: async () => {
       for (const close of dropped) close();
