@@ -11,7 +11,7 @@ import { prepaidTokensCost } from "../pricing/prepaid-token-cost";
 import { UpstreamError } from "../upstream/upstream-error";
 import { prepaidCost, withUsageCost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
-import { withStreamUsageCost } from "./stream-usage-cost";
+import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
 
@@ -96,9 +96,8 @@ export class PrepaidPayment implements PaymentMethod {
       // The usage event the caller asked for is charged as it passes, so that it can state the charge and the
       // balance after it; the stream's end then charges nothing more.
       const stated = withStreamUsageCost(metered, async (reported) => {
-        // The usage object read as a whole answer's would be: `usage.completion_tokens` or `usage.output_tokens`.
-        const outputTokens = usage.fromJson({ usage: reported });
-        if (outputTokens === undefined || !Number.isInteger(outputTokens) || outputTokens < 0) return undefined;
+        const outputTokens = reportedOutputTokens(reported, usage.fromJson);
+        if (outputTokens === undefined) return undefined;
         return costOf(await charge(outputTokens)).usage;
       });
       // A stream is charged after its answer starts (at its usage event or its end): no settle time for the metrics.

@@ -6,7 +6,7 @@ import type { facilitatorTerms } from "../payment/x402-v1";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
 import type { BillableCall, X402Services } from "./payment-method";
-import { withStreamUsageCost } from "./stream-usage-cost";
+import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 
 /** What an `upto` stream's settlement works with: its verified payment, and how its session charges and logs. */
 export interface UptoStreamPayment {
@@ -40,8 +40,8 @@ export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): E
     graceMs: STREAM_USAGE_GRACE_MS,
   });
   return withStreamUsageCost(metered, async (reported) => {
-    const outputTokens = usage.fromJson({ usage: reported });
-    if (outputTokens === undefined || !Number.isInteger(outputTokens) || outputTokens < 0) return undefined;
+    const outputTokens = reportedOutputTokens(reported, usage.fromJson);
+    if (outputTokens === undefined) return undefined;
     return (await settle(outputTokens))?.usage;
   });
 }
