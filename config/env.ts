@@ -133,6 +133,16 @@ export const sharedSchema = z.object({
     .default("on")
     .pipe(z.enum(["on", "off"], { error: "must be on or off" }))
     .transform((value) => value === "on"),
+  // `overlap`: the facilitator verifies while the upstream starts, and a stream is passed on while it settles;
+  // `strict`: verify, the work, settle, then the answer.
+  SETTLEMENT_ORDER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default("overlap")
+    .pipe(z.enum(["overlap", "strict"], { error: "must be overlap or strict" })),
+  // How long a payer whose streamed answer went unpaid (its settlement refused) is served in strict order.
+  SETTLEMENT_STRICT_SECONDS: positiveInteger(86_400),
   // How long a paid answer is kept for a retry under its payment-identifier.
   PAYMENT_ID_TTL_SECONDS: positiveInteger(3600),
   // How often each app process reconciles the ledger's open rows with the chain; 0: never (run the command).

@@ -47,6 +47,11 @@ export interface ServiceConfig {
    * maximum and is charged the tokens used), where the facilitator lists it for the network.
    */
   upto: boolean;
+  /**
+   * `overlap`: verify runs beside the upstream's start, and a stream is passed on while its payment settles, except
+   * for a payer whose stream went unpaid within `strictAfterUnpaidMs`; `strict`: verify, work, settle, answer.
+   */
+  settlement: { order: "overlap" | "strict"; strictAfterUnpaidMs: number };
   /** The bearer token GET /metrics asks for; undefined: no metrics endpoint (404). */
   metricsToken: string | undefined;
   /** How often the process reconciles the ledger's open rows in the background; 0: never. */
@@ -158,6 +163,7 @@ export function loadServiceConfig(
     databasePoolSize: values.DATABASE_POOL_SIZE,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
     upto: values.X402_UPTO,
+    settlement: { order: values.SETTLEMENT_ORDER, strictAfterUnpaidMs: values.SETTLEMENT_STRICT_SECONDS * 1000 },
     metricsToken: values.METRICS_TOKEN,
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
     paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,

@@ -1,8 +1,9 @@
-import type { ServiceConfig } from "../config/service-config";
+import { chainRpcUrlOf, type ServiceConfig } from "../config/service-config";
 import { PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
+import { LocalSignatureCheck } from "./payment/local-signature";
 import { PaymentGateway } from "./payment/payment-gateway";
 import { QuoteHold, type QuoteHoldStore } from "./payment/quote-hold";
 import { SettlementGasEstimator } from "./payment/settlement-gas";
@@ -58,13 +59,15 @@ export async function createAppContext(
     storage,
     prepaidKeys,
     gateway,
-    x402: new X402Payment(
+    x402: new X402Payment({
       gateway,
       ledger,
       metrics,
-      new PaidRetries(storage.paidAnswers, config.paymentIdTtlMs),
-      liveGas(config, storage.quoteHolds),
-    ),
+      retries: new PaidRetries(storage.paidAnswers, config.paymentIdTtlMs),
+      gas: liveGas(config, storage.quoteHolds),
+      signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
+      settlement: config.settlement,
+    }),
     catalog,
     providers: new ProviderRoutes(config.catalog, config.providers, metrics),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),

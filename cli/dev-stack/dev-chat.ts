@@ -19,10 +19,14 @@ export interface DevStreamOptions {
   streamDeltas?: number;
 }
 
-/** What a chat call asked the provider for, and the headers it came with (routing tests look at both). */
+/**
+ * What a chat call asked the provider for, and the headers it came with (routing tests look at both); `cancelled`
+ * once the caller closed the request before its answer was complete.
+ */
 export interface ReceivedChatRequest {
   model: string;
   headers: IncomingHttpHeaders;
+  cancelled: boolean;
 }
 
 /** A chat call's options: the stream's pace, the faults in force, and where the model ids asked for are noted. */
@@ -62,7 +66,9 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
   const messages = body.messages as CountableMessage[];
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
   if (options.received) {
-    options.received.push({ model: body.model, headers: request.headers });
+    const received: ReceivedChatRequest = { model: body.model, headers: request.headers, cancelled: false };
+    response.on("close", () => (received.cancelled ||= !response.writableFinished));
+    options.received.push(received);
     // A development stack runs for days: keep the latest ids only.
     if (options.received.length > 1000) options.received.shift();
   }

@@ -6,7 +6,7 @@ import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
-import type { BillableCall, PaymentMethod } from "./payment-method";
+import type { BillableCall, Finished, PaymentMethod, PreparedAnswer } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
 
 /**
@@ -39,6 +39,7 @@ export async function billRequest(
         return (url ??= resourceUrl(context.config, request));
       },
       endpoint: path,
+      overlapsVerify: endpoint.overlapsVerify === true,
       quote,
       quoteMs: performance.now() - started,
       extensions,
@@ -54,13 +55,15 @@ export async function billRequest(
       return authorization.answer;
     }
     const { session } = authorization;
-    let prepared;
+    let prepared: PreparedAnswer | undefined;
+    let finished: Finished | undefined;
     try {
       prepared = await endpoint.work(context, parsed, session.grant, request);
     } catch (error) {
-      throw await session.failed(error);
+      // The session throws what to answer instead, or answers the payment's refusal given while the work ran.
+      finished = await session.failed(error);
     }
-    const finished = await session.finish(prepared);
+    finished ??= await session.finish(prepared!);
     metrics.request(path, finished.outcome);
     metrics.timed(finished.payment, finished.timings);
     // An upto stream counts its revenue when it settles, on its usage.

@@ -7,6 +7,7 @@ import type { PaymentLedger } from "../payment/payment-ledger";
 import type { PaidRetries } from "./paid-retries";
 import type { JsonBody } from "../http/read-json-body";
 import type { StartedStream } from "../upstream/openai-upstream";
+import type { SseEvent } from "../http/event-stream";
 import type { StreamMeter } from "./stream-meter";
 
 /** The price of one request, computed before any work: the same body on the same network gives the same quote. */
@@ -33,6 +34,11 @@ export interface Grant {
   usageRequired: boolean;
   /** The verified x402 payment, for records (a prepaid key bought with it). */
   payment?: { nonce: string; payer: string };
+  /**
+   * Aborted when the payment is refused while the work runs (SETTLEMENT_ORDER=overlap): the work passes it to its
+   * upstream call, which then stops.
+   */
+  signal?: AbortSignal;
 }
 
 /** The price an x402 payment settles, in atomic units of the network's USDC: every paid answer states it. */
@@ -49,7 +55,13 @@ export interface X402Price {
  * it (X-Paysvc-Provider).
  */
 export type PreparedAnswer = (
-  { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
+  | { kind: "json"; body: unknown; status?: number }
+  | {
+      kind: "stream";
+      stream: StartedStream;
+      /** How the stream says it failed, in its API's form (Responses); chat's error object otherwise. */
+      failWith?: (code: "settlement_failed", message: string) => SseEvent;
+    }
 ) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string };
 
 /** What an x402 payment session works with: the facilitator, the ledger, the metrics, the answers kept for retries. */
@@ -71,6 +83,11 @@ export interface BillableCall {
   quote: Quote;
   /** Time spent reading, parsing and quoting the request. */
   quoteMs: number;
+  /**
+   * The work is an upstream call that may start while the facilitator verifies the payment (its answer waits for the
+   * verdict; a refusal aborts it): the endpoint's `overlapsVerify`.
+   */
+  overlapsVerify?: boolean;
   /** Extensions the 402 names beside the quote (the bazaar discovery extension). */
   extensions?: Record<string, unknown>;
   /**
@@ -82,12 +99,12 @@ export interface BillableCall {
 
 /**
  * A paid call that may go ahead: the work gets `grant`; if the work throws, `failed` undoes what authorizing took
- * and returns what to throw instead; otherwise `finish` takes the payment (settle, or charge the usage) and builds
- * the answer.
+ * and throws what to answer instead (or, when the payment was refused while the work ran, returns that refusal);
+ * otherwise `finish` takes the payment (settle, or charge the usage) and builds the answer.
  */
 export interface PaymentSession {
   grant: Grant;
-  failed(error: unknown): Promise<unknown>;
+  failed(error: unknown): Promise<Finished>;
   finish(prepared: PreparedAnswer): Promise<Finished>;
 }
 

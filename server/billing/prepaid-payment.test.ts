@@ -94,7 +94,7 @@ describe("prepaid billing on a real SQLite file", () => {
       const session = await granted(key.code, call(100, 1000), 3000);
       const started = Date.now();
       await vi.advanceTimersByTimeAsync(1500);
-      await session.failed(new UpstreamError("network", "refused"));
+      await session.failed(new UpstreamError("network", "refused")).catch(() => undefined);
       expect(vi.getTimerCount()).toBe(0);
       // Released at once, not when the lease would have run out.
       expect((await store.balance(key.id, started + 1500)).reserved).toBe(0);
@@ -125,7 +125,9 @@ describe("prepaid billing on a real SQLite file", () => {
     const key = await keyFor(1000);
     const session = await granted(key.code, call(10, 50));
     expect((await store.balance(key.id)).reserved).toBe(60);
-    const error = await session.failed(new UpstreamError("timeout", "upstream did not answer"));
+    const error = await session
+      .failed(new UpstreamError("timeout", "upstream did not answer"))
+      .catch((thrown) => thrown);
     expect(isApiError(error) && error.status).toBe(502);
     expect(await store.balance(key.id)).toMatchObject({ used: 0, reserved: 0, remaining: 1000 });
   });

@@ -105,10 +105,10 @@ export class PrepaidPayment implements PaymentMethod {
       const streamed = eventStreamAnswer(stated, headers);
       return { answer: streamed, outcome: "prepaid", payment: "prepaid", timings: { reserve, upstream } };
     };
-    const failed = async (error: unknown): Promise<unknown> => {
+    const failed = async (error: unknown): Promise<never> => {
       await release();
-      if (!(error instanceof UpstreamError)) return error;
-      return new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
+      if (!(error instanceof UpstreamError)) throw error;
+      throw new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
     };
     const grant = { outputCap: reservation.allowedOutput, usageRequired: true };
     return { kind: "granted", session: { grant, failed, finish } };

@@ -85,27 +85,35 @@ function v1DocumentJson(paymentRequired: PaymentRequired, v1Network: string): st
   return jsonWithExtensions({ x402Version: 1, accepts }, paymentRequired.extensions);
 }
 
-/** The answer of paid work, with its settlement (when known), what it cost and the phases' timings. */
+/**
+ * The answer of paid work, with its settlement (when known; a stream passed on while it settles states its
+ * transaction in its final usage event once it is in), what it cost and the phases' timings.
+ */
 export function paidAnswer(
   answer: PreparedAnswer,
-  settlement: SettleResponse | undefined,
+  settlement: SettleResponse | Promise<SettleResponse | undefined> | undefined,
   timings: Record<string, number>,
   afterSent?: () => void,
 ): ApiAnswer {
+  const settling = settlement instanceof Promise ? settlement : undefined;
+  const settled = settling ? undefined : (settlement as SettleResponse | undefined);
   const headers: Record<string, string> = {
     "Server-Timing": serverTiming(timings),
     "Cache-Control": "no-store",
   };
-  if (settlement) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settlement);
+  if (settled) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settled);
   if (answer.provider) headers[PROVIDER_HEADER] = answer.provider;
   // The cost is the price, known before settling (so a stream's headers have it too); the transaction only once
   // settled. A stream states it in its final usage event, when the caller asked for one.
-  const cost = answer.price && x402Cost(answer.price, settlement?.transaction);
+  const { price } = answer;
+  const cost = price && x402Cost(price, settled?.transaction);
   if (cost) Object.assign(headers, cost.headers);
   if (answer.kind === "json") {
     const body = cost ? withUsageCost(answer.body, cost.usage) : answer.body;
     return { ...jsonAnswer(body, { status: answer.status ?? 200, headers }), afterSent };
   }
-  const stream = cost ? withStreamUsageCost(answer.stream.body, () => cost.usage) : answer.stream.body;
+  if (!cost) return eventStreamAnswer(answer.stream.body, headers);
+  const usage = settling ? async () => x402Cost(price, (await settling)?.transaction).usage : () => cost.usage;
+  const stream = withStreamUsageCost(answer.stream.body, usage);
   return eventStreamAnswer(stream, headers);
 }

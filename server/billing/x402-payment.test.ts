@@ -13,6 +13,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../errors";
 import { ServiceMetrics } from "../metrics/service-metrics";
+import { LocalSignatureCheck } from "../payment/local-signature";
 import { PaymentGateway } from "../payment/payment-gateway";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { UpstreamError } from "../upstream/upstream-error";
@@ -63,7 +64,13 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       facilitator,
     });
     metrics = new ServiceMetrics(network.id);
-    payment = new X402Payment(gateway, ledger, metrics, new PaidRetries(storage.paidAnswers, 3_600_000));
+    payment = new X402Payment({
+      gateway,
+      ledger,
+      metrics,
+      retries: new PaidRetries(storage.paidAnswers, 3_600_000),
+      signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
+    });
   });
   afterAll(async () => {
     await storage.close();
@@ -143,7 +150,9 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const { signature, nonce } = await signedCall();
     const result = await payment.authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
-    const error = await result.session.failed(new UpstreamError("status", "upstream answered 500", 500));
+    const error = await result.session
+      .failed(new UpstreamError("status", "upstream answered 500", 500))
+      .catch((thrown: unknown) => thrown);
     expect(isApiError(error) && error.status).toBe(502);
     expect(facilitator.settled).toBe(0);
     expect(await statusOf(nonce)).toBe("not_charged");

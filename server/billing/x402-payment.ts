@@ -8,23 +8,37 @@ import type { PaymentLedger } from "../payment/payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "../payment/payment-signature";
 import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements, type V1Requirements } from "../payment/x402-v1";
 import { identifierConflict, paymentIdentifierOf, replayedAnswer, requestKey, type PaidRetries } from "./paid-retries";
-import type { Authorization, BillableCall, PaymentMethod } from "./payment-method";
+import type { LocalSignatureCheck } from "../payment/local-signature";
+import type { Authorization, BillableCall, PaymentMethod, X402Services } from "./payment-method";
+import { Refusal } from "./refusal";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
 import { facilitatorUnavailable, priceCall, type LiveGas, type PricedRequest } from "./x402-price";
 import { X402Session } from "./x402-session";
 
+/** What x402 billing works with, beside the facilitator, the ledger, the metrics and the kept answers. */
+export interface X402PaymentOptions extends X402Services {
+  /** Networks that price settlement gas live. */
+  gas?: LiveGas;
+  /** Checks a payment's signature where it was made, before anyone else sees it. */
+  signatures: LocalSignatureCheck;
+  /** The order of verify, work and settlement (ServiceConfig.settlement); `strict` unless told. */
+  settlement?: { order: "overlap" | "strict"; strictAfterUnpaidMs: number };
+}
+
 /**
- * x402 per request: quote (402), then with a signature: match, claim the nonce, verify; after the work, settle
- * only if the work succeeded. No path settles a payment for work that was not done.
+ * x402 per request: quote (402), then with a signature: match, check the signature locally, claim the nonce,
+ * verify (beside the work's start, in overlap order); after the work, settle only if the work succeeded. No path
+ * settles a payment for work that was not done, and no answer goes out before the payment's verdict.
  */
 export class X402Payment implements PaymentMethod {
-  constructor(
-    private readonly gateway: PaymentGateway,
-    private readonly ledger: PaymentLedger,
-    private readonly metrics: ServiceMetrics,
-    private readonly retries: PaidRetries,
-    private readonly gas?: LiveGas,
-  ) {}
+  private readonly gateway: PaymentGateway;
+  private readonly ledger: PaymentLedger;
+  private readonly metrics: ServiceMetrics;
+  private readonly retries: PaidRetries;
+
+  constructor(private readonly options: X402PaymentOptions) {
+    ({ gateway: this.gateway, ledger: this.ledger, metrics: this.metrics, retries: this.retries } = options);
+  }
 
   /** The facilitator's verdict on a payment; one it cannot give is counted and answered 503. */
   private async verify(terms: ReturnType<typeof facilitatorTerms>) {
@@ -61,8 +75,18 @@ export class X402Payment implements PaymentMethod {
       if (identified.problem) throw refuse("payment_invalid", identified.problem);
       const replay = identified.id && (await this.replay(identified.id, payment, terms, call, refuse));
       if (replay) return replay;
+      const signature = await this.options.signatures.check(payment, signedFor);
+      if (signature === "forged") {
+        throw refuse(
+          "payment_rejected",
+          "Payment rejected: its signature is not the payer's (checked before any work)",
+        );
+      }
       const paymentId = await this.claim(payment, header, call, priced, identified.id, refuse);
-      const verifyMs = await this.verifyClaimed(paymentId, terms, refuse);
+      const overlapped = signature === "valid" && (await this.overlaps(call, payment.payer));
+      const verdict = this.verifyClaimed(paymentId, terms, refuse);
+      // In strict order the verdict comes first: a refusal is answered here, before any work.
+      if (!overlapped) await verdict;
       const services = { gateway: this.gateway, ledger: this.ledger, metrics: this.metrics, retries: this.retries };
       const session = new X402Session({
         services,
@@ -71,7 +95,8 @@ export class X402Payment implements PaymentMethod {
         paymentId,
         priced,
         terms,
-        verifyMs,
+        verdict,
+        overlapped,
         entered,
         paymentIdentifier: identified.id,
       });
@@ -82,26 +107,35 @@ export class X402Payment implements PaymentMethod {
     }
   }
 
+  /**
+   * Whether the call's work starts while the facilitator verifies (and a stream is passed on while it settles): in
+   * overlap order, for work that is an upstream call, unless the payer left a stream unpaid lately.
+   */
+  private async overlaps(call: BillableCall, payer: string): Promise<boolean> {
+    const { settlement } = this.options;
+    if (settlement?.order !== "overlap" || !call.overlapsVerify) return false;
+    return !(await this.ledger.unpaidSince(payer, new Date(Date.now() - settlement.strictAfterUnpaidMs)));
+  }
+
   /** The call's price and requirements; a facilitator that cannot say what it supports is counted. */
   private price(call: BillableCall): Promise<PricedRequest> {
-    return priceCall(this.gateway, call, this.gas).catch((error: unknown) => {
+    return priceCall(this.gateway, call, this.options.gas).catch((error: unknown) => {
       if (isApiError(error) && error.code === "facilitator_unavailable") this.metrics.facilitatorFailed("supported");
       throw error;
     });
   }
 
-  /** The network's v1 name where the 402 offers v1 too. */
-  private get v1Network(): string | undefined {
-    const { network } = this.gateway;
-    return network.kind === "evm" ? network.x402V1Network : undefined;
-  }
-
   /** A 402 with the call's terms: built only for an answer that needs it (a paid request that succeeds does not). */
-  private challenge(call: BillableCall, priced: PricedRequest, code: ChallengeCode, message: string): Authorization {
+  private challenge(
+    call: BillableCall,
+    priced: PricedRequest,
+    code: ChallengeCode,
+    message: string,
+  ): Extract<Authorization, { kind: "answer" }> {
     const document = paymentRequiredDocument(call, priced, this.retries.declaration);
     return {
       kind: "answer",
-      answer: paymentChallenge(document, code, message, this.v1Network),
+      answer: paymentChallenge(document, code, message, this.gateway.v1Network),
       outcome: code === "payment_required" ? "quoted" : "refused",
     };
   }
@@ -113,7 +147,7 @@ export class X402Payment implements PaymentMethod {
         return { payment: decodePaymentSignature(header.value, this.gateway.network.kind), v1: undefined };
       }
       const payment = decodeV1Payment(header.value, this.gateway.network);
-      return { payment, v1: v1Requirements(priced.requirements, this.v1Network!, resourceInfo(call)) };
+      return { payment, v1: v1Requirements(priced.requirements, this.gateway.v1Network!, resourceInfo(call)) };
     } catch (error) {
       if (error instanceof MalformedPaymentError) throw refuse("payment_invalid", error.message);
       throw error;
@@ -135,7 +169,7 @@ export class X402Payment implements PaymentMethod {
       if (!(await this.gateway.acceptsV1().catch(() => true))) {
         throw refuse(
           "payment_invalid",
-          `This deployment's facilitator does not settle x402 v1 payments on ${this.v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
+          `This deployment's facilitator does not settle x402 v1 payments on ${this.gateway.v1Network}; pay with x402 v2: sign the requirements in the PAYMENT-REQUIRED header and send them in PAYMENT-SIGNATURE`,
         );
       }
       // v1 signs no resource: a payment is bound to its amount and pay-to (and the nonce, once).
@@ -233,11 +267,6 @@ export class X402Payment implements PaymentMethod {
     await this.ledger.update(paymentId, { status: "verified", verifyMs });
     return verifyMs;
   }
-}
-
-/** A step's refusal: the answer to give instead of going on. */
-class Refusal {
-  constructor(readonly authorization: Authorization) {}
 }
 
 type Refuse = (code: ChallengeCode, message: string) => Refusal;

@@ -2,19 +2,22 @@ import type { SettleResponse } from "@x402/core/types";
 import { ApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import { logEvent } from "../log";
+import { logPaidRequest } from "./paid-request-log";
 import type { DecodedPayment } from "../payment/payment-signature";
 import type { facilitatorTerms } from "../payment/x402-v1";
 import { UpstreamError } from "../upstream/upstream-error";
 import { usedTokensCharge } from "../pricing/used-tokens-charge";
 import { settledOnUsage } from "./upto-stream-settlement";
+import { Refusal } from "./refusal";
+import { streamedWhileSettling } from "./stream-while-settling";
 import { requestKey } from "./paid-retries";
-import type { BillableCall, Finished, PreparedAnswer, X402Services } from "./payment-method";
+import type { BillableCall, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
 import type { PricedRequest } from "./x402-price";
 
 export type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
 
-/** What a session starts from: the verified payment, what it pays for, and how long getting here took. */
+/** What a session starts from: the payment and its verdict, what it pays for, and how long getting here took. */
 export interface SessionStart {
   services: X402Services;
   call: BillableCall;
@@ -24,7 +27,13 @@ export interface SessionStart {
   priced: PricedRequest;
   /** What the facilitator settles: the payload with the requirements of its version. */
   terms: ReturnType<typeof facilitatorTerms>;
-  verifyMs: number;
+  /**
+   * The facilitator's verdict: the time verify took, or a rejection with the Refusal to answer (or the facilitator's
+   * failure). Already in, unless the work runs beside it (`overlapped`).
+   */
+  verdict: Promise<number>;
+  /** The work started before the verdict, and a stream is passed on while it settles (SETTLEMENT_ORDER=overlap). */
+  overlapped: boolean;
   /** When the billing of the call began (performance.now()). */
   entered: number;
   /** The caller's payment-identifier: a whole answer is kept under it for a retry. */
@@ -34,68 +43,87 @@ export interface SessionStart {
 /** One verified payment, from the work's start to its settlement. */
 export class X402Session {
   readonly grant;
-  private readonly services: X402Services;
-  private readonly call: BillableCall;
-  private readonly payment: DecodedPayment;
-  private readonly paymentId: number;
-  private readonly priced: PricedRequest;
-  private readonly terms: ReturnType<typeof facilitatorTerms>;
-  private readonly entered: number;
-  private readonly paymentIdentifier: string | undefined;
+  /** Aborts the work when the verdict refuses the payment. */
+  private readonly abort = new AbortController();
   /** Each phase's time, written by this session only, for Server-Timing, the ledger and the metrics. */
   private readonly timings: Timings;
   private readonly workStarted = performance.now();
 
-  constructor(start: SessionStart) {
-    ({
-      services: this.services,
-      call: this.call,
-      payment: this.payment,
-      paymentId: this.paymentId,
-      priced: this.priced,
-      terms: this.terms,
-      entered: this.entered,
-      paymentIdentifier: this.paymentIdentifier,
-    } = start);
-    this.timings = { quote: start.call.quoteMs, verify: start.verifyMs, upstream: 0, settle: 0, total: 0 };
+  constructor(private readonly start: SessionStart) {
+    this.timings = { quote: start.call.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
+    this.start.verdict.then(
+      (verifyMs) => (this.timings.verify = verifyMs),
+      (reason: unknown) => this.abort.abort(reason),
+    );
     const outputCap = start.call.quote.tokens?.maxOutput ?? 0;
     const { nonce, payer } = start.payment;
     // An upto stream is settled on its usage, so the work asks the upstream for it (hidden if not wanted).
     const usageRequired = start.terms.requirements.scheme === "upto";
-    this.grant = { outputCap, usageRequired, payment: { nonce, payer } };
+    this.grant = { outputCap, usageRequired, payment: { nonce, payer }, signal: this.abort.signal };
   }
 
-  failed = async (error: unknown): Promise<unknown> => {
+  /**
+   * The verdict, once in: undefined for a valid payment; the 402 to answer for one the facilitator rejected (its row
+   * already says so); a facilitator that could not judge is thrown.
+   */
+  private async refusal(): Promise<Finished | undefined> {
+    try {
+      await this.start.verdict;
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      return { answer: error.authorization.answer, outcome: "refused", payment: "x402", timings: this.timings };
+    }
+  }
+
+  /** Drops a finished work's answer for a payment that will not be taken: it is cancelled and what it wrote undone. */
+  private async drop(answer: PreparedAnswer): Promise<void> {
+    if (answer.kind === "stream") await answer.stream.cancel();
+    await answer.onUnsettled?.();
+  }
+
+  failed = async (error: unknown): Promise<Finished> => {
+    const refused = await this.refusal();
+    if (refused) return refused;
     const { timings } = this;
     timings.upstream = performance.now() - this.workStarted;
     const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
-    await this.services.ledger.update(this.paymentId, {
+    await this.start.services.ledger.update(this.start.paymentId, {
       status: "not_charged",
       failureReason: reason,
       upstreamMs: timings.upstream,
     });
     this.log("not_charged", reason);
-    if (!(error instanceof UpstreamError)) return error;
-    return new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
+    if (!(error instanceof UpstreamError)) throw error;
+    throw new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
   };
 
   finish = async (answer: PreparedAnswer): Promise<Finished> => {
-    if (answer.kind === "stream" && this.terms.requirements.scheme === "upto") return this.finishUptoStream(answer);
-    const { timings, paymentId } = this;
-    const { ledger, gateway } = this.services;
+    // A payment refused while the work ran: its answer is dropped, the refusal answered (or the failure thrown).
+    const refused = await this.refusal().catch(async (error: unknown) => {
+      await this.drop(answer);
+      throw error;
+    });
+    if (refused) return this.drop(answer).then(() => refused);
+    if (answer.kind === "stream") {
+      if (this.start.terms.requirements.scheme === "upto") return this.finishUptoStream(answer);
+      if (this.start.overlapped) return this.finishWhileSettling(answer);
+    }
+    const { timings } = this;
+    const { paymentId } = this.start;
+    const { ledger, gateway } = this.start.services;
     // What every answer built below says it cost, settled or not: what this payment settles.
     const amount = this.settlementAmount(answer);
-    const price = { amount, network: this.priced.requirements.network, decimals: gateway.network.usdc.decimals };
-    answer = { ...answer, price };
+    answer = { ...answer, price: this.priceOf(amount) };
     timings.upstream = performance.now() - this.workStarted;
     const started = performance.now();
     let settlement: SettleResponse;
     try {
-      const { payload, requirements } = this.terms;
+      const { payload, requirements } = this.start.terms;
       settlement = await gateway.settle(payload, requirements, requirements.scheme === "upto" ? amount : undefined);
     } catch (error) {
       timings.settle = performance.now() - started;
-      this.services.metrics.facilitatorFailed("settle");
+      this.start.services.metrics.facilitatorFailed("settle");
       return this.outcomeUnknown(answer, amount, (error as Error).message);
     }
     timings.settle = performance.now() - started;
@@ -133,14 +161,11 @@ export class X402Session {
     const { timings } = this;
     timings.upstream = performance.now() - this.workStarted;
     const body = settledOnUsage(answer.stream.body, {
-      services: this.services,
-      call: this.call,
-      terms: this.terms,
-      paymentId: this.paymentId,
-      network: this.priced.requirements.network,
+      ...this.start,
+      network: this.start.priced.requirements.network,
       upstreamMs: timings.upstream,
       charge: (outputTokens) => this.usedAmount(outputTokens),
-      log: (outcome, reason, transaction, settled) => this.log(outcome, reason, transaction, settled),
+      log: this.log,
     });
     // Its cost is not known when the headers leave: no X-Paysvc-Cost and no PAYMENT-RESPONSE, the cost is stated in
     // the final usage event.
@@ -149,33 +174,69 @@ export class X402Session {
     return this.finished(streamed, "paid");
   }
 
+  /** An `exact` stream passed on while its payment settles (stream-while-settling.ts). */
+  private finishWhileSettling(answer: Extract<PreparedAnswer, { kind: "stream" }>): Promise<Finished> {
+    const { timings } = this;
+    timings.upstream = performance.now() - this.workStarted;
+    const amount = this.start.priced.amount;
+    const { body, settlement } = streamedWhileSettling(answer, {
+      ...this.start,
+      amount,
+      upstreamMs: timings.upstream,
+      delivered: (outputTokens) => (this.start.call.quote.tokens ? this.usedAmount(outputTokens) : amount),
+      settled: (settleMs) => (timings.settle = settleMs),
+      log: this.log,
+    });
+    const price = this.priceOf(amount);
+    const streamed = paidAnswer({ ...answer, price, stream: { ...answer.stream, body } }, settlement, timings);
+    timings.total = this.sinceEntry();
+    return this.finished(streamed, "paid");
+  }
+
+  /** What an answer says `amount` is: atomic units of the network's USDC. */
+  private priceOf(amount: bigint): X402Price {
+    const { decimals } = this.start.services.gateway.network.usdc;
+    return { amount, network: this.start.priced.requirements.network, decimals };
+  }
+
   /**
    * What the payment settles: its price (`exact`); for `upto`, the tokens the answer used at their price (the
    * whole maximum when the answer does not say how many it wrote).
    */
   private settlementAmount(answer: PreparedAnswer): bigint {
-    if (this.terms.requirements.scheme !== "upto" || !this.call.quote.tokens || answer.kind !== "json") {
-      return this.priced.amount;
+    if (this.start.terms.requirements.scheme !== "upto" || !this.start.call.quote.tokens || answer.kind !== "json") {
+      return this.start.priced.amount;
     }
-    return this.usedAmount(this.call.usage?.fromJson(answer.body));
+    return this.usedAmount(this.start.call.usage?.fromJson(answer.body));
   }
 
   /** An upto call's charge for the output tokens it used (the maximum when unknown). */
   private usedAmount(outputTokens: number | undefined): bigint {
-    const { tokens, amount: quoted } = this.call.quote;
-    const maximum = this.priced.amount;
-    return usedTokensCharge({ tokens: tokens!, quoted, maximum, outputTokens, network: this.services.gateway.network });
+    const { tokens, amount: quoted } = this.start.call.quote;
+    const maximum = this.start.priced.amount;
+    return usedTokensCharge({
+      tokens: tokens!,
+      quoted,
+      maximum,
+      outputTokens,
+      network: this.start.services.gateway.network,
+    });
   }
 
   private async finished(answer: ApiAnswer, outcome: Finished["outcome"], settled?: bigint): Promise<Finished> {
     // v1 clients read the settlement from X-PAYMENT-RESPONSE (same encoding); PAYMENT-RESPONSE stays for all.
     const settlement = answer.headers["payment-response"];
-    if (this.payment.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
+    if (this.start.payment.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
     const delivered = outcome === "paid" || outcome === "settle_unknown";
-    if (delivered && this.paymentIdentifier) {
-      const { payer, nonce } = this.payment;
-      const request = requestKey(this.call.resourceUrl, this.call.body.sha256);
-      await this.services.retries.keep(answer, { payer, paymentId: this.paymentIdentifier, nonce, request });
+    if (delivered && this.start.paymentIdentifier) {
+      const { payer, nonce } = this.start.payment;
+      const request = requestKey(this.start.call.resourceUrl, this.start.call.body.sha256);
+      await this.start.services.retries.keep(answer, {
+        payer,
+        paymentId: this.start.paymentIdentifier,
+        nonce,
+        request,
+      });
     }
     return { answer, outcome, payment: "x402", timings: this.timings, settledAmount: settled };
   }
@@ -192,7 +253,7 @@ export class X402Session {
     transaction?: string,
   ): Promise<Finished> {
     const { timings } = this;
-    await this.services.ledger.update(this.paymentId, {
+    await this.start.services.ledger.update(this.start.paymentId, {
       status: "settle_unknown",
       failureReason: reason,
       transaction,
@@ -210,46 +271,28 @@ export class X402Session {
   private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<Finished> {
     const { timings } = this;
     const reason = settlement.errorReason ?? "settlement_failed";
-    await this.services.ledger.update(this.paymentId, {
+    await this.start.services.ledger.update(this.start.paymentId, {
       status: "failed",
       failureReason: reason,
       upstreamMs: timings.upstream,
       settleMs: timings.settle,
     });
-    if (answer.kind === "stream") await answer.stream.cancel();
-    await answer.onUnsettled?.();
+    await this.drop(answer);
     this.log("settlement_failed", reason);
     const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
-    const document = paymentRequiredDocument(this.call, this.priced, this.services.retries.declaration);
+    const { call, priced, services } = this.start;
+    const document = paymentRequiredDocument(call, priced, services.retries.declaration);
+    const message = `Settlement failed: ${reason}${detail}`;
     return this.finished(
-      paymentChallenge(document, "settlement_failed", `Settlement failed: ${reason}${detail}`, this.v1Network()),
+      paymentChallenge(document, "settlement_failed", message, services.gateway.v1Network),
       "refused",
     );
   }
 
-  /** The network's v1 name when the 402 offers v1 too. */
-  private v1Network(): string | undefined {
-    const { network } = this.services.gateway;
-    return network.kind === "evm" ? network.x402V1Network : undefined;
-  }
-
   private sinceEntry(): number {
-    return this.call.quoteMs + performance.now() - this.entered;
+    return this.start.call.quoteMs + performance.now() - this.start.entered;
   }
 
-  private log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void {
-    logEvent(outcome === "settled" ? "info" : "warn", "paid_request", {
-      resource: this.call.resourceUrl,
-      outcome,
-      payer: this.payment.payer,
-      scheme: this.terms.requirements.scheme,
-      amount: this.payment.payload.accepted.amount,
-      settled: settled?.toString(),
-      reason,
-      transaction,
-      timings_ms: Object.fromEntries(
-        Object.entries(this.timings).map(([name, value]) => [name, Number(value.toFixed(2))]),
-      ),
-    });
-  }
+  private log = (outcome: string, reason?: string, transaction?: string, settled?: bigint): void =>
+    logPaidRequest(this.start, this.timings, { outcome, reason, transaction, settled });
 }

@@ -21,11 +21,17 @@ export async function createDecision(
   context: Pick<AppContext, "config" | "providers">,
   decision: DecisionRequest,
   inputTokens: number,
+  signal: AbortSignal | undefined,
 ) {
   // The answers are checked inside the routes' turn: an answer of the wrong shape is the next route's to give.
   const served = await context.providers
     .of(context.config.catalog.decision)
-    .postJson("/decisions", decision, (answer) => ({ answers: checkedAnswers(decision, answer.answers), answer }));
+    .postJson(
+      "/decisions",
+      decision,
+      (answer) => ({ answers: checkedAnswers(decision, answer.answers), answer }),
+      signal,
+    );
   const { answers, answer } = served.value;
   const usage = (answer.usage ?? {}) as Record<string, unknown>;
   return {

@@ -13,6 +13,7 @@ export const chatCompletions = (catalog: ModelCatalog) =>
     method: "POST",
     paths: ["/v1/chat/completions", "/api/v1/chat/completions"],
     access: ["x402", "prepaid"],
+    overlapsVerify: true,
     schema: chatRequestSchema,
     parse: (value) => parseChatRequest(value, catalog),
     quote: (parsed, network) =>
@@ -28,12 +29,12 @@ export const chatCompletions = (catalog: ModelCatalog) =>
       const upstreamBody = withOutputCap(parsed.body, grant.outputCap);
       const routes = context.providers.of(parsed.model);
       if (parsed.body.stream !== true) {
-        const served = await routes.postJson("/chat/completions", upstreamBody, chatCompletionAnswer);
+        const served = await routes.postJson("/chat/completions", upstreamBody, chatCompletionAnswer, grant.signal);
         return { kind: "json", body: served.value, provider: served.provider };
       }
       // A call billed on its usage needs the usage reported, so it is always asked for (and hidden if not wanted).
       if (grant.usageRequired) upstreamBody.stream_options = { ...parsed.body.stream_options, include_usage: true };
-      const served = await routes.startStream("/chat/completions", upstreamBody);
+      const served = await routes.startStream("/chat/completions", upstreamBody, grant.signal);
       return { kind: "stream", stream: served.value, provider: served.provider };
     },
     usage: {

@@ -14,6 +14,7 @@ export function decisions(catalog: ModelCatalog) {
     method: "POST",
     paths: ["/jev"],
     access: ["x402"],
+    overlapsVerify: true,
     schema: requests.schema,
     parse(value) {
       const decision = requests.parse(value);
@@ -35,8 +36,8 @@ export function decisions(catalog: ModelCatalog) {
         description: `Structured decision with ${model.id} (${questions} questions)`,
       };
     },
-    async work(context, { decision, inputTokens }) {
-      const { body, provider } = await createDecision(context, decision, inputTokens);
+    async work(context, { decision, inputTokens }, grant) {
+      const { body, provider } = await createDecision(context, decision, inputTokens, grant.signal);
       return { kind: "json", body, provider };
     },
     docs: {

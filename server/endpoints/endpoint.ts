@@ -66,6 +66,12 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   quote(parsed: Parsed, network: NetworkDefinition): Quote;
   /** The work, run once the payment is authorized; `request` for what depends on it (the origin the caller used). */
   work(context: WorkContext, parsed: Parsed, grant: Grant, request: ApiRequest): Promise<PreparedAnswer>;
+  /**
+   * The work is an upstream call, and nothing else: with SETTLEMENT_ORDER=overlap it starts while the facilitator
+   * verifies the payment (aborted by `grant.signal` when the payment is refused). Work that writes state (a key
+   * bought) waits for the verdict.
+   */
+  overlapsVerify?: boolean;
   /** Present when a prepaid key (or x402 `upto`) may pay for the tokens used: how they are read. */
   usage?: UsageReader<Parsed>;
 }

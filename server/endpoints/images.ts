@@ -23,6 +23,7 @@ function imageEndpoint(
     method: "POST",
     paths: [path],
     access: ["x402"],
+    overlapsVerify: true,
     body: { maxBytes: MAX_IMAGE_BODY_BYTES },
     schema: imageRequestSchema,
     parse: (value) => parseImageRequest(value, edit, catalog),
@@ -35,8 +36,8 @@ function imageEndpoint(
         description: `${kind} with ${parsed.model.id}, ${parsed.n} x ${parsed.size}`,
       };
     },
-    async work(context, parsed) {
-      const served = await createImages(context, parsed);
+    async work(context, parsed, grant) {
+      const served = await createImages(context, parsed, grant.signal);
       return { kind: "json", body: served.value, provider: served.provider };
     },
     docs: {

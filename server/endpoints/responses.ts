@@ -3,7 +3,7 @@ import { responsesStreamMeter } from "../billing/responses-stream-meter";
 import { quoteCompletion } from "../pricing/quote-completion";
 import { fromChatCompletion } from "../responses/response-object";
 import { parseResponsesRequest, responsesRequestSchema } from "../responses/responses-request";
-import { translateToResponsesStream } from "../responses/responses-stream";
+import { responsesStreamError, translateToResponsesStream } from "../responses/responses-stream";
 import { toChatRequest } from "../responses/to-chat-request";
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { paidEndpoint } from "./endpoint";
@@ -24,6 +24,7 @@ export const responses = (catalog: ModelCatalog) =>
     method: "POST",
     paths: ["/v1/responses", "/api/v1/responses"],
     access: ["x402", "prepaid"],
+    overlapsVerify: true,
     schema: responsesRequestSchema,
     parse(value) {
       const parsed = parseResponsesRequest(value, catalog);
@@ -42,11 +43,12 @@ export const responses = (catalog: ModelCatalog) =>
       const chatRequest = { ...parsed.chatRequest, max_tokens: grant.outputCap };
       const routes = context.providers.of(parsed.model);
       if (parsed.body.stream) {
-        const { value: upstream, provider } = await routes.startStream("/chat/completions", chatRequest);
-        const body = translateToResponsesStream(upstream.body, parsed);
-        return { kind: "stream", stream: { body, cancel: upstream.cancel }, provider };
+        const started = await routes.startStream("/chat/completions", chatRequest, grant.signal);
+        const body = translateToResponsesStream(started.value.body, parsed);
+        const stream = { body, cancel: started.value.cancel };
+        return { kind: "stream", stream, failWith: responsesStreamError, provider: started.provider };
       }
-      const served = await routes.postJson("/chat/completions", chatRequest, chatCompletionAnswer);
+      const served = await routes.postJson("/chat/completions", chatRequest, chatCompletionAnswer, grant.signal);
       return { kind: "json", body: fromChatCompletion(parsed, served.value), provider: served.provider };
     },
     usage: {

@@ -6,14 +6,19 @@ import type { ParsedImageRequest } from "./image-request";
  * The images of a paid request, as sent to the caller: the upstream's generation or edit, checked to hold as many
  * usable images as were paid for.
  */
-export function createImages(context: Pick<AppContext, "providers">, parsed: ParsedImageRequest) {
-  return callUpstream(context, parsed, (answer) => usableImages(answer, parsed.n));
+export function createImages(
+  context: Pick<AppContext, "providers">,
+  parsed: ParsedImageRequest,
+  signal: AbortSignal | undefined,
+) {
+  return callUpstream(context, parsed, signal, (answer) => usableImages(answer, parsed.n));
 }
 
 /** The generation or edit, its answer checked by `accept` for each route in turn (too few images: the next). */
 function callUpstream<T>(
   context: Pick<AppContext, "providers">,
   parsed: ParsedImageRequest,
+  signal: AbortSignal | undefined,
   accept: (answer: Record<string, unknown>) => T,
 ) {
   const routes = context.providers.of(parsed.model);
@@ -24,7 +29,7 @@ function callUpstream<T>(
     size: parsed.size,
     response_format: parsed.responseFormat,
   };
-  if (!parsed.image) return routes.postJson("/images/generations", fields, accept);
+  if (!parsed.image) return routes.postJson("/images/generations", fields, accept, signal);
   // OpenAI's edits endpoint takes a multipart form with the image as a file.
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, String(value));
@@ -34,7 +39,7 @@ function callUpstream<T>(
     new Blob([new Uint8Array(parsed.image.bytes)], { type: parsed.image.mediaType }),
     `image.${extension}`,
   );
-  return routes.postJson("/images/edits", form, accept);
+  return routes.postJson("/images/edits", form, accept, signal);
 }
 
 function isHttpUrl(value: unknown): value is string {

@@ -47,6 +47,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests;
   private readonly revenue;
+  private readonly unpaid;
   private readonly phases;
   private readonly prepaidTokens;
   private readonly freeTierRefusals;
@@ -74,6 +75,12 @@ export class ServiceMetrics {
     this.revenue = new Counter({
       name: "paysvc_revenue_atomic_total",
       help: "Settled x402 payments in the asset's atomic units (USDC: 6 decimals), by endpoint and model",
+      labelNames: ["endpoint", "model"] as const,
+      registers,
+    });
+    this.unpaid = new Counter({
+      name: "paysvc_unpaid_atomic_total",
+      help: "Streams delivered while their x402 payment settled, whose settlement was refused: what they delivered at the quote's rates, in atomic units, by endpoint and model",
       labelNames: ["endpoint", "model"] as const,
       registers,
     });
@@ -153,6 +160,11 @@ export class ServiceMetrics {
   /** A settled payment. Counters are doubles: exact to 2^53 atomic units (9 billion USD of USDC). */
   settled(endpoint: string, model: string, amount: bigint): void {
     this.revenue.inc({ endpoint, model }, Number(amount));
+  }
+
+  /** What a stream delivered before its settlement was refused. */
+  deliveredUnpaid(endpoint: string, model: string, amount: bigint): void {
+    this.unpaid.inc({ endpoint, model }, Number(amount));
   }
 
   /** Each phase's duration, given in ms. */

@@ -68,6 +68,12 @@ export class PaymentGateway {
     return this.config.network;
   }
 
+  /** The network's x402 v1 name, where the 402 offers v1 too. */
+  get v1Network(): string | undefined {
+    const { network } = this.config;
+    return network.kind === "evm" ? network.x402V1Network : undefined;
+  }
+
   get paymentTimeoutSeconds(): number {
     return this.config.paymentTimeoutSeconds;
   }

@@ -26,6 +26,8 @@ export interface PaymentUpdate {
   transaction?: string;
   /** What the settlement moved on chain (for `upto`, decided when the work is done). */
   settledAmount?: bigint;
+  /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
+  unpaidAmount?: bigint;
   verifyMs?: number;
   upstreamMs?: number;
   settleMs?: number;
@@ -40,6 +42,8 @@ export interface PaymentRecord {
   scheme: PaymentScheme;
   /** What moved on chain, once settled; null before (and on rows settled before it was recorded). */
   settledAmount: bigint | null;
+  /** What an `unpaid` row's stream delivered, at the quote's rates; null on every other row. */
+  unpaidAmount: bigint | null;
   network: string;
   resource: string;
   endpoint: string | null;
@@ -70,6 +74,8 @@ export interface PaymentLedger {
    */
   updateIf(id: number, from: PaymentStatus, update: PaymentUpdate): Promise<boolean>;
   findByNonce(nonce: string): Promise<PaymentRecord | undefined>;
+  /** Whether `payer` has an `unpaid` row written since `since` (the payer is then served settle-first). */
+  unpaidSince(payer: string, since: Date): Promise<boolean>;
   /** A page of the rows in `statuses`, in id order after `afterId` (0 for the first page). */
   listByStatus(statuses: readonly PaymentStatus[], afterId: number, limit: number): Promise<PaymentRecord[]>;
   /** The payments made since `since`, counted and summed by period (UTC), endpoint, model and status, in order. */
@@ -86,6 +92,6 @@ export interface LedgerReportRow {
   model: string | null;
   status: PaymentStatus;
   count: number;
-  /** In atomic units, the sum of what they settled, or, for rows not settled, of what was signed for. */
+  /** In atomic units, the sum of what they settled, for `unpaid` rows of what they delivered, else of what was signed for. */
   amount: bigint;
 }

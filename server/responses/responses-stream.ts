@@ -202,3 +202,8 @@ export function translateToResponsesStream(source: EventStream, parsed: ParsedRe
     () => nonEmpty([...started.splice(0), ...translator.end()]),
   );
 }
+
+/** A Responses error event for a failure found beside the translation (a settlement refused mid-stream). */
+export function responsesStreamError(code: string, message: string): SseEvent {
+  return SseEvent.of({ type: "error", code, message, param: null }, "error");
+}

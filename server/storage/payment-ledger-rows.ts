@@ -52,6 +52,7 @@ export function updateValues<At>(id: number, update: PaymentUpdate, at: At) {
     failureReason: update.failureReason ?? null,
     transaction: update.transaction ?? null,
     settledAmount: update.settledAmount?.toString() ?? null,
+    unpaidAmount: update.unpaidAmount?.toString() ?? null,
     verifyMs: round(update.verifyMs),
     upstreamMs: round(update.upstreamMs),
     settleMs: round(update.settleMs),
@@ -60,10 +61,14 @@ export function updateValues<At>(id: number, update: PaymentUpdate, at: At) {
 }
 
 /** A row as read back, its amounts as bigint. */
-export function paymentRecord<Row extends { amount: string; settledAmount: string | null }>(row: Row) {
+export function paymentRecord<Row extends { amount: string; settledAmount: string | null; unpaidAmount: string | null }>(
+  row: Row,
+) {
+  const amount = (value: string | null) => (value === null ? null : BigInt(value));
   return {
     ...row,
     amount: BigInt(row.amount),
-    settledAmount: row.settledAmount === null ? null : BigInt(row.settledAmount),
+    settledAmount: amount(row.settledAmount),
+    unpaidAmount: amount(row.unpaidAmount),
   };
 }

@@ -1,6 +1,8 @@
 /**
  * The states of a payments-ledger row, the same on every engine (README "The ledger statuses" says what each means).
  * `unsettled`: reconciliation found the authorization unused past its validity, so it can never be settled.
+ * `unpaid`: a stream passed on while its payment settled, and the settlement was refused: `unpaid_amount` is what
+ * it delivered.
  */
 export const paymentStatuses = [
   "pending",
@@ -10,6 +12,7 @@ export const paymentStatuses = [
   "failed",
   "settle_unknown",
   "unsettled",
+  "unpaid",
 ] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 

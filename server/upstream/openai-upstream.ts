@@ -85,12 +85,16 @@ export class OpenAiUpstream {
     );
   }
 
-  /** A complete JSON answer of `path` (e.g. `/chat/completions`) to a JSON body or a multipart form. */
-  async postJson(path: string, body: unknown): Promise<Record<string, unknown>> {
+  /**
+   * A complete JSON answer of `path` (e.g. `/chat/completions`) to a JSON body or a multipart form; `signal` abandons
+   * the call (its payment was refused).
+   */
+  async postJson(path: string, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
     let answer: { status: number; body: Buffer };
     try {
       answer = await upstreamWhole(this.target(path), {
         ...this.postInit(body),
+        signal,
         timeoutMs: this.config.timeoutMs,
         maxBytes: this.config.maxAnswerBytes ?? MAX_UPSTREAM_ANSWER_BYTES,
       });
@@ -113,11 +117,15 @@ export class OpenAiUpstream {
 
   /**
    * Starts a server-sent event stream and waits for its first complete event (the timeout covers only that
-   * wait). Later failures end the stream with an error event, since the status line has then been sent.
+   * wait). Later failures end the stream with an error event, since the status line has then been sent. `signal`
+   * abandons the call while it waits (its payment was refused).
    */
-  async startStream(path: string, body: unknown): Promise<StartedStream> {
+  async startStream(path: string, body: unknown, signal?: AbortSignal): Promise<StartedStream> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
+    const refused = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", refused, { once: true });
+    if (signal?.aborted) refused();
     let response: UpstreamAnswer | undefined;
     let chunks: AsyncIterator<Buffer, undefined> | undefined;
     const splitter = new EventSplitter();
@@ -154,6 +162,7 @@ export class OpenAiUpstream {
       throw this.describe(error, controller.signal);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", refused);
     }
     const upstream = { answer: response, chunks };
     let abandoned = false;

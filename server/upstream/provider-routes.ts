@@ -47,9 +47,10 @@ export class ModelRoutes {
     path: string,
     body: Record<string, unknown> | FormData,
     accept: (answer: Record<string, unknown>) => T = (answer) => answer as T,
+    signal?: AbortSignal,
   ): Promise<Served<T>> {
-    return this.tryInTurn(async (way) => {
-      const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route));
+    return this.tryInTurn(signal, async (way) => {
+      const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal);
       // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
       if (typeof answer.model === "string") answer.model = this.soldId;
       return accept(answer);
@@ -57,9 +58,9 @@ export class ModelRoutes {
   }
 
   /** A stream whose first event has arrived, its chunks naming the sold model. */
-  startStream(path: string, body: Record<string, unknown>): Promise<Served<StartedStream>> {
-    return this.tryInTurn(async (way) => {
-      const started = await way.upstream.startStream(path, this.bodyFor(body, way.route));
+  startStream(path: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Served<StartedStream>> {
+    return this.tryInTurn(signal, async (way) => {
+      const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal);
       return { ...started, body: withSoldModelId(started.body, this.soldId) };
     });
   }
@@ -72,21 +73,22 @@ export class ModelRoutes {
 
   /**
    * Each route whose provider is not skipped, in order, until one serves. When every provider is skipped, each is
-   * tried anyway: the caller's call is the only chance it has, and a breaker only moves calls to another route.
+   * tried anyway: the caller's call is the only chance it has, and a breaker only moves calls to another route. A
+   * call aborted by `signal` (its payment refused) is no provider's failure and tries no other.
    */
-  private async tryInTurn<T>(call: (way: Way) => Promise<T>): Promise<Served<T>> {
+  private async tryInTurn<T>(signal: AbortSignal | undefined, call: (way: Way) => Promise<T>): Promise<Served<T>> {
     let lastError: unknown;
     let tried = false;
     for (const way of this.ways) {
       if (!way.breaker.tryAcquire()) continue;
       tried = true;
-      const outcome = await this.attempt(way, call);
+      const outcome = await this.attempt(way, call, signal);
       if ("served" in outcome) return outcome.served;
       lastError = outcome.failure;
     }
     if (tried) throw lastError;
     for (const way of this.ways) {
-      const outcome = await this.attempt(way, call);
+      const outcome = await this.attempt(way, call, signal);
       if ("served" in outcome) return outcome.served;
       lastError = outcome.failure;
     }
@@ -97,6 +99,7 @@ export class ModelRoutes {
   private async attempt<T>(
     way: Way,
     call: (way: Way) => Promise<T>,
+    signal: AbortSignal | undefined,
   ): Promise<{ served: Served<T> } | { failure: unknown }> {
     const { provider } = way.route;
     const started = performance.now();
@@ -106,6 +109,10 @@ export class ModelRoutes {
       this.metrics.providerCall(provider, "ok", (performance.now() - started) / 1000);
       return { served: { value, provider } };
     } catch (error) {
+      if (signal?.aborted) {
+        way.breaker.released();
+        throw error;
+      }
       this.metrics.providerCall(provider, "failed", (performance.now() - started) / 1000);
       if (!failsOver(error)) {
         way.breaker.released();

@@ -66,7 +66,7 @@ export async function upstreamFetch(url: string, init: UpstreamInit): Promise<Up
  */
 export async function upstreamWhole(
   target: { origin: string; path: string },
-  init: Omit<UpstreamInit, "signal"> & { timeoutMs: number; maxBytes: number },
+  init: Omit<UpstreamInit, "signal"> & { timeoutMs: number; maxBytes: number; signal?: AbortSignal },
 ): Promise<{ status: number; body: Buffer }> {
   const { headers, body } = await encoded(init);
   const { origin, path } = target;
@@ -82,6 +82,18 @@ export async function upstreamWhole(
       expired = new UpstreamError("timeout", `upstream did not answer within ${init.timeoutMs} ms`);
       abort?.(expired);
     }, init.timeoutMs);
+    // The caller gave up (a payment refused while the call ran): the request is abandoned as a timeout's is.
+    const { signal } = init;
+    const abandoned = () => {
+      expired = new UpstreamError("network", "upstream call abandoned: its payment was refused");
+      abort?.(expired);
+    };
+    signal?.addEventListener("abort", abandoned, { once: true });
+    if (signal?.aborted) abandoned();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abandoned);
+    };
     try {
       agent.dispatch({ origin, path, method: init.method, headers, body }, {
         onConnect(abortRequest: (reason: Error) => void) {
@@ -102,17 +114,17 @@ export async function upstreamWhole(
           return true;
         },
         onComplete() {
-          clearTimeout(timer);
+          done();
           resolve({ status, body: Buffer.concat(chunks) });
         },
         onError(error: Error) {
-          clearTimeout(timer);
+          done();
           reject(expired ?? error);
         },
       } as unknown as Parameters<Agent["dispatch"]>[1]);
     } catch (error) {
       // Options undici refuses outright.
-      clearTimeout(timer);
+      done();
       reject(error);
     }
   });

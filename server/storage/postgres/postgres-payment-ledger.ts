@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import {
   type NewPayment,
@@ -21,6 +21,7 @@ export class PostgresPaymentLedger implements PaymentLedger {
   private readonly insertPending;
   private readonly updateRow;
   private readonly updateRowIf;
+  private readonly unpaidRow;
 
   constructor(private readonly database: PostgresDatabase) {
     const at = sql`${sql.placeholder("at")}::timestamptz`;
@@ -38,6 +39,7 @@ export class PostgresPaymentLedger implements PaymentLedger {
       failureReason: keep(payments.failureReason, "failureReason", "text"),
       transaction: keep(payments.transaction, "transaction", "text"),
       settledAmount: keep(payments.settledAmount, "settledAmount", "numeric"),
+      unpaidAmount: keep(payments.unpaidAmount, "unpaidAmount", "numeric"),
       verifyMs: keep(payments.verifyMs, "verifyMs", "integer"),
       upstreamMs: keep(payments.upstreamMs, "upstreamMs", "integer"),
       settleMs: keep(payments.settleMs, "settleMs", "integer"),
@@ -51,6 +53,13 @@ export class PostgresPaymentLedger implements PaymentLedger {
       .where(and(id, eq(payments.status, sql`${sql.placeholder("from")}`)))
       .returning({ id: payments.id })
       .prepare("paysvc_payment_update_if");
+    const unpaid = and(eq(payments.payer, sql.placeholder("payer")), eq(payments.status, "unpaid"));
+    this.unpaidRow = database
+      .select({ id: payments.id })
+      .from(payments)
+      .where(and(unpaid, gte(payments.updatedAt, sql`${sql.placeholder("since")}::timestamptz`)))
+      .limit(1)
+      .prepare("paysvc_payment_unpaid_since");
   }
 
   async claim(payment: NewPayment): Promise<number | undefined> {
@@ -82,11 +91,16 @@ export class PostgresPaymentLedger implements PaymentLedger {
     return row && paymentRecord(row);
   }
 
+  async unpaidSince(payer: string, since: Date): Promise<boolean> {
+    const rows = await this.unpaidRow.execute({ payer, since });
+    return rows.length > 0;
+  }
+
   async report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]> {
     const format = period === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24":00Z"';
     const { rows } = await this.database.$client.query<Omit<LedgerReportRow, "amount"> & { amount: string }>(
       `select to_char(created_at at time zone 'UTC', $1) as period, endpoint, model, status,
-        count(*)::integer as count, sum(coalesce(settled_amount, amount))::text as amount
+        count(*)::integer as count, sum(coalesce(settled_amount, unpaid_amount, amount))::text as amount
       from payments where created_at >= $2
       group by 1, 2, 3, 4 order by 1, coalesce(endpoint, ''), coalesce(model, ''), 4`,
       [format, since],

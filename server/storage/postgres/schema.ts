@@ -20,6 +20,8 @@ export const payments = pgTable(
       .notNull()
       .default("exact"),
     settledAmount: numeric("settled_amount", { precision: 78, scale: 0 }),
+    /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
+    unpaidAmount: numeric("unpaid_amount", { precision: 78, scale: 0 }),
     network: text("network").notNull(),
     resource: text("resource").notNull(),
     endpoint: text("endpoint"),

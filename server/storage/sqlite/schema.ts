@@ -24,6 +24,8 @@ export const payments = sqliteTable(
       .default("exact"),
     /** What moved on chain, once settled: the amount (`exact`), or the tokens used at their price (`upto`). */
     settledAmount: text("settled_amount"),
+    /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
+    unpaidAmount: text("unpaid_amount"),
     network: text("network").notNull(),
     resource: text("resource").notNull(),
     /** The endpoint's own path and the model the call used, for reports; null on rows written before them. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type NewPayment,
@@ -21,6 +21,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
   private readonly insertPending;
   private readonly updateRow;
   private readonly updateRowIf;
+  private readonly unpaidRow;
 
   constructor(private readonly database: SqliteDatabase) {
     const at = sql`${sql.placeholder("at")}`;
@@ -37,6 +38,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
       failureReason: keep(payments.failureReason, "failureReason"),
       transaction: keep(payments.transaction, "transaction"),
       settledAmount: keep(payments.settledAmount, "settledAmount"),
+      unpaidAmount: keep(payments.unpaidAmount, "unpaidAmount"),
       verifyMs: keep(payments.verifyMs, "verifyMs"),
       upstreamMs: keep(payments.upstreamMs, "upstreamMs"),
       settleMs: keep(payments.settleMs, "settleMs"),
@@ -50,6 +52,13 @@ export class SqlitePaymentLedger implements PaymentLedger {
       .set(set)
       .where(and(id, still))
       .returning({ id: payments.id })
+      .prepare();
+    const unpaid = and(eq(payments.payer, sql.placeholder("payer")), eq(payments.status, "unpaid"));
+    this.unpaidRow = database
+      .select({ id: payments.id })
+      .from(payments)
+      .where(and(unpaid, gte(payments.updatedAt, sql`${sql.placeholder("since")}`)))
+      .limit(1)
       .prepare();
   }
 
@@ -82,6 +91,10 @@ export class SqlitePaymentLedger implements PaymentLedger {
     return row && paymentRecord(row);
   }
 
+  async unpaidSince(payer: string, since: Date): Promise<boolean> {
+    return this.unpaidRow.get({ payer, since: since.getTime() }) !== undefined;
+  }
+
   /**
    * SQLite's integers stop at 2^63 and the amounts are decimal text of any size, so the rows are read in the
    * groups' order and summed here as bigint, exactly, one group in memory at a time.
@@ -91,7 +104,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
     const rows = this.database.$client
       .prepare<[string, number], Omit<LedgerReportRow, "count" | "amount"> & { amount: string }>(
         `select strftime(?, created_at / 1000, 'unixepoch') as period, endpoint, model, status,
-          coalesce(settled_amount, amount) as amount
+          coalesce(settled_amount, unpaid_amount, amount) as amount
         from payments where created_at >= ? order by 1, coalesce(endpoint, ''), coalesce(model, ''), status`,
       )
       .iterate(format, since.getTime());

@@ -1,0 +1,187 @@
+import type { SettleResponse } from "@x402/core/types";
+import { errorObject } from "../errors";
+import { SseEvent, type EventStream } from "../http/event-stream";
+import { logEvent } from "../log";
+import type { facilitatorTerms } from "../payment/x402-v1";
+import type { BillableCall, PreparedAnswer, X402Services } from "./payment-method";
+import type { StreamMeter } from "./stream-meter";
+
+/** What an `exact` stream passed on while its payment settles works with. */
+export interface SettlingPayment {
+  services: X402Services;
+  call: BillableCall;
+  terms: ReturnType<typeof facilitatorTerms>;
+  /** The payment's ledger row. */
+  paymentId: number;
+  /** The price the payment settles. */
+  amount: bigint;
+  upstreamMs: number;
+  /** What a stream that passed `outputTokens` on delivered, at the quote's rates (all of it when unknown). */
+  delivered(outputTokens: number | undefined): bigint;
+  /** Told the settlement's time once it is in. */
+  settled(settleMs: number): void;
+  log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
+}
+
+type Stream = Extract<PreparedAnswer, { kind: "stream" }>;
+
+/**
+ * An `exact` stream passed on from its first event while its payment settles (SETTLEMENT_ORDER=overlap). Its end
+ * (`[DONE]`, or the upstream's end) waits for the settlement, so the final usage event can state the transaction and
+ * no refused payment ends in a complete answer. A refused settlement ends the stream at once with an error event,
+ * abandons the upstream, and records what was passed on until then (`unpaid`, at the quote's rates): the ledger row
+ * of the payer then serves its next calls settle-first. A settlement whose outcome is unknown is recorded as such and
+ * the stream goes on, as a whole answer's would. Resolves `settlement` with the facilitator's answer when it
+ * settled.
+ */
+export function streamedWhileSettling(
+  answer: Stream,
+  payment: SettlingPayment,
+): { body: EventStream; settlement: Promise<SettleResponse | undefined> } {
+  const meter = payment.call.usage?.streamMeter(payment.call.quote.tokens?.maxOutput ?? 0);
+  const outcome = settle(payment);
+  const paid = outcome.then((result) => result.kind !== "refused");
+  void outcome.then(async (result) => {
+    if (result.kind === "refused") await recordUnpaid(payment, result, meter?.result(false));
+  });
+  const failWith = answer.failWith ?? chatStreamError;
+  const body = passedWhileSettling(answer.stream.body, paid, meter, () =>
+    failWith(
+      "settlement_failed",
+      "Settlement failed: the payment was refused while the answer streamed; it was cut short",
+    ),
+  );
+  return { body, settlement: outcome.then((result) => (result.kind === "paid" ? result.settlement : undefined)) };
+}
+
+type Outcome =
+  | { kind: "paid"; settlement: SettleResponse }
+  | { kind: "unknown" }
+  | { kind: "refused"; reason: string; settleMs: number };
+
+/** Settles the price; records a settlement and an unknown outcome (a refused one is recorded with what passed). */
+async function settle(payment: SettlingPayment): Promise<Outcome> {
+  const { gateway, ledger, metrics } = payment.services;
+  const { amount, paymentId } = payment;
+  const started = performance.now();
+  let settlement: SettleResponse;
+  try {
+    settlement = await gateway.settle(payment.terms.payload, payment.terms.requirements);
+  } catch (error) {
+    metrics.facilitatorFailed("settle");
+    await recordUnknown(payment, (error as Error).message, undefined, performance.now() - started);
+    return { kind: "unknown" };
+  }
+  const settleMs = performance.now() - started;
+  payment.settled(settleMs);
+  if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
+    await recordUnknown(payment, "settlement_pending", settlement.transaction, settleMs);
+    return { kind: "unknown" };
+  }
+  if (!settlement.success) return { kind: "refused", reason: settlement.errorReason ?? "settlement_failed", settleMs };
+  const { transaction } = settlement;
+  const update = {
+    status: "settled" as const,
+    transaction,
+    settledAmount: amount,
+    upstreamMs: payment.upstreamMs,
+    settleMs,
+  };
+  await ledger.update(paymentId, update).catch((error: unknown) => {
+    // The transfer is on chain; the row stays "verified" for reconciliation.
+    logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
+  });
+  metrics.settled(payment.call.endpoint, payment.call.quote.model, amount);
+  payment.log("settled", undefined, transaction, amount);
+  return { kind: "paid", settlement };
+}
+
+async function recordUnknown(
+  payment: SettlingPayment,
+  reason: string,
+  transaction: string | undefined,
+  settleMs: number,
+): Promise<void> {
+  await payment.services.ledger.update(payment.paymentId, {
+    status: "settle_unknown",
+    failureReason: reason,
+    transaction,
+    settledAmount: payment.amount,
+    upstreamMs: payment.upstreamMs,
+    settleMs,
+  });
+  payment.log("settle_unknown", reason, transaction, payment.amount);
+}
+
+/** The settlement was refused: what the stream passed on, at the quote's rates, is what it delivered unpaid. */
+async function recordUnpaid(
+  payment: SettlingPayment,
+  refused: { reason: string; settleMs: number },
+  outputTokens: number | undefined,
+): Promise<void> {
+  const unpaidAmount = payment.delivered(outputTokens);
+  try {
+    await payment.services.ledger.update(payment.paymentId, {
+      status: "unpaid",
+      failureReason: refused.reason,
+      unpaidAmount,
+      upstreamMs: payment.upstreamMs,
+      settleMs: refused.settleMs,
+    });
+  } catch (error) {
+    logEvent("error", "ledger_update_failed", { paymentId: payment.paymentId, error: String(error) });
+  }
+  payment.services.metrics.deliveredUnpaid(payment.call.endpoint, payment.call.quote.model, unpaidAmount);
+  payment.log("unpaid", refused.reason, undefined, unpaidAmount);
+}
+
+/** Chat's error event (an OpenAI error object), for streams whose API has no error event of its own. */
+function chatStreamError(code: "settlement_failed", message: string): SseEvent {
+  return SseEvent.of({ error: errorObject(code, message) });
+}
+
+const REFUSED = Symbol("refused");
+
+/**
+ * Passes the events on, metered, but for the end: the `[DONE]` event and the close wait for `paid`. When `paid`
+ * says no, the stream ends with `failed()`'s event, at once, whatever it was waiting for, and the source is cancelled.
+ */
+function passedWhileSettling(
+  source: EventStream,
+  paid: Promise<boolean>,
+  meter: StreamMeter | undefined,
+  failed: () => SseEvent,
+): EventStream {
+  const upstream = source.getReader();
+  const refused = paid.then((yes) => (yes ? new Promise<never>(() => undefined) : REFUSED));
+  const refuse = async (controller: ReadableStreamDefaultController<SseEvent[]>) => {
+    controller.enqueue([failed()]);
+    controller.close();
+    await upstream.cancel().catch(() => undefined);
+  };
+  return new ReadableStream<SseEvent[]>({
+    async pull(controller) {
+      // A pull that passes nothing on must read on: the stream calls pull again only after an enqueue.
+      for (;;) {
+        const next = await Promise.race([upstream.read(), refused]);
+        if (next === REFUSED) return refuse(controller);
+        const batch = next.value ?? [];
+        const end = batch.findIndex((event) => event.data === "[DONE]");
+        const passing = end < 0 ? batch : batch.slice(0, end);
+        for (const event of passing) meter?.push(event);
+        if (passing.length > 0) controller.enqueue(passing);
+        if (end < 0 && !next.done) {
+          if (passing.length > 0) return;
+          continue;
+        }
+        if (!(await paid)) return refuse(controller);
+        if (end >= 0) controller.enqueue(batch.slice(end));
+        if (next.done) controller.close();
+        return;
+      }
+    },
+    cancel(reason) {
+      return upstream.cancel(reason);
+    },
+  });
+}

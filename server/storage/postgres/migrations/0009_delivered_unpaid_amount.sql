@@ -1,0 +1,1 @@
+ALTER TABLE "payments" ADD COLUMN "unpaid_amount" numeric(78, 0);
