@@ -405,7 +405,7 @@ try {
   for (const line of await uptoSection(stack, size(100, 2))) say(line);
 
   // 10. Paid calls against a facilitator as slow as a real chain's.
-  say("\n## 10. Paid calls on a slow chain: a facilitator that takes a real network's time, beside prepaid calls");
+  say("\n## 10. Paid calls on a slow chain: a facilitator that takes a real network's time, in both settlement orders");
   for (const line of await slowFacilitatorSection({ stack, client, key, rounds: size(10, 1) })) say(line);
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);

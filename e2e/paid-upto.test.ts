@@ -4,21 +4,17 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
-import { createPublicClient, createTestClient, createWalletClient, http, type Abi } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { polygon as polygonChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localUsdcAbi } from "../cli/dev-stack/local-chain";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";
 import { defaultCatalog } from "../config/catalog/default-catalog";
 import { atomicToDecimal, decimalToAtomic } from "../server/money";
 import { countTextTokens } from "../server/pricing/count-tokens";
 import { startExtraApp } from "./support/extra-app";
+import { fundedPayer } from "./support/funded-payer";
 import {
   balances,
   payingOpenAI,
-  polygon,
   postJson,
   quote,
   stack,
@@ -253,32 +249,6 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
       await app?.stop();
       await proxy?.stop();
     });
-
-    /** A new payer holding `amount` of USDC and some gas, and a way to move all of its USDC away. */
-    async function fundedPayer(amount: bigint) {
-      const key = generatePrivateKey();
-      const account = privateKeyToAccount(key);
-      const transport = http(stack().chainRpcUrl);
-      await createTestClient({ mode: "anvil", transport }).setBalance({ address: account.address, value: 10n ** 18n });
-      const chain = { ...polygonChain, rpcUrls: { default: { http: [stack().chainRpcUrl] } } };
-      const send = async (from: `0x${string}`, to: `0x${string}`, value: bigint) => {
-        const wallet = createWalletClient({ account: privateKeyToAccount(from), chain, transport });
-        const hash = await wallet.writeContract({
-          address: polygon.usdc.address,
-          abi: localUsdcAbi as Abi,
-          functionName: "transfer",
-          args: [to, value],
-        });
-        await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
-      };
-      await send(stack().payers[7]!.privateKey, account.address, amount);
-      return {
-        key,
-        address: account.address,
-        drain: () => send(key, stack().payers[7]!.address, amount),
-        refund: () => send(stack().payers[7]!.privateKey, account.address, amount),
-      };
-    }
 
     it("does not deliver a whole answer whose settlement is refused, and moves nothing", async () => {
       const request = body("my funds will be gone");

@@ -176,6 +176,25 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     expect(await usdcBalance(signer.address)).toBe(before);
   });
 
+  it("refuses a transaction whose payer signature is not the payer's, before the facilitator sees it", async () => {
+    const signer = await payerSigner(2);
+    const body = chatBody("a forged signature");
+    const required = await quoteOf(stack(), "/v1/chat/completions", body);
+    const payload = await svmClient(signer).createPaymentPayload(required);
+    const transaction = Buffer.from((payload.payload as { transaction: string }).transaction, "base64");
+    // Two signatures (the fee payer's, empty, then the payer's) after a one-byte count: one bit of the payer's flips.
+    transaction[1 + 64] = transaction[1 + 64]! ^ 1;
+    const forged = { ...payload, payload: { transaction: transaction.toString("base64") } };
+    const before = await usdcBalance(signer.address);
+    const response = await postChat(body, encodePaymentSignatureHeader(forged));
+    expect(response.status).toBe(402);
+    expect((await response.json()).error).toMatchObject({
+      code: "payment_rejected",
+      message: expect.stringContaining("signature is not the payer's"),
+    });
+    expect(await usdcBalance(signer.address)).toBe(before);
+  });
+
   it("answers a garbled Solana transaction with 402 payment_invalid", async () => {
     const required = await quoteOf(stack(), "/v1/chat/completions", chatBody("garbled"));
     const payload = { x402Version: 2, accepted: required.accepts[0], payload: { transaction: "AAAA" } };

@@ -1,8 +1,8 @@
 // The benchmark's section on paid calls against a facilitator as slow as a real chain's: a proxy in front of the
 // embedded facilitator holds each /verify and /settle for a set time (a real verify takes 200-500 ms, a real
-// settlement waits for a confirmation, about 2 s on Base and Polygon), and a second app server pays through it. A
-// paid stream's time to its first byte and a whole answer's total are measured beside the same calls billed to a
-// prepaid key in the same run: what a caller waits for the payment on a real chain.
+// settlement waits for a confirmation, about 2 s on Base and Polygon), and two more app servers pay through it, one
+// per SETTLEMENT_ORDER. A paid stream's time to its first byte and a whole answer's total are measured beside the same
+// calls billed to a prepaid key in the same run: what a caller waits for the payment on a real chain.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { x402Client } from "@x402/core/client";
@@ -11,8 +11,11 @@ import { freePort, startNextApp } from "../../cli/dev-stack/next-app";
 import { environmentOfServer } from "./process-memory";
 import { ms, percentile } from "./stats";
 
-export const SLOW_VERIFY_MS = 300;
-export const SLOW_SETTLE_MS = 1500;
+/** The facilitator's delays unless BENCH_VERIFY_DELAY_MS and BENCH_SETTLE_DELAY_MS say otherwise. */
+export const SLOW_VERIFY_MS = Number(process.env.BENCH_VERIFY_DELAY_MS ?? 300);
+export const SLOW_SETTLE_MS = Number(process.env.BENCH_SETTLE_DELAY_MS ?? 1500);
+/** The targets' allowance for the gateway's own work beyond the facilitator's and the upstream's time. */
+const ALLOWANCE_MS = 50;
 
 async function bodyOf(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -40,7 +43,9 @@ async function startDelayingFacilitator(target: string, delays: Record<string, n
   };
 }
 
-/** `rounds` paid and prepaid calls of each kind through an app paying through the slow facilitator. */
+type Order = "overlap" | "strict";
+
+/** `rounds` paid and prepaid calls of each kind through an app per settlement order, paying through the slow facilitator. */
 export async function slowFacilitatorSection(options: {
   stack: { appUrl: string; facilitatorUrl: string };
   client: x402Client;
@@ -52,59 +57,101 @@ export async function slowFacilitatorSection(options: {
     "/verify": SLOW_VERIFY_MS,
     "/settle": SLOW_SETTLE_MS,
   });
-  // The stack's app server's own environment (its database, chain, upstream), but for the facilitator.
+  // The stack's app server's own environment (its database, chain, upstream), but for the facilitator and the order.
   const env = { ...environmentOfServer(stack.appUrl), FACILITATOR_URL: facilitator.url } as Record<string, string>;
-  const app = await startNextApp({ host: "127.0.0.1", port: await freePort(), env });
+  const start = async (order: Order) =>
+    startNextApp({ host: "127.0.0.1", port: await freePort(), env: { ...env, SETTLEMENT_ORDER: order } });
+  const apps = { overlap: await start("overlap"), strict: await start("strict") };
   try {
-    /** Milliseconds from sending the request to its first body byte, and to its end. */
-    const timed = async (body: object, headers: Record<string, string>) => {
-      const begin = performance.now();
-      const response = await fetch(`${app.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...headers },
-        body: JSON.stringify(body),
-      });
-      if (response.status !== 200) throw new Error(`a slow-facilitator call answered ${response.status}`);
-      const reader = response.body!.getReader();
-      let first: number | undefined;
-      for (;;) {
-        const { done } = await reader.read();
-        first ??= performance.now() - begin;
-        if (done) break;
-      }
-      return { first: first!, total: performance.now() - begin };
-    };
-    /** A payment signed beforehand (the client's work is not counted), for the body's quote. */
-    const signed = async (body: object) => {
-      const challenge = await fetch(`${app.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      await challenge.text();
-      const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required")!);
-      const exact = { ...required, accepts: required.accepts.filter((entry) => entry.scheme === "exact") };
-      return encodePaymentSignatureHeader(await client.createPaymentPayload(exact));
-    };
-    const runs = { paidStream: [] as number[], prepaidStream: [] as number[], paidWhole: [] as number[] };
-    const prepaidWhole: number[] = [];
+    const runs = { overlap: emptyRuns(), strict: emptyRuns() };
     for (let round = 0; round < rounds; round++) {
-      const messages = [{ role: "user", content: `slow chain ${round}` }];
-      const stream = { model: "vendor-a/gpt-6-luna", messages, max_tokens: 16, stream: true };
-      const whole = { model: "vendor-a/gpt-6-luna", messages, max_tokens: 16 };
-      runs.paidStream.push((await timed(stream, { "PAYMENT-SIGNATURE": await signed(stream) })).first);
-      runs.prepaidStream.push((await timed(stream, { authorization: `Bearer ${key}` })).first);
-      runs.paidWhole.push((await timed(whole, { "PAYMENT-SIGNATURE": await signed(whole) })).total);
-      prepaidWhole.push((await timed(whole, { authorization: `Bearer ${key}` })).total);
+      for (const order of ["overlap", "strict"] as const) {
+        const messages = [{ role: "user", content: `slow chain ${order} ${round}` }];
+        const stream = { model: "vendor-a/gpt-6-luna", messages, max_tokens: 16, stream: true };
+        const whole = { model: "vendor-a/gpt-6-luna", messages, max_tokens: 16 };
+        const url = `${apps[order].url}/v1/chat/completions`;
+        const run = runs[order];
+        run.paidStream.push(
+          (await timed(url, stream, { "PAYMENT-SIGNATURE": await signed(url, client, stream) })).first,
+        );
+        run.prepaidStream.push((await timed(url, stream, { authorization: `Bearer ${key}` })).first);
+        run.paidWhole.push((await timed(url, whole, { "PAYMENT-SIGNATURE": await signed(url, client, whole) })).total);
+        run.prepaidWhole.push((await timed(url, whole, { authorization: `Bearer ${key}` })).total);
+      }
     }
-    const p50 = (values: number[]) => percentile(values, 50);
     return [
-      `a proxy holds each /verify ${SLOW_VERIFY_MS} ms and each /settle ${SLOW_SETTLE_MS} ms; settlement order: strict (verify, upstream, settle, then the answer)`,
-      `stream, time to first byte p50: paid ${ms(p50(runs.paidStream))}, prepaid ${ms(p50(runs.prepaidStream))}; paid beyond prepaid ${ms(p50(runs.paidStream) - p50(runs.prepaidStream))}`,
-      `whole answer, total p50: paid ${ms(p50(runs.paidWhole))}, prepaid ${ms(p50(prepaidWhole))}; paid beyond prepaid ${ms(p50(runs.paidWhole) - p50(prepaidWhole))}`,
+      `a proxy holds each /verify ${SLOW_VERIFY_MS} ms and each /settle ${SLOW_SETTLE_MS} ms; ${rounds} rounds, each order in turn (p50s)`,
+      ...(["overlap", "strict"] as const).flatMap((order) => orderLines(order, runs[order])),
+      ...targetLines(runs.overlap),
     ];
   } finally {
-    await app.stop();
+    await Promise.all([apps.overlap.stop(), apps.strict.stop()]);
     await facilitator.stop();
   }
+}
+
+const emptyRuns = () => ({
+  paidStream: [] as number[],
+  prepaidStream: [] as number[],
+  paidWhole: [] as number[],
+  prepaidWhole: [] as number[],
+});
+type Runs = ReturnType<typeof emptyRuns>;
+const p50 = (values: number[]) => percentile(values, 50);
+
+function orderLines(order: Order, run: Runs): string[] {
+  const how =
+    order === "overlap"
+      ? "verify beside the upstream, a stream passed on while it settles"
+      : "verify, upstream, settle, then the answer";
+  const stream = [p50(run.paidStream), p50(run.prepaidStream)] as const;
+  const whole = [p50(run.paidWhole), p50(run.prepaidWhole)] as const;
+  return [
+    `SETTLEMENT_ORDER=${order} (${how}):`,
+    `  stream, time to first byte: paid ${ms(stream[0])}, prepaid ${ms(stream[1])}; paid beyond prepaid ${ms(stream[0] - stream[1])}`,
+    `  whole answer, total: paid ${ms(whole[0])}, prepaid ${ms(whole[1])}; paid beyond prepaid ${ms(whole[0] - whole[1])}`,
+  ];
+}
+
+/** The targets, for overlap: a stream's first byte within verify of a prepaid one's; a whole answer within settle. */
+function targetLines(run: Runs): string[] {
+  const verdict = (met: boolean) => (met ? "met" : "NOT met");
+  const firstByteLimit = p50(run.prepaidStream) + SLOW_VERIFY_MS + ALLOWANCE_MS;
+  const wholeLimit = Math.max(SLOW_VERIFY_MS, p50(run.prepaidWhole)) + SLOW_SETTLE_MS + ALLOWANCE_MS;
+  return [
+    `target: overlap stream's first byte <= prepaid's + verify + ${ALLOWANCE_MS} ms = ${ms(firstByteLimit)}: ${ms(p50(run.paidStream))}, ${verdict(p50(run.paidStream) <= firstByteLimit)}`,
+    `target: overlap whole answer <= max(verify, upstream) + settle + ${ALLOWANCE_MS} ms = ${ms(wholeLimit)}: ${ms(p50(run.paidWhole))}, ${verdict(p50(run.paidWhole) <= wholeLimit)}`,
+  ];
+}
+
+/** Milliseconds from sending the request to its first body byte, and to its end. */
+async function timed(url: string, body: object, headers: Record<string, string>) {
+  const begin = performance.now();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 200) throw new Error(`a slow-facilitator call answered ${response.status}`);
+  const reader = response.body!.getReader();
+  let first: number | undefined;
+  for (;;) {
+    const { done } = await reader.read();
+    first ??= performance.now() - begin;
+    if (done) break;
+  }
+  return { first: first!, total: performance.now() - begin };
+}
+
+/** A payment signed beforehand (the client's work is not counted), for the body's quote. */
+async function signed(url: string, client: x402Client, body: object): Promise<string> {
+  const challenge = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  await challenge.text();
+  const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required")!);
+  const exact = { ...required, accepts: required.accepts.filter((entry) => entry.scheme === "exact") };
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(exact));
 }

@@ -8,10 +8,14 @@ export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } 
 
 /**
  * A facilitator in front of the real one, for settlements that time out: every call is forwarded, except that
- * /settle follows `mode` and /supported lists the kinds `setSupported` keeps. `forwarded` holds the real facilitator's answers to the settles it passed on, in order.
+ * /settle follows `mode` and /supported lists the kinds `setSupported` keeps; /verify and /settle may each be
+ * delayed, as a real network's facilitator is (`setDelays`). `forwarded` holds the real facilitator's answers to the
+ * settles it passed on, in order; `received` counts the verifies and settles asked for.
  */
 export async function startFacilitatorProxy(target: string) {
   let mode: SettleMode = { kind: "forward" };
+  let delays = { verifyMs: 0, settleMs: 0 };
+  const received = { verify: 0, settle: 0 };
   let onlyKinds: (kind: { x402Version: number; network: string }) => boolean = () => true;
   const forwarded: Promise<Record<string, unknown>>[] = [];
   const dropped: (() => void)[] = [];
@@ -29,6 +33,11 @@ export async function startFacilitatorProxy(target: string) {
     async (request, response) => {
       const body = request.method === "POST" ? await readBody(request) : undefined;
       const path = request.url ?? "/";
+      if (path === "/verify" || path === "/settle") {
+        received[path === "/verify" ? "verify" : "settle"] += 1;
+        const delay = path === "/verify" ? delays.verifyMs : delays.settleMs;
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      }
       if (path === "/settle" && mode.kind === "drop") {
         // Never answered: the app gives up at its timeout; the connection is closed when the proxy stops.
         dropped.push(() => response.destroy());
@@ -58,6 +67,11 @@ export async function startFacilitatorProxy(target: string) {
     setMode(next: SettleMode) {
       mode = next;
     },
+    /** Holds each /verify and /settle this long before passing it on. */
+    setDelays(next: { verifyMs: number; settleMs: number }) {
+      delays = next;
+    },
+    received,
     /** Lists in /supported only the kinds `keep` keeps (a facilitator without x402 v1, say). */
     setSupported(keep: typeof onlyKinds) {
       onlyKinds = keep;
