@@ -2,25 +2,18 @@ import type { SettleResponse } from "@x402/core/types";
 import { errorObject } from "../errors";
 import { SseEvent, type EventStream } from "../http/event-stream";
 import { logEvent } from "../log";
-import type { facilitatorTerms } from "../payment/x402-v1";
-import type { BillableCall, PreparedAnswer, X402Services } from "./payment-method";
+import type { PreparedAnswer } from "./payment-method";
+import { recordSettleUnknown, type StreamPayment } from "./stream-settlement";
 import type { StreamMeter } from "./stream-meter";
 
 /** What an `exact` stream passed on while its payment settles works with. */
-export interface SettlingPayment {
-  services: X402Services;
-  call: BillableCall;
-  terms: ReturnType<typeof facilitatorTerms>;
-  /** The payment's ledger row. */
-  paymentId: number;
+export interface SettlingPayment extends StreamPayment {
   /** The price the payment settles. */
   amount: bigint;
-  upstreamMs: number;
   /** What a stream that passed `outputTokens` on delivered, at the quote's rates (all of it when unknown). */
   delivered(outputTokens: number | undefined): bigint;
   /** Told the settlement's time once it is in. */
   settled(settleMs: number): void;
-  log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
 }
 
 type Stream = Extract<PreparedAnswer, { kind: "stream" }>;
@@ -69,13 +62,13 @@ async function settle(payment: SettlingPayment): Promise<Outcome> {
     settlement = await gateway.settle(payment.terms.payload, payment.terms.requirements);
   } catch (error) {
     metrics.facilitatorFailed("settle");
-    await recordUnknown(payment, (error as Error).message, undefined, performance.now() - started);
+    await recordSettleUnknown(payment, amount, (error as Error).message, undefined, performance.now() - started);
     return { kind: "unknown" };
   }
   const settleMs = performance.now() - started;
   payment.settled(settleMs);
   if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
-    await recordUnknown(payment, "settlement_pending", settlement.transaction, settleMs);
+    await recordSettleUnknown(payment, amount, "settlement_pending", settlement.transaction, settleMs);
     return { kind: "unknown" };
   }
   if (!settlement.success) return { kind: "refused", reason: settlement.errorReason ?? "settlement_failed", settleMs };
@@ -94,23 +87,6 @@ async function settle(payment: SettlingPayment): Promise<Outcome> {
   metrics.settled(payment.call.endpoint, payment.call.quote.model, amount);
   payment.log("settled", undefined, transaction, amount);
   return { kind: "paid", settlement };
-}
-
-async function recordUnknown(
-  payment: SettlingPayment,
-  reason: string,
-  transaction: string | undefined,
-  settleMs: number,
-): Promise<void> {
-  await payment.services.ledger.update(payment.paymentId, {
-    status: "settle_unknown",
-    failureReason: reason,
-    transaction,
-    settledAmount: payment.amount,
-    upstreamMs: payment.upstreamMs,
-    settleMs,
-  });
-  payment.log("settle_unknown", reason, transaction, payment.amount);
 }
 
 /** The settlement was refused: what the stream passed on, at the quote's rates, is what it delivered unpaid. */

@@ -2,24 +2,16 @@ import type { SettleResponse } from "@x402/core/types";
 import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { EventStream } from "../http/event-stream";
 import { logEvent } from "../log";
-import type { facilitatorTerms } from "../payment/x402-v1";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
-import type { BillableCall, X402Services } from "./payment-method";
+import { recordSettleUnknown, type StreamPayment } from "./stream-settlement";
 import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 
-/** What an `upto` stream's settlement works with: its verified payment, and how its session charges and logs. */
-export interface UptoStreamPayment {
-  services: X402Services;
-  call: BillableCall;
-  terms: ReturnType<typeof facilitatorTerms>;
-  /** The payment's ledger row. */
-  paymentId: number;
+/** What an `upto` stream's settlement works with: its verified payment, and how its session charges. */
+export interface UptoStreamPayment extends StreamPayment {
   network: string;
-  upstreamMs: number;
   /** What the call costs for the output tokens it used (the most it may cost when they are unknown). */
   charge(outputTokens: number | undefined): bigint;
-  log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
 }
 
 /**
@@ -57,7 +49,7 @@ async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Pr
     settlement = await gateway.settle(payment.terms.payload, payment.terms.requirements, amount);
   } catch (error) {
     metrics.facilitatorFailed("settle");
-    await recordUnknown(payment, amount, (error as Error).message, undefined, performance.now() - started);
+    await recordSettleUnknown(payment, amount, (error as Error).message, undefined, performance.now() - started);
     return x402Cost(price, undefined);
   }
   const settleMs = performance.now() - started;
@@ -75,7 +67,7 @@ async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Pr
   metrics.facilitatorFailed("settle");
   // Delivered either way: a pending transfer may land, a refused one may be settled again by reconciliation.
   const reason = settlement.errorReason ?? "settlement_failed";
-  await recordUnknown(payment, amount, reason, settlement.transaction, settleMs);
+  await recordSettleUnknown(payment, amount, reason, settlement.transaction, settleMs);
   const pending = settlement.errorReason === "settlement_pending" && settlement.transaction;
   return pending ? x402Cost(price, undefined) : undefined;
 }
@@ -89,21 +81,4 @@ async function settleNothing(payment: UptoStreamPayment): Promise<undefined> {
   });
   payment.log("not_charged", "no_output");
   return undefined;
-}
-
-async function recordUnknown(
-  payment: UptoStreamPayment,
-  amount: bigint,
-  reason: string,
-  transaction: string | undefined,
-  settleMs: number,
-): Promise<void> {
-  await payment.services.ledger.update(payment.paymentId, {
-    status: "settle_unknown",
-    failureReason: reason,
-    transaction,
-    settledAmount: amount,
-    settleMs,
-  });
-  payment.log("settle_unknown", reason, transaction, amount);
 }
