@@ -18,21 +18,11 @@ import { slowFacilitatorSection } from "./lib/slow-facilitator-section";
 import { uptoSection } from "./lib/upto-section";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
+import { serverTimings } from "./lib/server-timing";
 import { sustainedRate } from "./lib/sustained-rate";
 
 const quick = process.argv.includes("--quick");
 
-function serverTimings(response: Response): Record<string, number> {
-  return Object.fromEntries(
-    (response.headers.get("server-timing") ?? "")
-      .split(",")
-      .filter((entry) => entry.includes(";dur="))
-      .map((entry) => {
-        const [name, duration] = entry.trim().split(";dur=");
-        return [name, Number(duration)];
-      }),
-  );
-}
 const size = (full: number, small: number) => (quick ? small : full);
 const DELTAS = 64;
 const DELTA_GAP_MS = 20;
@@ -147,7 +137,9 @@ try {
   );
 
   // 2. The x402 path, phases from Server-Timing.
-  say("\n## 2. Paid chat completion (x402): phases from the Server-Timing header");
+  say(
+    "\n## 2. Paid chat completion (x402): phases from the Server-Timing header (SETTLEMENT_ORDER=overlap, the default: verify runs beside the upstream)",
+  );
   const phases: Record<string, number[]> = {
     quote: [],
     verify: [],
@@ -193,7 +185,8 @@ try {
     const timing = serverTimings(response);
     for (const name of ["quote", "verify", "upstream", "settle"]) phases[name]!.push(timing[name] ?? Number.NaN);
     phases.total!.push(total);
-    const external = (timing.verify ?? 0) + (timing.settle ?? 0) + (timing.upstream ?? 0);
+    // What the request waited for outside the app: the longer of verify and the upstream (they overlap), then settle.
+    const external = Math.max(timing.verify ?? 0, timing.upstream ?? 0) + (timing.settle ?? 0);
     phases.beyond!.push(total - external);
     // The app's own share: its whole time for the request (Server-Timing `total`) less the same phases.
     phases["beyond, in the app"]!.push((timing.total ?? Number.NaN) - external);
@@ -203,14 +196,15 @@ try {
       .map(([name, values]) => `${name} p50 ${ms(percentile(values, 50))} p99 ${ms(percentile(values, 99))}`)
       .join("; "),
   );
+  // Less the facilitator's time the request waited for: settle, and the part of verify the upstream did not cover.
   const paidLessFacilitator = phases.total!.map(
-    (total, index) => total - phases.verify![index]! - phases.settle![index]!,
+    (total, index) => total - Math.max(0, phases.verify![index]! - phases.upstream![index]!) - phases.settle![index]!,
   );
   say(
-    `added beyond verify, upstream and settle: p50 ${ms(percentile(phases.beyond!, 50))}, of which in the app ${ms(percentile(phases["beyond, in the app"]!, 50))}`,
+    `added beyond the facilitator and the upstream (the longer of verify and upstream, then settle): p50 ${ms(percentile(phases.beyond!, 50))}, of which in the app ${ms(percentile(phases["beyond, in the app"]!, 50))}`,
   );
   say(
-    `the same request billed to a prepaid key, same pattern: p50 ${ms(percentile(unpaid, 50))}; the paid path less verify and settle: p50 ${ms(percentile(paidLessFacilitator, 50))}; added by the paid path beyond verify and settle: ${ms(percentile(paidLessFacilitator, 50) - percentile(unpaid, 50))}`,
+    `the same request billed to a prepaid key, same pattern: p50 ${ms(percentile(unpaid, 50))}; the paid path less the facilitator's waits: p50 ${ms(percentile(paidLessFacilitator, 50))}; added by the paid path beyond them: ${ms(percentile(paidLessFacilitator, 50) - percentile(unpaid, 50))}`,
   );
 
   // 3. Quote throughput.

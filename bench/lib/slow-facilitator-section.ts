@@ -9,6 +9,7 @@ import type { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { freePort, startNextApp } from "../../cli/dev-stack/next-app";
 import { environmentOfServer } from "./process-memory";
+import { serverTimings } from "./server-timing";
 import { ms, percentile } from "./stats";
 
 /** The facilitator's delays unless BENCH_VERIFY_DELAY_MS and BENCH_SETTLE_DELAY_MS say otherwise. */
@@ -75,7 +76,11 @@ export async function slowFacilitatorSection(options: {
           (await timed(url, stream, { "PAYMENT-SIGNATURE": await signed(url, client, stream) })).first,
         );
         run.prepaidStream.push((await timed(url, stream, { authorization: `Bearer ${key}` })).first);
-        run.paidWhole.push((await timed(url, whole, { "PAYMENT-SIGNATURE": await signed(url, client, whole) })).total);
+        const paid = await timed(url, whole, { "PAYMENT-SIGNATURE": await signed(url, client, whole) });
+        run.paidWhole.push(paid.total);
+        // Beyond what the answer waited for: the longer of verify and the upstream (overlap), then settle.
+        const { verify = 0, upstream = 0, settle = 0 } = paid.timings;
+        run.wholeBeyond.push(paid.total - Math.max(verify, upstream) - settle);
         run.prepaidWhole.push((await timed(url, whole, { authorization: `Bearer ${key}` })).total);
       }
     }
@@ -95,6 +100,8 @@ const emptyRuns = () => ({
   prepaidStream: [] as number[],
   paidWhole: [] as number[],
   prepaidWhole: [] as number[],
+  /** Each paid whole answer's total less the longer of its verify and upstream and its settle (Server-Timing). */
+  wholeBeyond: [] as number[],
 });
 type Runs = ReturnType<typeof emptyRuns>;
 const p50 = (values: number[]) => percentile(values, 50);
@@ -113,14 +120,18 @@ function orderLines(order: Order, run: Runs): string[] {
   ];
 }
 
-/** The targets, for overlap: a stream's first byte within verify of a prepaid one's; a whole answer within settle. */
+/**
+ * The targets, for overlap: a stream's first byte within the verify delay of a prepaid one's; a whole answer within
+ * the longer of verify and the upstream, then settle, as the app measured them (the facilitator's own work and the
+ * proxy's hops included), plus the allowance.
+ */
 function targetLines(run: Runs): string[] {
   const verdict = (met: boolean) => (met ? "met" : "NOT met");
   const firstByteLimit = p50(run.prepaidStream) + SLOW_VERIFY_MS + ALLOWANCE_MS;
-  const wholeLimit = Math.max(SLOW_VERIFY_MS, p50(run.prepaidWhole)) + SLOW_SETTLE_MS + ALLOWANCE_MS;
+  const beyond = p50(run.wholeBeyond);
   return [
     `target: overlap stream's first byte <= prepaid's + verify + ${ALLOWANCE_MS} ms = ${ms(firstByteLimit)}: ${ms(p50(run.paidStream))}, ${verdict(p50(run.paidStream) <= firstByteLimit)}`,
-    `target: overlap whole answer <= max(verify, upstream) + settle + ${ALLOWANCE_MS} ms = ${ms(wholeLimit)}: ${ms(p50(run.paidWhole))}, ${verdict(p50(run.paidWhole) <= wholeLimit)}`,
+    `target: overlap whole answer <= max(verify, upstream) + settle + ${ALLOWANCE_MS} ms (Server-Timing's verify and settle): ${ms(beyond)} beyond them, ${verdict(beyond <= ALLOWANCE_MS)}`,
   ];
 }
 
@@ -140,7 +151,7 @@ async function timed(url: string, body: object, headers: Record<string, string>)
     first ??= performance.now() - begin;
     if (done) break;
   }
-  return { first: first!, total: performance.now() - begin };
+  return { first: first!, total: performance.now() - begin, timings: serverTimings(response) };
 }
 
 /** A payment signed beforehand (the client's work is not counted), for the body's quote. */

@@ -14,6 +14,7 @@ import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount, PAYER_ACCOUNT_INDEXES } from "../../cli/dev-stack/dev-accounts";
 import { decimalToAtomic } from "../../server/money";
+import { serverTimings } from "./server-timing";
 import { ms, percentile } from "./stats";
 
 type Scheme = "exact" | "upto";
@@ -57,9 +58,8 @@ export async function uptoSection(stack: { appUrl: string; chainRpcUrl?: string 
       });
       const answer = (await response.json()) as { usage?: { cost?: string } };
       if (response.status !== 200) throw new Error(`${scheme} payment answered ${response.status}`);
-      for (const entry of (response.headers.get("server-timing") ?? "").split(",")) {
-        const [name, duration] = entry.trim().split(";dur=");
-        if (name && duration) (timings[scheme][name] ??= []).push(Number(duration));
+      for (const [name, duration] of Object.entries(serverTimings(response))) {
+        (timings[scheme][name] ??= []).push(duration);
       }
       const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
       const receipt = await chain.getTransactionReceipt({ hash: settlement.transaction as `0x${string}` });

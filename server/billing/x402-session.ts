@@ -83,10 +83,10 @@ export class X402Session {
   }
 
   failed = async (error: unknown): Promise<Finished> => {
-    const refused = await this.refusal();
-    if (refused) return refused;
     const { timings } = this;
     timings.upstream = performance.now() - this.workStarted;
+    const refused = await this.refusal();
+    if (refused) return refused;
     const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
     await this.start.services.ledger.update(this.start.paymentId, {
       status: "not_charged",
@@ -99,6 +99,8 @@ export class X402Session {
   };
 
   finish = async (answer: PreparedAnswer): Promise<Finished> => {
+    // The work's own time, whether or not the verdict is in yet.
+    this.timings.upstream = performance.now() - this.workStarted;
     // A payment refused while the work ran: its answer is dropped, the refusal answered (or the failure thrown).
     const refused = await this.refusal().catch(async (error: unknown) => {
       await this.drop(answer);
@@ -115,7 +117,6 @@ export class X402Session {
     // What every answer built below says it cost, settled or not: what this payment settles.
     const amount = this.settlementAmount(answer);
     answer = { ...answer, price: this.priceOf(amount) };
-    timings.upstream = performance.now() - this.workStarted;
     const started = performance.now();
     let settlement: SettleResponse;
     try {
@@ -159,7 +160,6 @@ export class X402Session {
   /** An `upto` stream goes out at once, settled on its usage as it passes (upto-stream-settlement.ts). */
   private finishUptoStream(answer: Extract<PreparedAnswer, { kind: "stream" }>): Promise<Finished> {
     const { timings } = this;
-    timings.upstream = performance.now() - this.workStarted;
     const body = settledOnUsage(answer.stream.body, {
       ...this.start,
       network: this.start.priced.requirements.network,
@@ -177,7 +177,6 @@ export class X402Session {
   /** An `exact` stream passed on while its payment settles (stream-while-settling.ts). */
   private finishWhileSettling(answer: Extract<PreparedAnswer, { kind: "stream" }>): Promise<Finished> {
     const { timings } = this;
-    timings.upstream = performance.now() - this.workStarted;
     const amount = this.start.priced.amount;
     const { body, settlement } = streamedWhileSettling(answer, {
       ...this.start,

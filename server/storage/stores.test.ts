@@ -83,6 +83,25 @@ describe.each(engines)("the stores on %s", (engine) => {
     });
   });
 
+  it("records what an unpaid stream delivered, and finds a payer's unpaid rows since a time, on any instance", async () => {
+    const [first, second] = await twoInstances();
+    const id = await first.ledger.claim({ ...payment("0xunpaid"), payer: "0xlate" });
+    await first.ledger.claim({ ...payment("0xpaid"), payer: "0xprompt" });
+    const before = new Date(Date.now() - 1000);
+    expect(await second.ledger.unpaidSince("0xlate", before)).toBe(false);
+    await second.ledger.update(id!, { status: "unpaid", failureReason: "insufficient_funds", unpaidAmount: 2n ** 66n });
+    expect(await first.ledger.findByNonce("0xunpaid")).toMatchObject({
+      status: "unpaid",
+      unpaidAmount: 2n ** 66n,
+      settledAmount: null,
+    });
+    expect(await first.ledger.unpaidSince("0xlate", before)).toBe(true);
+    expect(await first.ledger.unpaidSince("0xprompt", before)).toBe(false);
+    expect(await second.ledger.unpaidSince("0xlate", new Date(Date.now() + 60_000))).toBe(false);
+    const report = await first.ledger.report(before, "day");
+    expect(report.find((row) => row.status === "unpaid")).toMatchObject({ count: 1, amount: 2n ** 66n });
+  });
+
   it("moves a row only from the status a reconciler read, once across instances, and lists rows by status", async () => {
     const [first, second] = await twoInstances();
     const ids: number[] = [];
