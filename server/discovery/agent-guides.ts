@@ -86,7 +86,7 @@ function flowSteps(facts: DeploymentFacts): string[] {
     `1. Send the request without payment. The answer is HTTP 402 with the header PAYMENT-REQUIRED: base64 of JSON with x402Version 2, resource.url, accepts[0] (scheme exact, network, amount in atomic units, asset, payTo, maxTimeoutSeconds, extra ${network.kind === "evm" ? "{name, version}" : "{feePayer}"}) and extensions.quote (the price breakdown).`,
     signing,
     "3. Repeat the identical request (same body, same URL) with the header PAYMENT-SIGNATURE: base64 of the JSON payment payload.",
-    "4. The service verifies the payment, does the work, and settles only if the work succeeded; the answer carries PAYMENT-RESPONSE (base64 settlement with the transaction hash). A signature is accepted once.",
+    "4. The service verifies the payment, does the work, and settles only if the work succeeded; a whole answer carries PAYMENT-RESPONSE (base64 settlement with the transaction hash). A stream may start while its payment settles: its final usage event (stream_options.include_usage) then states the transaction, and a settlement refused mid-stream ends it with an error event whose code is settlement_failed. A signature is accepted once.",
   ];
 }
 

