@@ -122,15 +122,20 @@ const REFUSED = Symbol("refused");
  * Passes the events on, metered, but for the end: the `[DONE]` event and the close wait for `paid`. When `paid`
  * says no, the stream ends with `failed()`'s event, at once, whatever it was waiting for, and the source is cancelled.
  */
-function passedWhileSettling(
+export function passedWhileSettling(
   source: EventStream,
   paid: Promise<boolean>,
   meter: StreamMeter | undefined,
   failed: () => SseEvent,
 ): EventStream {
   const upstream = source.getReader();
+  /** Settles with REFUSED when `paid` says no; never otherwise. Raced only while the settlement is under way. */
   const refused = paid.then((yes) => (yes ? new Promise<never>(() => undefined) : REFUSED));
+  let settledPaid = false;
+  void paid.then((yes) => (settledPaid = yes));
+  let cancelled = false;
   const refuse = async (controller: ReadableStreamDefaultController<SseEvent[]>) => {
+    if (cancelled) return;
     controller.enqueue([failed()]);
     controller.close();
     await upstream.cancel().catch(() => undefined);
@@ -139,8 +144,9 @@ function passedWhileSettling(
     async pull(controller) {
       // A pull that passes nothing on must read on: the stream calls pull again only after an enqueue.
       for (;;) {
-        const next = await Promise.race([upstream.read(), refused]);
+        const next = settledPaid ? await upstream.read() : await Promise.race([upstream.read(), refused]);
         if (next === REFUSED) return refuse(controller);
+        if (cancelled) return;
         const batch = next.value ?? [];
         const end = batch.findIndex((event) => event.data === "[DONE]");
         const passing = end < 0 ? batch : batch.slice(0, end);
@@ -151,12 +157,14 @@ function passedWhileSettling(
           continue;
         }
         if (!(await paid)) return refuse(controller);
+        if (cancelled) return;
         if (end >= 0) controller.enqueue(batch.slice(end));
         if (next.done) controller.close();
         return;
       }
     },
     cancel(reason) {
+      cancelled = true;
       return upstream.cancel(reason);
     },
   });
