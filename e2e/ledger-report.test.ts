@@ -79,19 +79,21 @@ describe("paysvc ledger report", () => {
       "NOT_CHARGED",
       "FAILED",
       "UNSETTLED",
+      "UNPAID",
       "OPEN",
       "REVENUE_USD",
       "REVENUE_ATOMIC",
+      "UNPAID_ATOMIC",
     ]);
-    expect(rows.slice(1).map((row) => [row[1], row[3], row[4], row[9]])).toEqual([
-      ["/prepaid/codes", "1", "0", packAmount.toString()],
-      ["/v1/chat/completions", "2", "1", (2n * chatAmount).toString()],
+    expect(rows.slice(1).map((row) => [row[1], row[3], row[4], row[10], row[11]])).toEqual([
+      ["/prepaid/codes", "1", "0", packAmount.toString(), "0"],
+      ["/v1/chat/completions", "2", "1", (2n * chatAmount).toString(), "0"],
     ]);
     expect(rows[1]![0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00Z$/);
     const asTable = await paysvc(["ledger", "report"], 60_000, env);
     expect(asTable.stdout).toMatch(/^eip155:137, payments since .* by day \(UTC\)\n/);
     expect(asTable.stdout).toMatch(
-      new RegExp(`\\nTOTAL\\s+3\\s+1\\s+0\\s+0\\s+0\\s+[\\d.]+\\s+${2n * chatAmount + packAmount}\\n?$`),
+      new RegExp(`\\nTOTAL\\s+3\\s+1\\s+0\\s+0\\s+0\\s+0\\s+[\\d.]+\\s+${2n * chatAmount + packAmount}\\s+0\\n?$`),
     );
     const future = await paysvc(["ledger", "report", "--since", "2099-01-01"], 60_000, env);
     expect(future.stdout).toMatch(/: none\n$/);

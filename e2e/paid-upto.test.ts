@@ -12,15 +12,7 @@ import { atomicToDecimal, decimalToAtomic } from "../server/money";
 import { countTextTokens } from "../server/pricing/count-tokens";
 import { startExtraApp } from "./support/extra-app";
 import { fundedPayer } from "./support/funded-payer";
-import {
-  balances,
-  payingOpenAI,
-  postJson,
-  quote,
-  stack,
-  uptoPaymentClient,
-  usdcBalance,
-} from "./support/payments";
+import { balances, payingOpenAI, postJson, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
 
 // The payer no other file uses for upto: its USDC has not approved Permit2 when this file starts, so its first
 // payment carries an EIP-2612 permit (the 402's eip2612GasSponsoring extension), applied by the facilitator.

@@ -72,7 +72,7 @@ async function timedPost(base: string, body: unknown, signature: string) {
 
 /** Waits until `check` holds, for at most `withinMs`. */
 async function eventually(check: () => boolean, withinMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + withinMs; !check(); ) {
+  for (const deadline = Date.now() + withinMs; !check();) {
     if (Date.now() > deadline) throw new Error("the condition did not hold in time");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -13,6 +13,8 @@ export interface ReportLine {
   /** What settled, in atomic units and in USD (6 decimals for USDC), both exact. */
   revenueAtomic: bigint;
   revenueUsd: string;
+  /** What streams delivered before their settlement was refused (`unpaid` rows), in atomic units. */
+  unpaidAtomic: bigint;
 }
 
 export interface LedgerReport {
@@ -20,7 +22,7 @@ export interface LedgerReport {
   since: string;
   by: ReportPeriod;
   lines: ReportLine[];
-  total: { requests: Partial<Record<PaymentStatus, number>>; revenueAtomic: bigint; revenueUsd: string };
+  total: Pick<ReportLine, "requests" | "revenueAtomic" | "revenueUsd" | "unpaidAtomic">;
 }
 
 /** The ledger's groups, one line per period, endpoint and model; revenue is what settled. */
@@ -32,7 +34,7 @@ export function ledgerReport(
 ): LedgerReport {
   const usd = (atomic: bigint) => atomicToDecimal(atomic, network.usdc.decimals);
   const lines = new Map<string, ReportLine>();
-  const total = { requests: {} as Partial<Record<PaymentStatus, number>>, revenueAtomic: 0n };
+  const total = { requests: {} as Partial<Record<PaymentStatus, number>>, revenueAtomic: 0n, unpaidAtomic: 0n };
   for (const row of rows) {
     const endpoint = row.endpoint ?? "(unrecorded)";
     const model = row.model ?? "(unrecorded)";
@@ -44,12 +46,17 @@ export function ledgerReport(
       requests: {},
       revenueAtomic: 0n,
       revenueUsd: "",
+      unpaidAtomic: 0n,
     };
     line.requests[row.status] = (line.requests[row.status] ?? 0) + row.count;
     total.requests[row.status] = (total.requests[row.status] ?? 0) + row.count;
     if (row.status === "settled") {
       line.revenueAtomic += row.amount;
       total.revenueAtomic += row.amount;
+    }
+    if (row.status === "unpaid") {
+      line.unpaidAtomic += row.amount;
+      total.unpaidAtomic += row.amount;
     }
     lines.set(key, line);
   }
@@ -62,7 +69,10 @@ export function ledgerReport(
   };
 }
 
-/** The columns of the table and the CSV: settled, the other outcomes, and revenue; a heading, then each line. */
+/**
+ * The columns of the table and the CSV: settled, the other outcomes, revenue, and what went unpaid; a heading, then
+ * each line.
+ */
 export function reportRows(report: LedgerReport): string[][] {
   return [
     [
@@ -73,9 +83,11 @@ export function reportRows(report: LedgerReport): string[][] {
       "NOT_CHARGED",
       "FAILED",
       "UNSETTLED",
+      "UNPAID",
       "OPEN",
       "REVENUE_USD",
       "REVENUE_ATOMIC",
+      "UNPAID_ATOMIC",
     ],
     ...report.lines.map((line) => reportRow(line.period, line.endpoint, line.model, line)),
   ];
@@ -86,7 +98,7 @@ export function reportRow(
   period: string,
   endpoint: string,
   model: string,
-  figures: Pick<ReportLine, "requests" | "revenueAtomic" | "revenueUsd">,
+  figures: Pick<ReportLine, "requests" | "revenueAtomic" | "revenueUsd" | "unpaidAtomic">,
 ): string[] {
   const of = (...statuses: PaymentStatus[]) =>
     String(statuses.reduce((sum, status) => sum + (figures.requests[status] ?? 0), 0));
@@ -96,9 +108,11 @@ export function reportRow(
     of("not_charged"),
     of("failed"),
     of("unsettled"),
+    of("unpaid"),
     of("pending", "verified", "settle_unknown"),
   ];
-  return [period, endpoint, model, ...counts, figures.revenueUsd, figures.revenueAtomic.toString()];
+  const { revenueUsd, revenueAtomic, unpaidAtomic } = figures;
+  return [period, endpoint, model, ...counts, revenueUsd, revenueAtomic.toString(), unpaidAtomic.toString()];
 }
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */

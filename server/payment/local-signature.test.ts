@@ -39,7 +39,7 @@ async function signed(): Promise<DecodedPayment> {
 }
 
 const authorizationOf = (payment: DecodedPayment) =>
-  (payment.payload.payload as { authorization: Record<string, string>; signature: string });
+  payment.payload.payload as { authorization: Record<string, string>; signature: string };
 
 describe("a payment's signature, checked where it was made", () => {
   it("is valid when the official client signed it with the payer's key", async () => {

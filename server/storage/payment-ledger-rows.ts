@@ -61,9 +61,9 @@ export function updateValues<At>(id: number, update: PaymentUpdate, at: At) {
 }
 
 /** A row as read back, its amounts as bigint. */
-export function paymentRecord<Row extends { amount: string; settledAmount: string | null; unpaidAmount: string | null }>(
-  row: Row,
-) {
+export function paymentRecord<
+  Row extends { amount: string; settledAmount: string | null; unpaidAmount: string | null },
+>(row: Row) {
   const amount = (value: string | null) => (value === null ? null : BigInt(value));
   return {
     ...row,
