@@ -51,6 +51,7 @@ describe("paysvc ledger report", () => {
         requests: { settled: 1 },
         revenueAtomic: packAmount.toString(),
         revenueUsd: (Number(packAmount) / 1e6).toFixed(6),
+        unpaidAtomic: "0",
       },
       {
         period: today,
@@ -59,6 +60,7 @@ describe("paysvc ledger report", () => {
         requests: { not_charged: 1, settled: 2 },
         revenueAtomic: (2n * chatAmount).toString(),
         revenueUsd: (Number(2n * chatAmount) / 1e6).toFixed(6),
+        unpaidAtomic: "0",
       },
     ]);
     expect(report.total.revenueAtomic).toBe((2n * chatAmount + packAmount).toString());
