@@ -1,3 +1,4 @@
+import { logEvent } from "../log";
 import type { facilitatorTerms } from "../payment/x402-v1";
 import type { BillableCall, X402Services } from "./payment-method";
 
@@ -32,4 +33,24 @@ export async function recordSettleUnknown(
     settleMs,
   });
   payment.log("settle_unknown", reason, transaction, amount);
+}
+
+/**
+ * A settlement that moved `amount`: the row says so (a failure to write it is logged, the row stays `verified` for
+ * reconciliation: the transfer is on chain), and the revenue counts it.
+ */
+export async function recordSettled(
+  payment: StreamPayment,
+  amount: bigint,
+  transaction: string,
+  settleMs: number,
+): Promise<void> {
+  const { ledger, metrics } = payment.services;
+  const { paymentId, upstreamMs } = payment;
+  const update = { status: "settled" as const, transaction, settledAmount: amount, upstreamMs, settleMs };
+  await ledger.update(paymentId, update).catch((error: unknown) => {
+    logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
+  });
+  metrics.settled(payment.call.endpoint, payment.call.quote.model, amount);
+  payment.log("settled", undefined, transaction, amount);
 }

@@ -3,7 +3,7 @@ import { errorObject } from "../errors";
 import { SseEvent, type EventStream } from "../http/event-stream";
 import { logEvent } from "../log";
 import type { PreparedAnswer } from "./payment-method";
-import { recordSettleUnknown, type StreamPayment } from "./stream-settlement";
+import { recordSettled, recordSettleUnknown, type StreamPayment } from "./stream-settlement";
 import type { StreamMeter } from "./stream-meter";
 
 /** What an `exact` stream passed on while its payment settles works with. */
@@ -54,8 +54,8 @@ type Outcome =
 
 /** Settles the price; records a settlement and an unknown outcome (a refused one is recorded with what passed). */
 async function settle(payment: SettlingPayment): Promise<Outcome> {
-  const { gateway, ledger, metrics } = payment.services;
-  const { amount, paymentId } = payment;
+  const { gateway, metrics } = payment.services;
+  const { amount } = payment;
   const started = performance.now();
   let settlement: SettleResponse;
   try {
@@ -72,20 +72,7 @@ async function settle(payment: SettlingPayment): Promise<Outcome> {
     return { kind: "unknown" };
   }
   if (!settlement.success) return { kind: "refused", reason: settlement.errorReason ?? "settlement_failed", settleMs };
-  const { transaction } = settlement;
-  const update = {
-    status: "settled" as const,
-    transaction,
-    settledAmount: amount,
-    upstreamMs: payment.upstreamMs,
-    settleMs,
-  };
-  await ledger.update(paymentId, update).catch((error: unknown) => {
-    // The transfer is on chain; the row stays "verified" for reconciliation.
-    logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
-  });
-  metrics.settled(payment.call.endpoint, payment.call.quote.model, amount);
-  payment.log("settled", undefined, transaction, amount);
+  await recordSettled(payment, amount, settlement.transaction, settleMs);
   return { kind: "paid", settlement };
 }
 

@@ -1,10 +1,9 @@
 import type { SettleResponse } from "@x402/core/types";
 import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { EventStream } from "../http/event-stream";
-import { logEvent } from "../log";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
-import { recordSettleUnknown, type StreamPayment } from "./stream-settlement";
+import { recordSettled, recordSettleUnknown, type StreamPayment } from "./stream-settlement";
 import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 
 /** What an `upto` stream's settlement works with: its verified payment, and how its session charges. */
@@ -40,7 +39,7 @@ export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): E
 
 /** Settles the usage: what the answer cost, with the transaction once known; undefined when refused. */
 async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Promise<AnswerCost | undefined> {
-  const { gateway, ledger, metrics } = payment.services;
+  const { gateway, metrics } = payment.services;
   const amount = payment.charge(outputTokens);
   const price = { amount, network: payment.network, decimals: gateway.network.usdc.decimals };
   const started = performance.now();
@@ -54,15 +53,8 @@ async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Pr
   }
   const settleMs = performance.now() - started;
   if (settlement.success) {
-    const { transaction } = settlement;
-    const update = { status: "settled" as const, transaction, settledAmount: amount, settleMs };
-    await ledger.update(payment.paymentId, update).catch((error: unknown) => {
-      // The transfer is on chain; the row stays "verified" for reconciliation.
-      logEvent("error", "ledger_update_failed", { paymentId: payment.paymentId, transaction, error: String(error) });
-    });
-    metrics.settled(payment.call.endpoint, payment.call.quote.model, amount);
-    payment.log("settled", undefined, transaction, amount);
-    return x402Cost(price, transaction);
+    await recordSettled(payment, amount, settlement.transaction, settleMs);
+    return x402Cost(price, settlement.transaction);
   }
   metrics.facilitatorFailed("settle");
   // Delivered either way: a pending transfer may land, a refused one may be settled again by reconciliation.
