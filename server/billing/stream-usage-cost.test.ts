@@ -3,7 +3,7 @@ import { logEvent } from "../log";
 import { readChunks } from "./__fixtures__/read-chunks";
 import { withStreamUsageCost, type UsageCostFields } from "./stream-usage-cost";
 import { bytesOf, eventStreamOf } from "./__fixtures__/events";
-import { parseEventStream, SseEvent } from "../http/event-stream";
+import { EventSplitter, parseEventStream, SseEvent } from "../http/event-stream";
 
 vi.mock("../log", () => ({ logEvent: vi.fn() }));
 
@@ -111,6 +111,29 @@ describe("withStreamUsageCost", () => {
     });
     expect(seen).toHaveLength(1);
     expect(text).toBe(`data: {"choices":[],"usage":{"completion_tokens":5,"cost":"0.000001"}}\n\n${usage}`);
+  });
+
+  it("passes the events before the usage event on without waiting for its cost, when they come in one batch", async () => {
+    const text = `data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: {"choices":[],"usage":{"completion_tokens":5}}\n\ndata: [DONE]\n\n`;
+    let decide!: (fields: Record<string, unknown>) => void;
+    const decided = new Promise<Record<string, unknown>>((resolve) => (decide = resolve));
+    const source = new ReadableStream<SseEvent[]>({
+      start(controller) {
+        controller.enqueue(new EventSplitter().push(Buffer.from(text)));
+        controller.close();
+      },
+    });
+    const reader = withStreamUsageCost(source, () => decided).getReader();
+    expect((await reader.read()).value?.map((event) => event.data)).toEqual([
+      '{"choices":[{"index":0,"delta":{"content":"Hi"}}]}',
+    ]);
+    const rest = reader.read();
+    decide({ cost: "0.000001" });
+    expect((await rest).value?.map((event) => event.json()?.usage ?? event.data)).toEqual([
+      { completion_tokens: 5, cost: "0.000001" },
+      "[DONE]",
+    ]);
+    expect((await reader.read()).done).toBe(true);
   });
 
   it("passes the event on as it came when the fields cannot be had, and says so in the log", async () => {

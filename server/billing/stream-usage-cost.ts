@@ -1,4 +1,4 @@
-import { mapEvents, type EventStream, type SseEvent } from "../http/event-stream";
+import type { EventStream, SseEvent } from "../http/event-stream";
 import { logEvent } from "../log";
 import { finalUsageOf } from "./answer-cost";
 
@@ -24,7 +24,9 @@ function mayHoldUsage({ data }: SseEvent): boolean {
 /**
  * Passes a stream's events on, but for its final usage event (see finalUsageOf), to whose usage object the cost
  * is appended; that event alone is written anew. Only events whose data holds a usage object are read as JSON
- * here (the stream has parsed each once), and none after the first usage event stated.
+ * here (the stream has parsed each once), and none after the first usage event stated. The events before the usage
+ * event in the same batch go out first, without waiting for its cost (a settlement, when an x402 payment settles
+ * there): a stream the upstream sent whole while its payment was verified still starts at once.
  */
 export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFields): EventStream {
   let stated = false;
@@ -44,11 +46,29 @@ export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFie
       return false;
     }
   };
-  return mapEvents(source, async (batch) => {
-    for (const event of batch) {
-      if (!stated && mayHoldUsage(event) && (await state(event))) stated = true;
-    }
-    return batch;
+  const isFinalUsage = (event: SseEvent) => mayHoldUsage(event) && finalUsageOf(event.json()) !== undefined;
+  const reader = source.getReader();
+  /** The rest of a batch split before its usage event, passed on by the next pull. */
+  let rest: SseEvent[] | undefined;
+  return new ReadableStream<SseEvent[]>({
+    async pull(controller) {
+      let batch = rest;
+      rest = undefined;
+      if (!batch) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        batch = value;
+      }
+      const at = stated ? -1 : batch.findIndex(isFinalUsage);
+      if (at > 0) {
+        controller.enqueue(batch.slice(0, at));
+        rest = batch.slice(at);
+        return;
+      }
+      if (at === 0 && (await state(batch[0]!))) stated = true;
+      controller.enqueue(batch);
+    },
+    cancel: (reason) => reader.cancel(reason),
   });
 }
 
