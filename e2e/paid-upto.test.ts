@@ -76,6 +76,8 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     expect(response.headers.get("x-paysvc-cost")).toBe(cost);
     const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
     expect(settlement).toMatchObject({ success: true, network: "eip155:137" });
+    // A whole answer's settlement is recorded right after the answer leaves.
+    await expect.poll(() => ledgerRowByPayer(payer().address)?.status).toBe("settled");
     expect(ledgerRowByPayer(payer().address)).toMatchObject({
       scheme: "upto",
       status: "settled",

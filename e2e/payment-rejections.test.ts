@@ -175,6 +175,8 @@ describe("a payment signature is used once", () => {
     const after = await balances(payer().address);
     expect(before.payer - after.payer).toBe(price);
     expect(after.payTo - before.payTo).toBe(price);
+    // A whole answer's settlement is recorded right after the answer leaves.
+    await expect.poll(() => ledgerRow(signature)?.status).toBe("settled");
     const row = ledgerRow(signature);
     expect(row).toMatchObject({ status: "settled", amount: price.toString(), payer: payer().address.toLowerCase() });
     expect(row?.transaction).toMatch(/^0x[0-9a-f]{64}$/);
