@@ -140,6 +140,8 @@ describe("GET /metrics", () => {
     expect(moved("paysvc_request_phase_seconds_count", { payment: "x402", phase: "settle" })).toBe(2);
     expect(moved("paysvc_request_phase_seconds_count", { payment: "x402", phase: "total" })).toBe(2);
     expect(moved("paysvc_request_phase_seconds_count", { payment: "prepaid", phase: "reserve" })).toBe(1);
+    // The event loop's delay, sampled every 100 ms between the two scrapes.
+    expect(after.get("nodejs_eventloop_lag_p99_seconds{}")).toBeGreaterThan(0);
   });
 
   it("counts upto revenue at what was settled: a whole answer's at once, a stream's when its usage settles it", async () => {
