@@ -22,8 +22,9 @@ export type RequestOutcome =
 export type PaymentKind = "x402" | "prepaid";
 export type FacilitatorOperation = "supported" | "verify" | "settle";
 
-/** Seconds, from half a millisecond (a quote) to two minutes (the upstream's time limit). */
+/** How often the event loop's delay is sampled; prom-client's default, 10 ms, wakes an idle server 100 times a second. */
 const EVENT_LOOP_SAMPLE_MS = 100;
+/** Seconds, from half a millisecond (a quote) to two minutes (the upstream's time limit). */
 const PHASE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /**
@@ -66,8 +67,7 @@ export class ServiceMetrics {
   constructor(network: string) {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ network });
-    // The event-loop delay is sampled every 100 ms, not prom-client's default 10 ms: 10 samples a second describe
-    // the loop's delay as well between two scrapes, and the default woke an idle server 100 times a second.
+    // Ten samples a second describe the loop's delay between two scrapes as well as a hundred.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     this.requests = new Counter({
       name: "paysvc_requests_total",
