@@ -181,4 +181,30 @@ describe("node-http-adapter", () => {
     abort.abort();
     await wasCancelled;
   });
+
+  it("cancels an event stream whose client went away while it was being prepared", async () => {
+    let cancelled: () => void = () => undefined;
+    const wasCancelled = new Promise<void>((resolve) => (cancelled = resolve));
+    let clientGone: () => void = () => undefined;
+    const gone = new Promise<void>((resolve) => (clientGone = resolve));
+    let pulls = 0;
+    server = createServer((request, response) => {
+      response.once("close", clientGone);
+      // The answer is ready only after the client has gone and its response has closed.
+      void gone.then(() => {
+        const body = new ReadableStream<Uint8Array>({
+          pull: (controller) => void controller.enqueue(new TextEncoder().encode(`data: ${++pulls}\n\n`)),
+          cancel: () => cancelled(),
+        });
+        return sendAnswer(eventStreamAnswer(parseEventStream(body), {}), response);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const outgoing = httpRequest(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    outgoing.on("error", () => undefined).end();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    outgoing.destroy();
+    await wasCancelled;
+    expect(pulls).toBeLessThanOrEqual(1);
+  });
 });

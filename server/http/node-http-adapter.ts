@@ -102,15 +102,19 @@ export async function sendAnswer(answer: ApiAnswer, target: ServerResponse): Pro
     return;
   }
   const reader = body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  // A client that left while the answer was being prepared has closed the response already: no close event is
+  // coming, so the stream is cancelled here, or it would hold its reservation and its upstream call for good.
+  if (target.destroyed) return cancel();
   target.once("close", () => {
-    if (!target.writableFinished) reader.cancel().catch(() => undefined);
+    if (!target.writableFinished) cancel();
   });
   target.writeHead(answer.status, answer.headers);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (target.destroyed) return;
+      if (target.destroyed) return cancel();
       if (!target.write(value)) await new Promise((resolve) => target.once("drain", resolve).once("close", resolve));
     }
     target.end();
