@@ -26,6 +26,8 @@ const errorTable = {
   settlement_failed: { status: 402, type: "payment_error" },
   // A payment-identifier sent again with another request (billing/paid-retries.ts).
   payment_identifier_conflict: { status: 409, type: "invalid_request_error" },
+  // A payment-identifier sent again with a new payment while its first request is still answered.
+  payment_identifier_busy: { status: 409, type: "invalid_request_error" },
   upstream_error: { status: 502, type: "upstream_error" },
   facilitator_unavailable: { status: 503, type: "service_unavailable" },
   service_unavailable: { status: 503, type: "service_unavailable" },

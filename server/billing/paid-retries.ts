@@ -8,7 +8,7 @@ import {
 import { errorObject, errorStatus } from "../errors";
 import { jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
 import { logEvent } from "../log";
-import type { KeptAnswer, PaidAnswerStore } from "../payment/paid-answers";
+import type { HeldRequest, IdentifierHold, KeptAnswer, PaidAnswerStore } from "../payment/paid-answers";
 import type { DecodedPayment } from "../payment/payment-signature";
 
 /*
@@ -46,6 +46,26 @@ export function paymentIdentifierOf(payment: DecodedPayment): { id?: string; pro
 /** What a retry must ask for again: the resource and the body. */
 export const requestKey = (resourceUrl: string, bodySha256: string) => `${resourceUrl}\n${bodySha256}`;
 
+/** The request a payment holds its payment-identifier `id` for. */
+export function heldRequest(
+  payment: Pick<DecodedPayment, "payer" | "nonce">,
+  id: string,
+  call: { resourceUrl: string; body: { sha256: string } },
+): HeldRequest {
+  return {
+    payer: payment.payer,
+    paymentId: id,
+    nonce: payment.nonce,
+    request: requestKey(call.resourceUrl, call.body.sha256),
+  };
+}
+
+/**
+ * How long a payment-identifier stays held by a request being answered: longer than any paid request takes (the
+ * upstream's timeout, then verify and settle), short enough that an id a crashed instance held is free again soon.
+ */
+const HOLD_MS = 10 * 60_000;
+
 /** The kept answers of one deployment, for `ttlMs`. */
 export class PaidRetries {
   /** The payment-identifier extension every 402 declares (one object: its JSON is the same each time). */
@@ -58,8 +78,32 @@ export class PaidRetries {
     this.declaration = paymentIdentifierDeclaration(ttlMs / 1000);
   }
 
-  find(payer: string, id: string): Promise<KeptAnswer | undefined> {
-    return this.store.find(payer, id, Date.now());
+  /**
+   * Holds the payer's id for this payment while its request is answered (HOLD_MS at most: a process that dies
+   * holding it frees it then), or finds the answer kept under it, or that another payment holds it.
+   */
+  hold(held: HeldRequest): Promise<IdentifierHold> {
+    const now = Date.now();
+    return this.store.hold(held, now, now + HOLD_MS);
+  }
+
+  /** Lets go of an id whose request was not delivered whole; a failure only leaves it held until HOLD_MS. */
+  async release(held: HeldRequest): Promise<void> {
+    try {
+      await this.store.release(held);
+    } catch (error) {
+      logEvent("error", "paid_answer_release_failed", { error: (error as Error).message });
+    }
+  }
+
+  /**
+   * A paid call under `held`'s id ended: a whole answer delivered is kept under it, anything else (a refusal, a
+   * stream, which is not kept) lets go of it.
+   */
+  async ended(held: HeldRequest, finished: { answer: ApiAnswer; outcome: string }): Promise<void> {
+    const delivered = finished.outcome === "paid" || finished.outcome === "settle_unknown";
+    if (delivered && typeof finished.answer.body === "string") await this.keep(finished.answer, held);
+    else await this.release(held);
   }
 
   /** Keeps a whole paid answer before it is sent; failing to keep it costs the caller only a safe retry. */
@@ -81,6 +125,15 @@ export function replayedAnswer(kept: KeptAnswer): ApiAnswer {
     status: kept.status,
     headers: { ...kept.headers, "idempotent-replayed": "true" },
   });
+}
+
+/** The same id sent again while its first request is still answered by another payment: refused, nothing charged. */
+export function identifierBusy(id: string): ApiAnswer {
+  const message = `payment-identifier ${id} belongs to a request that is still being answered; send this request again shortly with the same id to get its answer (this payment was not taken)`;
+  return jsonAnswer(
+    { error: errorObject("payment_identifier_busy", message) },
+    { status: errorStatus("payment_identifier_busy") },
+  );
 }
 
 /** The same id sent with another request: refused, nothing charged. */

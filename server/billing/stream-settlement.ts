@@ -15,7 +15,8 @@ export interface StreamPayment {
 
 /**
  * A settlement whose outcome is unknown (the facilitator failed, or answered `settlement_pending`): the row keeps
- * the amount it was asked to move, and the transaction when one is known, for reconciliation.
+ * the amount it was asked to move, and the transaction when one is known, for reconciliation. A failure to write it
+ * is logged, never thrown (the stream is under way; the row stays `verified`, which reconciliation also reads).
  */
 export async function recordSettleUnknown(
   payment: StreamPayment,
@@ -24,13 +25,10 @@ export async function recordSettleUnknown(
   transaction: string | undefined,
   settleMs: number,
 ): Promise<void> {
-  await payment.services.ledger.update(payment.paymentId, {
-    status: "settle_unknown",
-    failureReason: reason,
-    transaction,
-    settledAmount: amount,
-    upstreamMs: payment.upstreamMs,
-    settleMs,
+  const { paymentId, upstreamMs } = payment;
+  const update = { status: "settle_unknown" as const, failureReason: reason, transaction, settledAmount: amount };
+  await payment.services.ledger.update(paymentId, { ...update, upstreamMs, settleMs }).catch((error: unknown) => {
+    logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
   });
   payment.log("settle_unknown", reason, transaction, amount);
 }

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
+import Database from "better-sqlite3";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { SettleResponse, VerifyResponse } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
+import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -17,6 +19,8 @@ import { LocalSignatureCheck } from "../payment/local-signature";
 import { PaymentGateway } from "../payment/payment-gateway";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { UpstreamError } from "../upstream/upstream-error";
+import { eventStreamOf } from "./__fixtures__/events";
+import { readChunks } from "./__fixtures__/read-chunks";
 import type { BillableCall, PreparedAnswer } from "./payment-method";
 import { PaidRetries } from "./paid-retries";
 import { X402Payment } from "./x402-payment";
@@ -52,10 +56,11 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   const { ledger } = storage;
   let facilitator: FakeFacilitator;
   let payment: X402Payment;
+  let gateway: PaymentGateway;
   let metrics: ServiceMetrics;
   beforeEach(() => {
     facilitator = new FakeFacilitator();
-    const gateway = new PaymentGateway({
+    gateway = new PaymentGateway({
       network,
       payTo: PAY_TO,
       facilitatorUrl: "http://facilitator.invalid",
@@ -91,8 +96,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     quoteMs: 0.5,
   });
 
-  /** The 402 of an unpaid call, then the official client's signature for it. */
-  async function signedCall(): Promise<{ signature: string; nonce: string }> {
+  /** The 402 of an unpaid call, then the official client's signature for it (under a payment-identifier if given). */
+  async function signedCall(id?: string): Promise<{ signature: string; nonce: string }> {
     const challenge = await payment.authorize(call());
     if (challenge.kind !== "answer") throw new Error("expected a 402");
     const required = decodePaymentRequiredHeader(challenge.answer.headers["payment-required"]!);
@@ -100,6 +105,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const publicClient = createPublicClient({ transport: http("http://chain.invalid") });
     registerExactEvmScheme(client, { signer: toClientEvmSigner(payer, publicClient) });
     const payload = await client.createPaymentPayload(required);
+    if (id) appendPaymentIdentifierToExtensions(payload.extensions!, id);
     const nonce = (payload.payload as { authorization: { nonce: string } }).authorization.nonce;
     return { signature: encodePaymentSignatureHeader(payload), nonce };
   }
@@ -228,6 +234,118 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       failureReason: "settlement_pending",
       transaction: pending,
     });
+  });
+
+  const errorCode = (result: Awaited<ReturnType<X402Payment["authorize"]>>) =>
+    result.kind === "answer"
+      ? (JSON.parse(result.answer.body as string) as { error: { code: string } }).error.code
+      : "";
+
+  it("holds a payment-identifier while its request runs: a retry signed anew meanwhile is charged nothing", async () => {
+    const id = `held-${Date.now()}-while-it-runs`;
+    const first = await signedCall(id);
+    const running = await payment.authorize(call(first.signature));
+    if (running.kind !== "granted") throw new Error("expected a grant");
+    // The connection dropped; the client signs a new payment under the same id while the first is answered.
+    const second = await signedCall(id);
+    const meanwhile = await payment.authorize(call(second.signature));
+    expect(meanwhile.kind === "answer" && meanwhile.answer.status).toBe(409);
+    expect(errorCode(meanwhile)).toBe("payment_identifier_busy");
+    expect(await statusOf(second.nonce)).toBeUndefined();
+    expect(facilitator.verified).toBe(1);
+    await running.session.finish(json);
+    // Once answered, the same retry gets the kept answer, and only the first payment is settled.
+    const after = await payment.authorize(call(second.signature));
+    expect(after.kind === "answer" && after.outcome).toBe("replayed");
+    expect(facilitator.settled).toBe(1);
+    expect(await statusOf(second.nonce)).toBeUndefined();
+  });
+
+  it("lets go of a payment-identifier whose request failed or was refused: a retry then pays and runs", async () => {
+    const id = `held-${Date.now()}-then-failed`;
+    const first = await signedCall(id);
+    const failing = await payment.authorize(call(first.signature));
+    if (failing.kind !== "granted") throw new Error("expected a grant");
+    await failing.session.failed(new UpstreamError("status", "upstream answered 500", 500)).catch(() => undefined);
+    facilitator.verdict = { isValid: false, invalidReason: "insufficient_funds", payer: payer.address };
+    const rejected = await payment.authorize(call((await signedCall(id)).signature));
+    expect(errorCode(rejected)).toBe("payment_rejected");
+    facilitator.verdict = { isValid: true, payer: payer.address };
+    const retry = await signedCall(id);
+    const granted = await payment.authorize(call(retry.signature));
+    expect(granted.kind).toBe("granted");
+    if (granted.kind !== "granted") return;
+    const finished = await granted.session.finish(json);
+    expect(finished.outcome).toBe("paid");
+    finished.answer.afterSent?.();
+    await expect.poll(() => statusOf(retry.nonce)).toBe("settled");
+  });
+
+  it("replays a kept answer for its own payment only: a copy with another signature goes to the facilitator", async () => {
+    const id = `kept-${Date.now()}-forged-copy`;
+    const { signature } = await signedCall(id);
+    const granted = await payment.authorize(call(signature));
+    if (granted.kind !== "granted") throw new Error("expected a grant");
+    await granted.session.finish(json);
+    const payload = JSON.parse(Buffer.from(signature, "base64").toString("utf8")) as {
+      payload: { signature: string };
+    };
+    // Another signature of the same payment: 65 bytes, recovering to someone else. The chain cannot be asked here
+    // whether the payer is a contract wallet, so it is not judged locally: the facilitator, which rejects it, is.
+    payload.payload.signature = `0x${"11".repeat(64)}1b`;
+    facilitator.verdict = {
+      isValid: false,
+      invalidReason: "invalid_exact_evm_payload_signature",
+      payer: payer.address,
+    };
+    const forged = await payment.authorize(call(Buffer.from(JSON.stringify(payload)).toString("base64")));
+    expect(errorCode(forged)).toBe("payment_rejected");
+    expect(facilitator.verified).toBe(2);
+    // The payment itself again: its signature checks out here, and the facilitator is not asked.
+    const replayed = await payment.authorize(call(signature));
+    expect(replayed.kind === "answer" && replayed.outcome).toBe("replayed");
+    expect(facilitator.verified).toBe(2);
+    expect(facilitator.settled).toBe(1);
+  });
+
+  it("passes an overlapped stream on to its end when its settlement's outcome is unknown and cannot be recorded", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    // The ledger cannot take the row's new status (a database gone read-only, say): a real failure of SQLite's.
+    const schema = new Database(join(directory, "ledger.sqlite"));
+    schema.exec(`create trigger refuse_settle_unknown before update of status on payments
+      when new.status = 'settle_unknown' begin select raise(abort, 'the ledger is read-only'); end`);
+    try {
+      facilitator.settlement = new Error("socket hang up");
+      const overlapping = new X402Payment({
+        gateway,
+        ledger,
+        metrics,
+        retries: new PaidRetries(storage.paidAnswers, 3_600_000),
+        signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
+        settlement: { order: "overlap", strictAfterUnpaidMs: 60_000 },
+      });
+      const { signature, nonce } = await signedCall();
+      const result = await overlapping.authorize({ ...call(signature), overlapsVerify: true });
+      if (result.kind !== "granted") throw new Error("expected a grant");
+      const chunks = readChunks("chat-with-usage");
+      const stream: PreparedAnswer = {
+        kind: "stream",
+        stream: { body: eventStreamOf(chunks), cancel: async () => {} },
+      };
+      const finished = await result.session.finish(stream);
+      const text = await new Response(finished.answer.body as ReadableStream<Uint8Array>).text();
+      expect(text).toMatch(/data: \[DONE\]\n\n$/);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+      // The row stays verified, which reconciliation reads as well.
+      expect(await statusOf(nonce)).toBe("verified");
+    } finally {
+      schema.exec("drop trigger refuse_settle_unknown");
+      schema.close();
+      process.off("unhandledRejection", onUnhandled);
+    }
   });
 
   it("refuses a signature made for another amount", async () => {

@@ -7,8 +7,16 @@ import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import { decodePaymentSignature, MalformedPaymentError, type DecodedPayment } from "../payment/payment-signature";
 import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements, type V1Requirements } from "../payment/x402-v1";
-import { identifierConflict, paymentIdentifierOf, replayedAnswer, requestKey, type PaidRetries } from "./paid-retries";
-import type { LocalSignatureCheck } from "../payment/local-signature";
+import type { HeldRequest, KeptAnswer } from "../payment/paid-answers";
+import {
+  heldRequest,
+  identifierBusy,
+  identifierConflict,
+  paymentIdentifierOf,
+  replayedAnswer,
+  type PaidRetries,
+} from "./paid-retries";
+import type { LocalSignatureCheck, LocalVerdict } from "../payment/local-signature";
 import type { Authorization, BillableCall, PaymentMethod, X402Services } from "./payment-method";
 import { Refusal } from "./refusal";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
@@ -41,7 +49,7 @@ export class X402Payment implements PaymentMethod {
   }
 
   /** The facilitator's verdict on a payment; one it cannot give is counted and answered 503. */
-  private async verify(terms: ReturnType<typeof facilitatorTerms>) {
+  private async verify(terms: Terms) {
     try {
       return await this.gateway.verify(terms.payload, terms.requirements);
     } catch (error) {
@@ -52,8 +60,9 @@ export class X402Payment implements PaymentMethod {
 
   /**
    * The steps of a paid call, in order: price it; without a payment, the 402; else decode the payment, match it to
-   * this request, answer a retry under its payment-identifier from what was kept, claim its nonce, and verify it.
-   * A step that refuses throws the answer (Refusal), so each reads as what it checks.
+   * this request, check its signature locally, hold its payment-identifier (or answer a retry from what was kept
+   * under it), claim its nonce, and verify it. A step that refuses throws the answer (Refusal), so each reads as
+   * what it checks.
    */
   async authorize(call: BillableCall): Promise<Authorization> {
     const entered = performance.now();
@@ -73,8 +82,6 @@ export class X402Payment implements PaymentMethod {
       const terms = facilitatorTerms(payment, signedFor, v1);
       const identified = paymentIdentifierOf(payment);
       if (identified.problem) throw refuse("payment_invalid", identified.problem);
-      const replay = identified.id && (await this.replay(identified.id, payment, terms, call, refuse));
-      if (replay) return replay;
       const signature = await this.options.signatures.check(payment, signedFor);
       if (signature === "forged") {
         throw refuse(
@@ -82,25 +89,38 @@ export class X402Payment implements PaymentMethod {
           "Payment rejected: its signature is not the payer's (checked before any work)",
         );
       }
-      const paymentId = await this.claim(payment, header, call, priced, identified.id, refuse);
-      const overlapped = signature === "valid" && (await this.overlaps(call, payment.payer));
-      const verdict = this.verifyClaimed(paymentId, terms, refuse);
-      // In strict order the verdict comes first: a refusal is answered here, before any work.
-      if (!overlapped) await verdict;
-      const services = { gateway: this.gateway, ledger: this.ledger, metrics: this.metrics, retries: this.retries };
-      const session = new X402Session({
-        services,
-        call,
-        payment,
-        paymentId,
-        priced,
-        terms,
-        verdict,
-        overlapped,
-        entered,
-        paymentIdentifier: identified.id,
-      });
-      return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
+      const identifier = identified.id ? heldRequest(payment, identified.id, call) : undefined;
+      if (identifier) {
+        const hold = await this.retries.hold(identifier);
+        if (hold.kind === "kept") return await this.replay(hold.answer, identifier, signature, terms, refuse);
+        if (hold.kind === "busy")
+          return { kind: "answer", answer: identifierBusy(identifier.paymentId), outcome: "refused" };
+      }
+      try {
+        const paymentId = await this.claim(payment, header, call, priced, identified.id, refuse);
+        const overlapped = signature === "valid" && (await this.overlaps(call, payment.payer));
+        const verdict = this.verifyClaimed(paymentId, terms, refuse);
+        // In strict order the verdict comes first: a refusal is answered here, before any work.
+        if (!overlapped) await verdict;
+        const services = { gateway: this.gateway, ledger: this.ledger, metrics: this.metrics, retries: this.retries };
+        const session = new X402Session({
+          services,
+          call,
+          payment,
+          paymentId,
+          priced,
+          terms,
+          verdict,
+          overlapped,
+          entered,
+          identifier,
+        });
+        return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
+      } catch (error) {
+        // Refused before any work: the id is free again for the same request with a good payment.
+        if (identifier) await this.retries.release(identifier);
+        throw error;
+      }
     } catch (error) {
       if (error instanceof Refusal) return error.authorization;
       throw error;
@@ -196,22 +216,15 @@ export class X402Payment implements PaymentMethod {
   }
 
   /** A retry of a delivered request under its payment-identifier: its kept answer, charged once (for the first). */
-  private async replay(
-    id: string,
-    payment: DecodedPayment,
-    terms: ReturnType<typeof facilitatorTerms>,
-    call: BillableCall,
-    refuse: Refuse,
-  ): Promise<Authorization | undefined> {
-    const kept = await this.retries.find(payment.payer, id);
-    if (!kept) return undefined;
-    if (kept.request !== requestKey(call.resourceUrl, call.body.sha256)) {
-      return { kind: "answer", answer: identifierConflict(id), outcome: "refused" };
+  private async replay(kept: KeptAnswer, held: HeldRequest, signature: LocalVerdict, terms: Terms, refuse: Refuse) {
+    if (kept.request !== held.request) {
+      return { kind: "answer", answer: identifierConflict(kept.paymentId), outcome: "refused" } as const;
     }
-    // Signed anew for the retry: it must be the payer's valid signature, though it is never settled.
-    const again = kept.nonce === payment.nonce || (await this.verify(terms)).isValid;
+    // The same payment again needs only its signature checked here (the facilitator would call its nonce used);
+    // one signed anew must be the payer's valid payment, though it is never settled.
+    const again = (kept.nonce === held.nonce && signature === "valid") || (await this.verify(terms)).isValid;
     if (!again) throw refuse("payment_rejected", "The payment for this retry was rejected by the facilitator");
-    return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" };
+    return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" } as const;
   }
 
   /** The nonce, claimed in the ledger before anything else sees the payment: a signature is used once. */
@@ -270,6 +283,7 @@ export class X402Payment implements PaymentMethod {
 }
 
 type Refuse = (code: ChallengeCode, message: string) => Refusal;
+type Terms = ReturnType<typeof facilitatorTerms>;
 
 /** The payment header and its x402 version: v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT (v2 is read when both come). */
 type PaymentHeader = { value: string; version: 1 | 2 };

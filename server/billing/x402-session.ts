@@ -10,7 +10,7 @@ import { usedTokensCharge } from "../pricing/used-tokens-charge";
 import { settledOnUsage } from "./upto-stream-settlement";
 import { Refusal } from "./refusal";
 import { streamedWhileSettling } from "./stream-while-settling";
-import { requestKey } from "./paid-retries";
+import type { HeldRequest } from "../payment/paid-answers";
 import type { BillableCall, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
 import type { PricedRequest } from "./x402-price";
@@ -36,8 +36,8 @@ export interface SessionStart {
   overlapped: boolean;
   /** When the billing of the call began (performance.now()). */
   entered: number;
-  /** The caller's payment-identifier: a whole answer is kept under it for a retry. */
-  paymentIdentifier: string | undefined;
+  /** The caller's payment-identifier, held for this payment: a whole answer is kept under it for a retry. */
+  identifier: HeldRequest | undefined;
 }
 
 /** One verified payment, from the work's start to its settlement. */
@@ -82,7 +82,24 @@ export class X402Session {
     await answer.onUnsettled?.();
   }
 
-  failed = async (error: unknown): Promise<Finished> => {
+  /** The work failed: nothing is settled; a payment refused meanwhile is answered as such. */
+  failed = (error: unknown): Promise<Finished> => this.answered(this.failWork(error));
+
+  /** The work's answer: settled and delivered, or dropped for a payment that is not taken. */
+  finish = (answer: PreparedAnswer): Promise<Finished> => this.answered(this.finishWork(answer));
+
+  /** Whatever the call ends in, its payment-identifier is kept with a whole answer delivered, or let go of. */
+  private async answered(ending: Promise<Finished>): Promise<Finished> {
+    const { identifier, services } = this.start;
+    const finished = await ending.catch(async (error: unknown) => {
+      if (identifier) await services.retries.release(identifier);
+      throw error;
+    });
+    if (identifier) await services.retries.ended(identifier, finished);
+    return finished;
+  }
+
+  private failWork = async (error: unknown): Promise<Finished> => {
     const { timings } = this;
     timings.upstream = performance.now() - this.workStarted;
     const refused = await this.refusal();
@@ -98,7 +115,7 @@ export class X402Session {
     throw new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
   };
 
-  finish = async (answer: PreparedAnswer): Promise<Finished> => {
+  private finishWork = async (answer: PreparedAnswer): Promise<Finished> => {
     // The work's own time, whether or not the verdict is in yet.
     this.timings.upstream = performance.now() - this.workStarted;
     // A payment refused while the work ran: its answer is dropped, the refusal answered (or the failure thrown).
@@ -212,31 +229,14 @@ export class X402Session {
   /** An upto call's charge for the output tokens it used (the maximum when unknown). */
   private usedAmount(outputTokens: number | undefined): bigint {
     const { tokens, amount: quoted } = this.start.call.quote;
-    const maximum = this.start.priced.amount;
-    return usedTokensCharge({
-      tokens: tokens!,
-      quoted,
-      maximum,
-      outputTokens,
-      network: this.start.services.gateway.network,
-    });
+    const { network } = this.start.services.gateway;
+    return usedTokensCharge({ tokens: tokens!, quoted, maximum: this.start.priced.amount, outputTokens, network });
   }
 
   private async finished(answer: ApiAnswer, outcome: Finished["outcome"], settled?: bigint): Promise<Finished> {
     // v1 clients read the settlement from X-PAYMENT-RESPONSE (same encoding); PAYMENT-RESPONSE stays for all.
     const settlement = answer.headers["payment-response"];
     if (this.start.payment.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
-    const delivered = outcome === "paid" || outcome === "settle_unknown";
-    if (delivered && this.start.paymentIdentifier) {
-      const { payer, nonce } = this.start.payment;
-      const request = requestKey(this.start.call.resourceUrl, this.start.call.body.sha256);
-      await this.start.services.retries.keep(answer, {
-        payer,
-        paymentId: this.start.paymentIdentifier,
-        nonce,
-        request,
-      });
-    }
     return { answer, outcome, payment: "x402", timings: this.timings, settledAmount: settled };
   }
 

@@ -162,7 +162,7 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
         content: { "application/json": { schema: { $ref: `#/components/schemas/${bodySchema}` } } },
       };
       responses[409] = errorResponse(
-        "payment_identifier_conflict: the payment-identifier was used for another request; nothing was charged",
+        "payment_identifier_conflict: the payment-identifier was used for another request; payment_identifier_busy: its request is still being answered (send it again shortly); nothing was charged",
       );
       responses[502] = errorResponse("The upstream failed; the payment was not settled");
       responses[503] = errorResponse("The facilitator is unavailable; nothing was charged");

@@ -83,6 +83,38 @@ describe.each(engines)("the stores on %s", (engine) => {
     });
   });
 
+  it("holds a payment-identifier for one payment at a time, keeps its answer, and frees it when let go or expired", async () => {
+    const [first, second] = await twoInstances();
+    const now = Date.now();
+    const held = { payer: "0xpayer", paymentId: "retry-id-0001", nonce: "0xfirst", request: "r\nbody" };
+    const holds = await Promise.all(
+      Array.from({ length: 6 }, (_, index) =>
+        [first, second][index % 2]!.paidAnswers.hold({ ...held, nonce: `0xn${index}` }, now, now + 60_000),
+      ),
+    );
+    expect(holds.filter((hold) => hold.kind === "held")).toHaveLength(1);
+    expect(holds.filter((hold) => hold.kind === "busy")).toHaveLength(5);
+    const holder = `0xn${holds.findIndex((hold) => hold.kind === "held")}`;
+    // Only its holder lets go of it, or keeps an answer in it.
+    await second.paidAnswers.release({ ...held, nonce: "0xother" });
+    await second.paidAnswers.keep(
+      { ...held, nonce: "0xother", status: 200, headers: {}, body: "theirs" },
+      now,
+      now + 1,
+    );
+    expect(await first.paidAnswers.hold(held, now, now + 60_000)).toEqual({ kind: "busy" });
+    const answer = { ...held, nonce: holder, status: 201, headers: { "content-type": "application/json" }, body: "{}" };
+    await second.paidAnswers.keep(answer, now, now + 60_000);
+    expect(await first.paidAnswers.hold(held, now, now + 60_000)).toEqual({ kind: "kept", answer });
+    // A held id let go of is free again; one whose holder died is free once it expires.
+    const other = { ...held, paymentId: "retry-id-0002" };
+    expect(await first.paidAnswers.hold(other, now, now + 60_000)).toEqual({ kind: "held" });
+    await second.paidAnswers.release(other);
+    expect(await second.paidAnswers.hold({ ...other, nonce: "0xlater" }, now, now + 60_000)).toEqual({ kind: "held" });
+    expect(await first.paidAnswers.hold(other, now + 59_000, now + 120_000)).toEqual({ kind: "busy" });
+    expect(await first.paidAnswers.hold(other, now + 60_000, now + 120_000)).toEqual({ kind: "held" });
+  });
+
   it("records what an unpaid stream delivered, and finds a payer's unpaid rows since a time, on any instance", async () => {
     const [first, second] = await twoInstances();
     const id = await first.ledger.claim({ ...payment("0xunpaid"), payer: "0xlate" });
