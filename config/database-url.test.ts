@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { databaseLocation, redactedDatabaseUrl } from "./database-url";
+import { databaseLocation, isTransientDatabase, redactedDatabaseUrl } from "./database-url";
 import { ConfigurationError } from "./env";
 import { loadServiceConfig } from "./service-config";
 
@@ -38,6 +38,15 @@ describe("DATABASE_URL", () => {
     );
     expect(() => loadServiceConfig({ ...env, DATABASE_POOL_SIZE: "0" })).toThrow(/DATABASE_POOL_SIZE/);
     expect(loadServiceConfig({ ...env, DATABASE_POOL_SIZE: "5" }).databasePoolSize).toBe(5);
+  });
+
+  it("knows the SQLite databases that are lost when their process ends", () => {
+    for (const url of [":memory:", "file::memory:", "file::memory:?cache=shared", "file:", "file:x?mode=memory"]) {
+      expect(isTransientDatabase(databaseLocation(url)), url).toBe(true);
+    }
+    for (const url of ["file:./data/paysvc.sqlite", "/var/lib/memory.sqlite", "postgres://db/memory"]) {
+      expect(isTransientDatabase(databaseLocation(url)), url).toBe(false);
+    }
   });
 
   it("is shown with its password masked", () => {

@@ -39,6 +39,16 @@ export function databaseLocation(databaseUrl: string): DatabaseLocation {
   throw new DatabaseUrlError(`has the unsupported scheme "${scheme}:"; use file: (SQLite) or postgres:// (PostgreSQL)`);
 }
 
+/**
+ * Whether a SQLite location keeps nothing once its process ends: `:memory:` (also written `file::memory:`), or an
+ * empty path (SQLite's temporary database).
+ */
+export function isTransientDatabase(location: DatabaseLocation): boolean {
+  if (location.engine !== "sqlite") return false;
+  const path = location.path.trim();
+  return path === "" || path.startsWith(":memory:") || /[?&]mode=memory(&|$)/.test(path);
+}
+
 /** The URL with its password replaced by ***, for messages and logs. */
 export function redactedDatabaseUrl(databaseUrl: string): string {
   // Up to the last @: a password with an unescaped @ is still hidden whole (too much is hidden, never too little).

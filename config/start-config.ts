@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { privateKeyProblem } from "../networks";
 import { collectProblems } from "./configuration-error";
+import { databaseLocation, isTransientDatabase } from "./database-url";
 import { ConfigurationError, networkWithAddresses, parse, port, sharedSchema, type Environment } from "./env";
+import { publicAddressProblem, publicKeyProblem } from "./public-dev-accounts";
 import { loadServiceConfig, type ServiceConfig } from "./service-config";
 
 /** The service's variables, and where `paysvc start` listens and what key its built-in facilitator pays with. */
@@ -29,7 +31,8 @@ export interface StartConfig {
 /**
  * Production: every piece is the operator's, nothing is embedded. Refused with one line per missing or wrong piece:
  * a pay-to, a facilitator (FACILITATOR_URL, or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY), a provider for every model
- * of the catalog (and every key its routes name), and a database set explicitly.
+ * of the catalog (and every key its routes name), and a database set explicitly that outlives the process. The
+ * development world's public accounts are refused as the pay-to and the facilitator's key.
  */
 export function loadStartConfig(env: Environment = process.env): StartConfig {
   const values = parse(startSchema, env);
@@ -43,10 +46,21 @@ export function loadStartConfig(env: Environment = process.env): StartConfig {
   if (values.FACILITATOR_PRIVATE_KEY) {
     const problem = privateKeyProblem(networkWithAddresses(values), values.FACILITATOR_PRIVATE_KEY);
     if (problem) problems.push(`FACILITATOR_PRIVATE_KEY: ${problem}`);
+    else {
+      const publicKey = publicKeyProblem("FACILITATOR_PRIVATE_KEY", values.FACILITATOR_PRIVATE_KEY);
+      if (publicKey) problems.push(publicKey);
+    }
   }
+  // The development world's accounts are public: what is paid to them, or their gas, is anyone's.
+  const publicPayTo = values.PAY_TO && publicAddressProblem("PAY_TO", values.PAY_TO);
+  if (publicPayTo) problems.push(publicPayTo);
   if (!env.DATABASE_URL?.trim()) {
     problems.push(
       "DATABASE_URL: required: where payments and prepaid keys are kept (file:/var/lib/paysvc/paysvc.sqlite, or postgres://user:password@host:5432/paysvc)",
+    );
+  } else if (isTransientDatabase(databaseLocation(values.DATABASE_URL))) {
+    problems.push(
+      `DATABASE_URL: ${values.DATABASE_URL.trim()} is an in-memory SQLite database, lost when the process stops, and the ledger of payments and prepaid keys must survive a restart; set a file (file:/var/lib/paysvc/paysvc.sqlite) or postgres:// URL`,
     );
   }
   const service = collectProblems(problems, () =>

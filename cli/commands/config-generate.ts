@@ -29,7 +29,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--json", "print JSON")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ paysvc config generate --network eip155:8453 --origin https://base.pay.example --pay-to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8\n  $ paysvc config generate --network eip155:5042 --origin https://arc.pay.example --pay-to 0x... --asset 0x... --out deployments",
+      "\nExamples (0xYourAddress stands for an address of your own, checked in the network's format):\n  $ paysvc config generate --network eip155:8453 --origin https://base.pay.example --pay-to 0xYourAddress\n  $ paysvc config generate --network eip155:5042 --origin https://arc.pay.example --pay-to 0xYourAddress --asset 0xUsdcAddress --out deployments",
     )
     .action(
       action((options: Options) => {

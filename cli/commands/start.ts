@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import { catalogModels, catalogProviders } from "../../config/catalog/model-catalog";
 import { redactedDatabaseUrl } from "../../config/database-url";
-import { childEnvironment, ConfigurationError } from "../../config/env";
+import { collectProblems } from "../../config/configuration-error";
+import { childEnvironment } from "../../config/env";
 import { loadStartConfig, type StartConfig } from "../../config/start-config";
 import { APP_SERVER, buildExists } from "../lib/app-build";
 import { startFacilitatorServer } from "../lib/facilitator-server";
@@ -40,14 +41,20 @@ export function registerStartCommand(program: Command): void {
     .description(
       "Run the service in production: the operator's pay-to, facilitator, providers (catalog) and database; nothing embedded, ever",
     )
-    .option("--check", "validate the whole configuration, catalog included, and exit (0: it would start)")
+    .option(
+      "--check",
+      "validate the whole configuration, catalog included, and the production build, and exit (0: it would start)",
+    )
     .option("--json", "print --check's report as JSON")
     .addHelpText(
       "after",
       `
 Required: PAY_TO; FACILITATOR_URL, or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY (the built-in facilitator);
 a provider for every model sold (UPSTREAM_BASE_URL, or routes in the PAYSVC_CATALOG file); DATABASE_URL.
-The production build must exist (npm run build).
+Refused as public: the development accounts as PAY_TO or FACILITATOR_PRIVATE_KEY. Refused as lost at a restart:
+DATABASE_URL=:memory:. The production build must exist (npm run build).
+Exit codes: 2 when something is missing or wrong (one line each on stderr, nothing started); with --check, 0 when
+it would start.
 
 Examples:
   $ PAY_TO=0x... FACILITATOR_URL=https://x402.example UPSTREAM_BASE_URL=https://api.example/v1 \\
@@ -55,13 +62,10 @@ Examples:
   $ PAYSVC_CATALOG=/etc/paysvc/catalog.json paysvc start --check`,
     )
     .action(async (options: { check?: boolean; json?: boolean }) => {
-      let config: StartConfig;
-      try {
-        config = loadStartConfig();
-      } catch (error) {
-        if (error instanceof ConfigurationError) refuse(error.problems);
-        throw error;
-      }
+      const problems: string[] = [];
+      const config = collectProblems(problems, () => loadStartConfig());
+      if (!buildExists()) problems.push("no production build: run `npm run build` first");
+      if (problems.length > 0 || !config) refuse(problems);
       if (options.check) {
         const report = summary(config);
         print(options.json === true, report, () =>
@@ -75,7 +79,6 @@ Examples:
         );
         return;
       }
-      if (!buildExists()) refuse(["no production build: run `npm run build` first"]);
       await serve(config);
     });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chatLimits } from "../limits";
 import { catalogKinds } from "./model-catalog";
 
 /**
@@ -12,6 +13,16 @@ const usd = z
   .string({ error: 'must be a decimal USD amount written as a string, such as "0.07"' })
   .regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal USD amount such as "0.07", with at most 6 decimals');
 
+/**
+ * A sold model's price: never zero. A free rate would give its upstream's work away, and a prepaid key's tokens are
+ * priced at a chat model's input rate, so a key of that model would cost nothing; a model served free is the
+ * free_chat entry.
+ */
+const price = usd.refine(
+  (value) => !/^0+(\.0{1,6})?$/.test(value),
+  "must be above zero: a sold model is paid for (a prepaid key's tokens are priced at a chat model's input rate, so a zero rate gives keys away); serve a free model as the free_chat entry",
+);
+
 function isHttpUrl(value: string): boolean {
   try {
     return ["http:", "https:"].includes(new URL(value).protocol);
@@ -21,6 +32,40 @@ function isHttpUrl(value: string): boolean {
 }
 
 const positiveInteger = z.number({ error: "must be a whole number" }).int("must be a whole number").positive();
+
+/** The largest request the service accepts: chatLimits.maxInputTokens of input and maxOutputTokens of output. */
+const MAX_CONTEXT_TOKENS = chatLimits.maxInputTokens + chatLimits.maxOutputTokens;
+const chatModelLimits = z.strictObject({
+  context_tokens: positiveInteger.max(
+    MAX_CONTEXT_TOKENS,
+    `must be at most ${MAX_CONTEXT_TOKENS}: a request holds at most ${chatLimits.maxInputTokens} input and ${chatLimits.maxOutputTokens} output tokens, so a larger window could never be used`,
+  ),
+  max_output_tokens: positiveInteger.max(
+    chatLimits.maxOutputTokens,
+    `must be at most ${chatLimits.maxOutputTokens}: the most max_tokens a request may ask for`,
+  ),
+});
+
+/**
+ * The headers the upstream client writes itself (the key as Bearer, the body's type and length, the host); one
+ * given again would be sent twice or fight it.
+ */
+const RESERVED_HEADERS = ["authorization", "content-type", "content-length", "host", "transfer-encoding"];
+/** RFC 9110's token: what a header name may be made of. */
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const headers = z.record(z.string(), z.string({ error: "must be a string" })).superRefine((value, context) => {
+  for (const [name, text] of Object.entries(value)) {
+    const problem = !HTTP_TOKEN.test(name)
+      ? "is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+      : RESERVED_HEADERS.includes(name.toLowerCase())
+        ? `is set by the upstream client itself (${RESERVED_HEADERS.join(", ")}); the key goes in api_key_env`
+        : /[\r\n\0]/.test(text)
+          ? "has a value with a line break or NUL, which would end the header; remove it"
+          : undefined;
+    if (problem) context.addIssue({ code: "custom", path: [name], message: problem });
+  }
+});
 
 const route = z.strictObject({
   provider: z
@@ -35,7 +80,7 @@ const route = z.strictObject({
     .regex(/^[A-Z_][A-Z0-9_]*$/, "must be the name of an environment variable, such as OPENAI_API_KEY")
     .optional(),
   model: z.string({ error: "must be the provider's own id of the model" }).min(1, "must not be empty"),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: headers.optional(),
 });
 
 const sold = {
@@ -49,20 +94,20 @@ const entry = z.discriminatedUnion(
     z.strictObject({
       ...sold,
       kind: z.literal("chat"),
-      prices: z.strictObject({ input_per_1m: usd, output_per_1m: usd }),
-      limits: z.strictObject({ context_tokens: positiveInteger, max_output_tokens: positiveInteger }).optional(),
+      prices: z.strictObject({ input_per_1m: price, output_per_1m: price }),
+      limits: chatModelLimits.optional(),
     }),
     z.strictObject({
       ...sold,
       kind: z.literal("image"),
-      prices: z.strictObject({ per_image: usd }),
+      prices: z.strictObject({ per_image: price }),
       limits: z.strictObject({
         sizes: z
           .array(z.string().regex(/^\d{2,5}x\d{2,5}$/, "must be a size such as 1024x1024"))
           .min(1, "must list at least one size"),
       }),
     }),
-    z.strictObject({ ...sold, kind: z.literal("decision"), prices: z.strictObject({ input_per_1m: usd }) }),
+    z.strictObject({ ...sold, kind: z.literal("decision"), prices: z.strictObject({ input_per_1m: price }) }),
     z.strictObject({ ...sold, kind: z.literal("embeddings") }),
     z.strictObject({ ...sold, kind: z.literal("free_chat") }),
   ],

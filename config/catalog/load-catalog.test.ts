@@ -259,3 +259,101 @@ describe("an operator's catalog file", () => {
     );
   });
 });
+
+describe("what a catalog file may not say", () => {
+  const refused = (content: unknown) => {
+    const path = file(content);
+    return problems({ file: path }).map((problem) => {
+      expect(problem.startsWith(`${path}: `), problem).toBe(true);
+      return problem.slice(path.length + 2);
+    });
+  };
+
+  it("refuses an id a model of another kind has in the catalog in force, naming both kinds", () => {
+    expect(refused({ extends: "default", models: [chat("jev-latest")] })).toEqual([
+      `models[0].id: "jev-latest" is the id of the chat model (models[0]) and of the decision model (the spec's tables); routes go by id, so one would be served by the other's providers: give each an id of its own`,
+    ]);
+    expect(
+      refused({ extends: "default", models: [{ id: "vendor-a/gpt-6-luna", kind: "embeddings", routes: [route] }] }),
+    ).toEqual([
+      `models[0].id: "vendor-a/gpt-6-luna" is the id of the chat model (the spec's tables) and of the embeddings model (models[0]); routes go by id, so one would be served by the other's providers: give each an id of its own`,
+    ]);
+    // A default decision model replaced by the file frees its id.
+    const replaced = file({
+      extends: "default",
+      models: [chat("jev-latest"), { id: "jev-2", kind: "decision", prices: { input_per_1m: "0.2" }, routes: [route] }],
+    });
+    expect(problems({ file: replaced })).toEqual([]);
+  });
+
+  it("refuses limits above what a request can ask for", () => {
+    expect(
+      refused({
+        extends: "default",
+        models: [chat("a", { limits: { context_tokens: 2_000_000, max_output_tokens: 1000 } })],
+      }),
+    ).toEqual([
+      "models[0].limits.context_tokens: must be at most 1178000: a request holds at most 1050000 input and 128000 output tokens, so a larger window could never be used",
+    ]);
+    expect(
+      refused({
+        extends: "default",
+        models: [chat("a", { limits: { context_tokens: 32_000, max_output_tokens: 128_001 } })],
+      }),
+    ).toEqual([
+      "models[0].limits.max_output_tokens: must be at most 128000: the most max_tokens a request may ask for",
+    ]);
+    const most = file({
+      extends: "default",
+      models: [chat("a", { limits: { context_tokens: 1_178_000, max_output_tokens: 128_000 } })],
+    });
+    expect(problems({ file: most })).toEqual([]);
+  });
+
+  it("refuses a zero price for a sold model, saying why", () => {
+    const zero = (prices: object, kind = "chat", extra: object = {}) =>
+      refused({ extends: "default", models: [{ ...chat("a"), kind, prices, ...extra }] });
+    const why =
+      "must be above zero: a sold model is paid for (a prepaid key's tokens are priced at a chat model's input rate, so a zero rate gives keys away); serve a free model as the free_chat entry";
+    expect(zero({ input_per_1m: "0", output_per_1m: "0.4" })).toEqual([`models[0].prices.input_per_1m: ${why}`]);
+    expect(zero({ input_per_1m: "0.1", output_per_1m: "0.000000" })).toEqual([
+      `models[0].prices.output_per_1m: ${why}`,
+    ]);
+    expect(zero({ per_image: "00.0" }, "image", { limits: { sizes: ["1024x1024"] } })).toEqual([
+      `models[0].prices.per_image: ${why}`,
+    ]);
+    expect(zero({ input_per_1m: "0.00" }, "decision")).toEqual([`models[0].prices.input_per_1m: ${why}`]);
+    expect(
+      problems({
+        file: file({
+          extends: "default",
+          models: [chat("a", { prices: { input_per_1m: "0.000001", output_per_1m: "0.000001" } })],
+        }),
+      }),
+    ).toEqual([]);
+  });
+
+  it("refuses route headers that are no header, or that the upstream client sets itself", () => {
+    const withHeaders = (headers: Record<string, string>) =>
+      refused({ extends: "default", models: [chat("a", { routes: [{ ...route, headers }] })] });
+    const at = "models[0].routes[0].headers";
+    for (const name of ["Authorization", "content-type", "HOST", "Content-Length", "transfer-encoding"]) {
+      expect(withHeaders({ [name]: "x" }), name).toEqual([
+        `${at}.${name}: is set by the upstream client itself (authorization, content-type, content-length, host, transfer-encoding); the key goes in api_key_env`,
+      ]);
+    }
+    for (const name of ["X Org", "x-org:", "", "x-örg"]) {
+      expect(withHeaders({ [name]: "x" }), name).toEqual([
+        `${at}.${name}: is not a header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
+      ]);
+    }
+    for (const value of ["a\r\nX-Injected: 1", "a\nb", "a\u0000b"]) {
+      expect(withHeaders({ "X-Org": value }), value).toEqual([
+        `${at}.X-Org: has a value with a line break or NUL, which would end the header; remove it`,
+      ]);
+    }
+    expect(withHeaders({ "X-Organization": "paysvc", "OpenAI-Beta": "assistants=v2", "x-api-version": "" })).toEqual(
+      [],
+    );
+  });
+});

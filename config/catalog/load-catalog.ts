@@ -7,7 +7,7 @@ import {
   defaultCatalog,
   type DefaultRoutes,
 } from "./default-catalog";
-import { catalogModels, type ModelCatalog, type Route } from "./model-catalog";
+import { catalogModels, type CatalogKind, type ModelCatalog, type Route } from "./model-catalog";
 
 export interface CatalogSource {
   /** PAYSVC_CATALOG: the operator's file; undefined: the spec's tables. */
@@ -68,7 +68,30 @@ function fromFile(source: CatalogSource & { file: string }): ModelCatalog {
   ].map((problem) => `${file}: ${problem}`);
   if (problems.length > 0) throw new ConfigurationError(problems);
   const base = parsed.data.extends === "default" ? defaultCatalog(source.defaultRoutes) : undefined;
-  return merged(base, models, source.environment);
+  const catalog = merged(base, models, source.environment);
+  const shared = idsOfTwoKinds(catalog, models).map((problem) => `${file}: ${problem}`);
+  if (shared.length > 0) throw new ConfigurationError(shared);
+  return catalog;
+}
+
+/**
+ * Routes (and the models' own lookups) go by id across kinds, so an id names one model of the catalog in force:
+ * an entry that took the id of a default model of another kind would have one served by the other's providers.
+ */
+function idsOfTwoKinds(catalog: ModelCatalog, models: readonly CatalogEntry[]): string[] {
+  const kinds = new Map<string, CatalogKind[]>();
+  for (const { kind, model } of catalogModels(catalog)) kinds.set(model.id, [...(kinds.get(model.id) ?? []), kind]);
+  const where = (id: string, kind: CatalogKind) => {
+    const index = models.findIndex((model) => model.id === id && model.kind === kind);
+    return index >= 0 ? `models[${index}]` : "the spec's tables";
+  };
+  return [...kinds].flatMap(([id, [first, second]]) => {
+    if (!first || !second) return [];
+    const index = models.findIndex((model) => model.id === id);
+    return [
+      `models[${index}].id: "${id}" is the id of the ${first} model (${where(id, first)}) and of the ${second} model (${where(id, second)}); routes go by id, so one would be served by the other's providers: give each an id of its own`,
+    ];
+  });
 }
 
 function duplicateIds(models: readonly CatalogEntry[]): string[] {

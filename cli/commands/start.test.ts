@@ -1,0 +1,76 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, describe, expect, it } from "vitest";
+import { PUBLIC_DEVELOPMENT_ADDRESSES } from "../../config/public-dev-accounts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * A copy of the package without its production build: cli/ copied (the build's paths are found from its files'
+ * own location), everything else linked to this checkout, and neither dist/ nor .next/.
+ */
+const unbuilt = realpathSync(mkdtempSync(join(tmpdir(), "paysvc-unbuilt-")));
+afterAll(() => rmSync(unbuilt, { recursive: true, force: true }));
+for (const entry of readdirSync(root)) {
+  if (["cli", "dist", ".next", ".git", "data", "test-results"].includes(entry)) continue;
+  symlinkSync(join(root, entry), join(unbuilt, entry));
+}
+cpSync(join(root, "cli"), join(unbuilt, "cli"), { recursive: true });
+
+/** An operator's complete production configuration; nothing is reached by --check. */
+const production = {
+  NETWORK: "eip155:137",
+  PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
+  FACILITATOR_URL: "https://facilitator.example",
+  UPSTREAM_BASE_URL: "https://api.example/v1",
+  DATABASE_URL: `file:${join(unbuilt, "paysvc.sqlite")}`,
+};
+
+function paysvc(packageRoot: string, args: string[], env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, [join(packageRoot, "cli", "bin.mjs"), ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+// Each run loads the whole CLI through tsx, a few seconds.
+describe("paysvc start --check", { timeout: 120_000 }, () => {
+  it("refuses a package without its production build, as start does, and passes once it is there", () => {
+    const checked = paysvc(unbuilt, ["start", "--check"], production);
+    expect(checked.stderr).toBe("paysvc start: no production build: run `npm run build` first\n");
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toBe("");
+
+    mkdirSync(join(unbuilt, "dist"));
+    writeFileSync(join(unbuilt, "dist", "server.mjs"), "");
+    mkdirSync(join(unbuilt, ".next"));
+    writeFileSync(join(unbuilt, ".next", "BUILD_ID"), "test");
+    const built = paysvc(unbuilt, ["start", "--check", "--json"], production);
+    expect(built.code, built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout)).toMatchObject({ payTo: production.PAY_TO });
+  });
+
+  it("documents its exit codes in --help", () => {
+    const help = paysvc(root, ["start", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--check\s+validate the whole configuration[^-]*production build/);
+    expect(help.stdout).toMatch(
+      /Exit codes: 2 when something is missing or wrong [^\n]*with --check, 0 when\s+it would start/,
+    );
+  });
+});
+
+describe("paysvc config generate --help", { timeout: 120_000 }, () => {
+  it("shows a placeholder pay-to, never a public development account", () => {
+    const help = paysvc(root, ["config", "generate", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--pay-to 0xYourAddress");
+    for (const address of PUBLIC_DEVELOPMENT_ADDRESSES)
+      expect(help.stdout.toLowerCase()).not.toContain(address.toLowerCase());
+  });
+});
