@@ -31,3 +31,12 @@ export const MAX_UPSTREAM_ANSWER_BYTES = 64 * 1024 * 1024;
  * generation is cut off after it.
  */
 export const STREAM_USAGE_GRACE_MS = 2000;
+
+/**
+ * An `upto` payment is settled when its answer's usage is known, which for a stream is its end, and Permit2 refuses
+ * it after the deadline the payer signed. A stream still running this long before that deadline is cut there and
+ * settled for what it passed on (the facilitator refuses a deadline less than 6 s away; a settlement then waits for
+ * its confirmation). A payment whose deadline leaves less than UPTO_MIN_VALIDITY_MS is refused before any work.
+ */
+export const UPTO_SETTLE_MARGIN_MS = 30_000;
+export const UPTO_MIN_VALIDITY_MS = 60_000;

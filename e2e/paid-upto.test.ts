@@ -4,7 +4,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from "@x402/extensions/payment-identifier";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";
 import { defaultCatalog } from "../config/catalog/default-catalog";
@@ -325,6 +325,32 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     expect(response.status).toBe(200);
     await response.arrayBuffer();
     expect(before.payer - (await balances(payer().address)).payer).toBe(BigInt(image.accepts[0]!.amount));
+  });
+
+  it("refuses before any work a payment whose deadline leaves less than a minute to answer and settle", async () => {
+    const request = body("Refuse my late payment");
+    const required = await quote("/v1/chat/completions", request);
+    // Signed 250 s ago (or by a clock 250 s slow): the official client's deadline, 300 s from then, is 50 s away.
+    vi.useFakeTimers({ now: Date.now() - 250_000, toFake: ["Date"] });
+    let signed;
+    try {
+      signed = await uptoPaymentClient(payer().privateKey).createPaymentPayload({
+        ...required,
+        accepts: [required.accepts[1]!],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    const before = await balances(payer().address);
+    const late = await postJson("/v1/chat/completions", request, {
+      "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(signed),
+    });
+    expect(late.status).toBe(402);
+    expect(((await late.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "payment_invalid",
+      message: expect.stringMatching(/deadline is (49|50) s away.*at least 60 s/),
+    });
+    expect(await balances(payer().address)).toEqual(before);
   });
 
   it("refuses a maximum below the quote before any work, and an authorization used twice, moving nothing more", async () => {

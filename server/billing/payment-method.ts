@@ -60,7 +60,7 @@ export type PreparedAnswer = (
       kind: "stream";
       stream: StartedStream;
       /** How the stream says it failed, in its API's form (Responses); chat's error object otherwise. */
-      failWith?: (code: "settlement_failed", message: string) => SseEvent;
+      failWith?: (code: "settlement_failed" | "payment_expired", message: string) => SseEvent;
     }
 ) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string };
 

@@ -99,7 +99,7 @@ async function recordUnpaid(
 }
 
 /** Chat's error event (an OpenAI error object), for streams whose API has no error event of its own. */
-function chatStreamError(code: "settlement_failed", message: string): SseEvent {
+export function chatStreamError(code: "settlement_failed" | "payment_expired", message: string): SseEvent {
   return SseEvent.of({ error: errorObject(code, message) });
 }
 

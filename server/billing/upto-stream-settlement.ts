@@ -1,6 +1,6 @@
 import type { SettleResponse } from "@x402/core/types";
-import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
-import type { EventStream } from "../http/event-stream";
+import { STREAM_USAGE_GRACE_MS, UPTO_MIN_VALIDITY_MS, UPTO_SETTLE_MARGIN_MS } from "../../config/limits";
+import type { EventStream, SseEvent } from "../http/event-stream";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
 import { recordSettled, recordSettleUnknown, type StreamPayment } from "./stream-settlement";
@@ -11,6 +11,17 @@ export interface UptoStreamPayment extends StreamPayment {
   network: string;
   /** What the call costs for the output tokens it used (the most it may cost when they are unknown). */
   charge(outputTokens: number | undefined): bigint;
+  /** The payment's Permit2 deadline, Unix seconds. */
+  deadline: number;
+  /** The stream's error event, in its API's form. */
+  failWith: (code: "payment_expired", message: string) => SseEvent;
+}
+
+/** Why an `upto` payment cannot be taken, when its deadline leaves no time to answer and settle before it. */
+export function uptoDeadlineProblem(deadline: number | undefined, now = Date.now()): string | undefined {
+  if (deadline === undefined || deadline * 1000 >= now + UPTO_MIN_VALIDITY_MS) return undefined;
+  const left = Math.max(0, Math.floor(deadline - now / 1000));
+  return `This upto payment's deadline is ${left} s away; it is settled once the answer's usage is known, so sign it valid for at least ${UPTO_MIN_VALIDITY_MS / 1000} s (the requirements' maxTimeoutSeconds)`;
 }
 
 /**
@@ -25,15 +36,76 @@ export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): E
   const usage = payment.call.usage!;
   let settled: Promise<AnswerCost | undefined> | undefined;
   const settle = (outputTokens: number) => (settled ??= settleUsage(payment, outputTokens));
-  const metered = meteredStream(body, usage.streamMeter(payment.call.quote.tokens!.maxOutput), {
+  // Cut before the deadline: the meter then charges what was passed on, as for any stream cut short.
+  const cut = cutBefore(body, payment.deadline * 1000 - UPTO_SETTLE_MARGIN_MS, () => settled !== undefined);
+  const metered = meteredStream(cut, usage.streamMeter(payment.call.quote.tokens!.maxOutput), {
     charge: async (outputTokens) => void (await settle(outputTokens)),
     release: async () => void (await (settled ??= settleNothing(payment))),
     graceMs: STREAM_USAGE_GRACE_MS,
   });
-  return withStreamUsageCost(metered, async (reported) => {
+  const costed = withStreamUsageCost(metered, async (reported) => {
     const outputTokens = reportedOutputTokens(reported, usage.fromJson);
     if (outputTokens === undefined) return undefined;
     return (await settle(outputTokens))?.usage;
+  });
+  return endedOnCut(costed, () =>
+    payment.failWith(
+      "payment_expired",
+      "The answer was cut short: the upto payment's deadline came before it ended; what was passed on is settled",
+    ),
+  );
+}
+
+/** The error a stream cut before its payment's deadline fails with, until endedOnCut turns it into an event. */
+class DeadlineCut extends Error {}
+
+/** Never settles: for a deadline too far away for a timer (setTimeout holds at most ~24.8 days). */
+const NEVER = new Promise<never>(() => undefined);
+
+/**
+ * Passes `source` on until the time `at` (ms since the epoch), then cancels it and fails with DeadlineCut, unless
+ * `settled()` says the payment was settled already (the stream is then only finishing).
+ */
+function cutBefore(source: EventStream, at: number, settled: () => boolean): EventStream {
+  const reader = source.getReader();
+  const wait = at - Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const due =
+    wait > 2 ** 31 - 1 ? NEVER : new Promise<"cut">((resolve) => (timer = setTimeout(() => resolve("cut"), wait)));
+  return new ReadableStream<SseEvent[]>({
+    async pull(controller) {
+      const next = settled() ? await reader.read() : await Promise.race([reader.read(), due]);
+      if (next === "cut") {
+        await reader.cancel().catch(() => undefined);
+        throw new DeadlineCut();
+      }
+      if (!next.done) return controller.enqueue(next.value);
+      clearTimeout(timer);
+      controller.close();
+    },
+    cancel(reason) {
+      clearTimeout(timer);
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** Ends with `failed()`'s event, instead of failing, a stream cut before its payment's deadline. */
+function endedOnCut(source: EventStream, failed: () => SseEvent): EventStream {
+  const reader = source.getReader();
+  return new ReadableStream<SseEvent[]>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (error) {
+        if (!(error instanceof DeadlineCut)) throw error;
+        controller.enqueue([failed()]);
+        controller.close();
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
   });
 }
 

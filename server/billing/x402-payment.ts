@@ -21,6 +21,7 @@ import type { Authorization, BillableCall, PaymentMethod, X402Services } from ".
 import { Refusal } from "./refusal";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
 import { facilitatorUnavailable, priceCall, type LiveGas, type PricedRequest } from "./x402-price";
+import { uptoDeadlineProblem } from "./upto-stream-settlement";
 import { X402Session } from "./x402-session";
 
 /** What x402 billing works with, beside the facilitator, the ledger, the metrics and the kept answers. */
@@ -208,6 +209,8 @@ export class X402Payment implements PaymentMethod {
     if (!this.gateway.matches(payment.payload, offered)) {
       throw refuse("payment_mismatch", describeMismatch(accepted, offered));
     }
+    const late = uptoDeadlineProblem(payment.deadline);
+    if (late) throw refuse("payment_invalid", late);
     const signedResource = payment.payload.resource?.url;
     if (signedResource !== undefined && signedResource !== call.resourceUrl) {
       throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);

@@ -9,7 +9,7 @@ import { UpstreamError } from "../upstream/upstream-error";
 import { usedTokensCharge } from "../pricing/used-tokens-charge";
 import { settledOnUsage } from "./upto-stream-settlement";
 import { Refusal } from "./refusal";
-import { streamedWhileSettling } from "./stream-while-settling";
+import { chatStreamError, streamedWhileSettling } from "./stream-while-settling";
 import type { HeldRequest } from "../payment/paid-answers";
 import type { BillableCall, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
@@ -182,6 +182,8 @@ export class X402Session {
       network: this.start.priced.requirements.network,
       upstreamMs: timings.upstream,
       charge: (outputTokens) => this.usedAmount(outputTokens),
+      deadline: this.start.payment.deadline!,
+      failWith: answer.failWith ?? chatStreamError,
       log: this.log,
     });
     // Its cost is not known when the headers leave: no X-Paysvc-Cost and no PAYMENT-RESPONSE, the cost is stated in

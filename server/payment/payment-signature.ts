@@ -85,6 +85,8 @@ export interface DecodedPayment {
   /** What the payer signed for: the token (mint) and the recipient, as the payload names them. */
   asset: string;
   payTo: string;
+  /** An `upto` payment's Permit2 deadline (Unix seconds): its settlement must reach the chain before it. */
+  deadline?: number;
 }
 
 /** The JSON of a payment header (base64), or a MalformedPaymentError naming the header. */
@@ -120,7 +122,8 @@ export function decodePaymentSignature(header: string, kind: "evm" | "svm"): Dec
   if (upto) {
     const { permit2Authorization } = result.data.payload as z.infer<typeof evmUptoPayload>;
     const payer = permit2Authorization.from.toLowerCase();
-    return { ...signedFor, nonce: `permit2:${payer}:${BigInt(permit2Authorization.nonce)}`, payer };
+    const deadline = Number(permit2Authorization.deadline);
+    return { ...signedFor, nonce: `permit2:${payer}:${BigInt(permit2Authorization.nonce)}`, payer, deadline };
   }
   const { authorization } = result.data.payload as z.infer<typeof evmExactPayload>;
   return { ...signedFor, nonce: authorization.nonce.toLowerCase(), payer: authorization.from.toLowerCase() };
