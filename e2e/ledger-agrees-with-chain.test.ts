@@ -22,6 +22,7 @@ describe("the e2e ledger after every journey", () => {
     const reconciler = new LedgerReconciler({
       network: polygon,
       ledger: storage.ledger,
+      prepaidKeys: storage.prepaidKeys,
       reader: chainReaderFor(polygon, stack().chainRpcUrl),
       gateway: new PaymentGateway({
         network: polygon,

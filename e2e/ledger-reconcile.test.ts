@@ -158,20 +158,29 @@ describe("paysvc ledger reconcile", () => {
     expect(rowOf(again.report, row.id)).toBeUndefined();
   });
 
-  it("marks one unused past its validBefore as unsettled, and charges nothing", async () => {
+  it("marks one unused past its validBefore as unsettled, charges nothing, and voids a key it bought", async () => {
     proxy.setMode({ kind: "drop" });
     const before = await usdcBalance(payer().address);
     // Valid for 9 s: enough for the facilitator's verify (it wants 6 s left), short enough to wait out.
     const validBefore = Math.floor(Date.now() / 1000) + 9;
-    const { signature } = await paidChat("expiring settle", (key, paymentRequired) =>
+    const expiring = (key: `0x${string}`, paymentRequired: Awaited<ReturnType<typeof quote>>) =>
       craftedPayment({
         signer: privateKeyToAccount(key),
         paymentRequired,
         authorization: { validBefore: String(validBefore) },
-      }),
-    );
+      });
+    const { signature } = await paidChat("expiring settle", expiring);
     const row = ledgerRow(signature)!;
     expect(row).toMatchObject({ status: "settle_unknown" });
+    // A prepaid key bought the same way: its code is given out while the settlement's outcome is unknown.
+    const pack = { model: "vendor-a/gpt-6-luna", tokens: 100_000 };
+    const keySignature = await expiring(payer().privateKey, await quote("/prepaid/codes", pack, app.url));
+    const bought = await postJson("/prepaid/codes", pack, { "PAYMENT-SIGNATURE": keySignature }, app.url);
+    expect(bought.status).toBe(201);
+    const { code: keyCode } = (await bought.json()) as { code: string };
+    const useKey = () =>
+      postJson(PATH, chatBody("a key never paid for"), { authorization: `Bearer ${keyCode}` }, app.url);
+    expect((await useKey()).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, validBefore * 1000 - Date.now() + 1_000));
     // The chain's time passes validBefore with its next block.
     await createTestClient({ mode: "anvil", transport: http(stack().chainRpcUrl) }).mine({ blocks: 1 });
@@ -183,6 +192,9 @@ describe("paysvc ledger reconcile", () => {
       status: "unsettled",
       failure_reason: "the authorization expired before it was settled",
     });
+    expect(ledgerRow(keySignature)).toMatchObject({ status: "unsettled" });
+    expect(rowOf(report, ledgerRow(keySignature)!.id)?.detail).toContain("the prepaid key it bought is void");
+    expect((await useKey()).status).toBe(401);
     expect(await usdcBalance(payer().address)).toBe(before);
   });
 

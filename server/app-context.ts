@@ -53,7 +53,7 @@ export async function createAppContext(
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     upto: config.upto,
   });
-  reconcileInBackground(config, { ledger, gateway, metrics });
+  reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys });
   return {
     config,
     storage,

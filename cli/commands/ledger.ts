@@ -94,6 +94,7 @@ function registerReconcile(ledger: Command): void {
           const reconciler = new LedgerReconciler({
             network: config.network,
             ledger: storage.ledger,
+            prepaidKeys: storage.prepaidKeys,
             reader: chainReaderFor(config.network, config.chainRpcUrl),
             gateway: new PaymentGateway({
               network: config.network,

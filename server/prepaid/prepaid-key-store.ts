@@ -45,6 +45,11 @@ export interface PrepaidKeyStore {
   issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number>;
   /** A key whose payment never settled: void for good (its code was never given out, so it was never used). */
   voidUnpaid(id: number): Promise<void>;
+  /**
+   * The key bought with the payment `paymentNonce`, which reconciliation found will never be settled (its code was
+   * given out while the settlement's outcome was unknown): void for good, used or not. True when there was one.
+   */
+  voidBoughtWith(paymentNonce: string): Promise<boolean>;
   /** The usable or used-up key a code names; pending and void keys do not exist for callers. */
   findByCode(code: string): Promise<PrepaidKey | undefined>;
   /** What the key has used and what its live reservations hold, its expired ones swept first. */

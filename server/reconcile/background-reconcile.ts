@@ -1,4 +1,5 @@
 import { chainRpcUrlOf, type ServiceConfig } from "../../config/service-config";
+import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import { logEvent } from "../log";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { PaymentGateway } from "../payment/payment-gateway";
@@ -13,7 +14,7 @@ import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
  */
 export function reconcileInBackground(
   config: ServiceConfig,
-  services: { ledger: PaymentLedger; gateway: PaymentGateway; metrics: ServiceMetrics },
+  services: { ledger: PaymentLedger; gateway: PaymentGateway; metrics: ServiceMetrics; prepaidKeys: PrepaidKeyStore },
 ): void {
   if (config.reconcileIntervalMs === 0) return;
   let running = false;
@@ -25,6 +26,7 @@ export function reconcileInBackground(
       gateway: services.gateway,
       reader: chainReaderFor(config.network, chainRpcUrlOf(config)),
       paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
+      prepaidKeys: services.prepaidKeys,
     });
     const report = await reconciler.run({ check: false, all: false });
     for (const outcome of reconcileOutcomes) services.metrics.reconciledRows(outcome, report.outcomes[outcome].count);

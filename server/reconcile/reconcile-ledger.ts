@@ -1,4 +1,5 @@
 import type { NetworkDefinition } from "../../networks";
+import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
 import type { DecodedPayment } from "../payment/payment-signature";
@@ -66,6 +67,8 @@ export interface ReconcilerServices {
   gateway: PaymentGateway;
   /** A pending or verified row younger than this may still be in its request: left alone. */
   paymentTimeoutMs: number;
+  /** Where a key bought with a payment that will never be settled is voided. */
+  prepaidKeys: Pick<PrepaidKeyStore, "voidBoughtWith">;
 }
 
 /**
@@ -245,7 +248,11 @@ export class LedgerReconciler {
       detail: update.failureReason,
     };
     if (check) return row;
-    if (await this.services.ledger.updateIf(record.id, record.status, { status: to, ...update })) return row;
+    if (await this.services.ledger.updateIf(record.id, record.status, { status: to, ...update })) {
+      // A prepaid key delivered while its settlement's outcome was unknown is not paid for: it stops working.
+      const voided = to === "unsettled" && (await this.services.prepaidKeys.voidBoughtWith(record.nonce));
+      return voided ? { ...row, detail: `${row.detail}; the prepaid key it bought is void` } : row;
+    }
     const now = await this.services.ledger.findByNonce(record.nonce);
     return { ...rowOf(record, "open"), detail: `moved to ${now?.status ?? "?"} by another process meanwhile` };
   }

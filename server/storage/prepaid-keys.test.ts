@@ -56,6 +56,22 @@ describe.each(engines)("prepaid keys on %s", (engine) => {
     expect(await reserve(store, `${key.code}x`, 1, 1)).toBeUndefined();
   });
 
+  it("voids the key a payment bought, used or not, once that payment will never be settled", async () => {
+    const { prepaidKeys: store } = await open();
+    const code = newPrepaidCode();
+    await store.issue(code, MODEL, 100, "0xunpaid-nonce");
+    const reservation = (await reserve(store, code, 5, 5))!;
+    await store.settle(reservation, 3);
+    const other = newPrepaidCode();
+    await store.issue(other, MODEL, 100, "0xpaid-nonce");
+    expect(await store.voidBoughtWith("0xunpaid-nonce")).toBe(true);
+    expect(await store.findByCode(code)).toBeUndefined();
+    expect(await reserve(store, code, 1, 1)).toBeUndefined();
+    expect(await store.voidBoughtWith("0xunpaid-nonce")).toBe(false);
+    expect(await store.voidBoughtWith("0xno-such-nonce")).toBe(false);
+    expect((await store.findByCode(other))?.status).toBe("active");
+  });
+
   it("reserves only for the key's own model", async () => {
     const { prepaidKeys: store } = await open();
     const { id, code } = await activeKey(store, 100);

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   newKeyValues,
@@ -40,6 +40,15 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
       .update(prepaidKeys)
       .set({ status: "void", updatedAt: new Date() })
       .where(and(eq(prepaidKeys.id, id), eq(prepaidKeys.status, "active"), eq(prepaidKeys.usedTokens, 0)));
+  }
+
+  async voidBoughtWith(paymentNonce: string): Promise<boolean> {
+    const voided = await this.database
+      .update(prepaidKeys)
+      .set({ status: "void", updatedAt: new Date() })
+      .where(and(eq(prepaidKeys.paymentNonce, paymentNonce), inArray(prepaidKeys.status, ["active", "disabled"])))
+      .returning({ id: prepaidKeys.id });
+    return voided.length > 0;
   }
 
   async findByCode(code: string): Promise<PrepaidKey | undefined> {

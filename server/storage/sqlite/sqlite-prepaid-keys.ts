@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   newKeyValues,
@@ -147,6 +147,15 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
       .set({ status: "void", updatedAt: new Date() })
       .where(and(eq(prepaidKeys.id, id), eq(prepaidKeys.status, "active"), eq(prepaidKeys.usedTokens, 0)))
       .run();
+  }
+
+  async voidBoughtWith(paymentNonce: string): Promise<boolean> {
+    const voided = this.database
+      .update(prepaidKeys)
+      .set({ status: "void", updatedAt: new Date() })
+      .where(and(eq(prepaidKeys.paymentNonce, paymentNonce), inArray(prepaidKeys.status, ["active", "disabled"])))
+      .run();
+    return voided.changes > 0;
   }
 
   async findByCode(code: string): Promise<PrepaidKey | undefined> {
