@@ -1,15 +1,16 @@
 import { z } from "zod";
-import { chatRequestSchema } from "../chat/chat-request";
 
 /**
  * OpenAI chat fields, checked as OpenAI documents them, so that a wrong value is a 400 naming the field instead of
- * a provider's 4xx (which a caller sees as 502). Where the paid chat already checks a field, its rule is reused so
- * both endpoints agree; the others are here, in a form the paid chat could import as they are.
+ * a provider's 4xx (which a caller sees as a 502, and a paid caller only after paying). One definition for the
+ * paid chat (chat-request.ts), the free chat (free-tier/free-chat-request.ts) and, where the Responses API has the
+ * same field, responses/responses-request.ts.
  */
-const paid = chatRequestSchema.shape;
 
-/** system, developer, user, assistant or tool: the roles the paid chat accepts. */
-export const messageRole = paid.messages.element.shape.role;
+/** system, developer, user, assistant or tool: the roles a chat message may have. */
+export const messageRole = z.enum(["system", "developer", "user", "assistant", "tool"], {
+  error: "must be one of system, developer, user, assistant, tool",
+});
 
 const penalty = z
   .number({ error: "must be a number" })
@@ -17,16 +18,20 @@ const penalty = z
   .max(2, "must be at most 2")
   .optional();
 
-const functionName = z
+/** A function's name as OpenAI accepts it. */
+export const functionName = z
   .string({ error: "must be a string" })
   .regex(/^[\w-]{1,64}$/, "must be 1 to 64 letters, digits, underscores or dashes");
+
+/** A function's parameters: a JSON Schema object. */
+export const functionParameters = z.record(z.string(), z.unknown(), { error: "must be a JSON Schema object" });
 
 const tool = z.looseObject({
   type: z.literal("function", { error: "must be function" }),
   function: z.looseObject({
     name: functionName,
     description: z.string({ error: "must be a string" }).optional(),
-    parameters: z.record(z.string(), z.unknown(), { error: "must be a JSON Schema object" }).optional(),
+    parameters: functionParameters.optional(),
   }),
 });
 
@@ -36,11 +41,30 @@ export const toolCall = z.looseObject({
   function: z.looseObject({ name: functionName, arguments: z.string({ error: "must be a string" }) }),
 });
 
+/** A message's tool fields: the calls an assistant made, and the call a tool message answers. */
+export const messageToolFields = {
+  tool_call_id: z.string({ error: "must be a string" }).optional(),
+  tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).optional(),
+};
+
+export const temperature = z
+  .number({ error: "must be a number" })
+  .min(0, "must be at least 0")
+  .max(2, "must be at most 2")
+  .optional();
+
+export const topP = z
+  .number({ error: "must be a number" })
+  .min(0, "must be at least 0")
+  .max(1, "must be at most 1")
+  .optional();
+
+/** The request fields both chats check alike (the messages, the model and the output caps differ). */
 export const chatFields = {
-  temperature: paid.temperature,
-  stream: paid.stream,
-  stream_options: paid.stream_options,
-  top_p: z.number({ error: "must be a number" }).min(0, "must be at least 0").max(1, "must be at most 1").optional(),
+  temperature,
+  stream: z.boolean({ error: "must be a boolean" }).optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  top_p: topP,
   stop: z
     .union([z.string(), z.array(z.string()).max(4)], { error: "must be a string or an array of at most 4 strings" })
     .nullable()
@@ -59,7 +83,7 @@ export const chatFields = {
           type: z.literal("json_schema"),
           json_schema: z.looseObject({
             name: functionName,
-            schema: z.record(z.string(), z.unknown(), { error: "must be a JSON Schema object" }).optional(),
+            schema: functionParameters.optional(),
           }),
         }),
       ],

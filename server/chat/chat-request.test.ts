@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../errors";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { freeChatRequests } from "../free-tier/free-chat-request";
 import { parseChatRequest as parseWith, withOutputCap } from "./chat-request";
 
 const parseChatRequest = (value: unknown) => parseWith(value, defaultCatalog());
@@ -41,5 +42,85 @@ describe("n", () => {
         expect((error as ApiError).options.param).toBe("n");
       }
     }
+  });
+});
+
+describe("the OpenAI fields a provider would refuse", () => {
+  const freeParse = freeChatRequests(defaultCatalog().freeChat.id).parse;
+  const refusal = (parse: () => unknown) => {
+    try {
+      parse();
+    } catch (error) {
+      return {
+        status: (error as ApiError).status,
+        message: (error as ApiError).message,
+        param: (error as ApiError).options.param,
+      };
+    }
+    throw new Error("accepted");
+  };
+
+  it("are refused before any quote, naming the field, with the free chat's rules and words", () => {
+    const toolCall = (name: string) => ({ id: "c1", type: "function", function: { name, arguments: "{}" } });
+    for (const [extra, param] of [
+      [{ top_p: 7 }, "top_p"],
+      [{ stop: 5 }, "stop"],
+      [{ stop: ["a", "b", "c", "d", "e"] }, "stop"],
+      [{ tools: "x" }, "tools"],
+      [{ tools: [{ type: "function", function: { name: "has space" } }] }, "tools[0].function.name"],
+      [{ response_format: { type: "bogus" } }, "response_format.type"],
+      [{ presence_penalty: 3 }, "presence_penalty"],
+      [{ frequency_penalty: -3 }, "frequency_penalty"],
+      [{ seed: 1.5 }, "seed"],
+      [{ user: 7 }, "user"],
+      [{ tool_choice: "sometimes" }, "tool_choice"],
+      [{ parallel_tool_calls: "yes" }, "parallel_tool_calls"],
+      [{ temperature: 3 }, "temperature"],
+      [
+        { messages: [{ role: "assistant", content: "", tool_calls: [toolCall("a b")] }] },
+        "messages[0].tool_calls[0].function.name",
+      ],
+      [{ messages: [{ role: "tool", content: "x", tool_call_id: 5 }] }, "messages[0].tool_call_id"],
+    ] as const) {
+      const paid = refusal(() => parseChatRequest(body(extra)));
+      expect(paid, JSON.stringify(extra)).toMatchObject({ status: 400, param });
+      const messages = "messages" in extra ? {} : { messages: [{ role: "user", content: "x" }] };
+      expect(
+        refusal(() => freeParse({ ...messages, ...extra })),
+        JSON.stringify(extra),
+      ).toEqual(paid);
+    }
+  });
+
+  it("accept OpenAI's values, and let fields they do not name through to the provider", () => {
+    const extra = {
+      top_p: 0.5,
+      stop: ["\n"],
+      seed: 7,
+      presence_penalty: -1,
+      frequency_penalty: 1,
+      user: "u-1",
+      response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object" } } },
+      tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
+      tool_choice: { type: "function", function: { name: "lookup" } },
+      parallel_tool_calls: false,
+      logit_bias: { "50256": -100 },
+      service_tier: "auto",
+      prediction: { type: "content", content: "x" },
+    };
+    expect(withOutputCap(parseChatRequest(body(extra)).body, 10)).toMatchObject(extra);
+  });
+});
+
+describe("the default output cap", () => {
+  const catalog = defaultCatalog();
+  const writesLittle = { ...catalog, chat: catalog.chat.map((model) => ({ ...model, maxOutputTokens: 1000 })) };
+
+  it("is 4096, or the model's own maximum where it writes less, so a call without a cap is not refused", () => {
+    expect(parseChatRequest(body({})).maxOutputTokens).toBe(4096);
+    const parsed = parseWith(body({}), writesLittle);
+    expect(parsed.maxOutputTokens).toBe(1000);
+    expect(withOutputCap(parsed.body, parsed.maxOutputTokens)).toMatchObject({ max_tokens: 1000 });
+    expect(() => parseWith(body({ max_tokens: 1001 }), writesLittle)).toThrow(/writes at most 1000 tokens/);
   });
 });

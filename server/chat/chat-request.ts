@@ -3,22 +3,26 @@ import { chatLimits } from "../../config/limits";
 import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/catalog/model-catalog";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
+import { chatFields, messageRole, messageToolFields } from "./chat-fields";
 
 const textPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 
 const message = z.looseObject({
-  role: z.enum(["system", "developer", "user", "assistant", "tool"], {
-    error: "must be one of system, developer, user, assistant, tool",
-  }),
+  role: messageRole,
   content: z
     .union([z.string(), z.array(textPart), z.null()], {
       error: "must be a string, an array of text parts, or null",
     })
     .optional(),
   name: z.string().optional(),
+  ...messageToolFields,
 });
 
-/** The fields we read; every other OpenAI field passes through to the upstream untouched. */
+/**
+ * The fields we read, and the OpenAI fields whose values we check (chat-fields.ts, as the free chat does): a wrong
+ * value is a 400 before the 402, not a provider's 4xx after the payment. Every other field passes through to the
+ * upstream untouched (OpenAI clients send many), and is counted into the input price (pricing/count-tokens.ts).
+ */
 export const chatRequestSchema = z.looseObject({
   model: z.string(),
   messages: z.array(message, { error: "must be an array of messages" }).min(1, "must contain at least one message"),
@@ -34,15 +38,9 @@ export const chatRequestSchema = z.looseObject({
     .min(1, "must be at least 1")
     .max(chatLimits.maxOutputTokens, `must be at most ${chatLimits.maxOutputTokens}`)
     .optional(),
-  temperature: z
-    .number({ error: "must be a number" })
-    .min(0, "must be at least 0")
-    .max(2, "must be at most 2")
-    .optional(),
+  ...chatFields,
   // One choice per call: the price and the reservation cover one answer's output, and `n` would multiply it.
   n: z.literal(1, { error: "must be 1: a call returns one choice" }).nullable().optional(),
-  stream: z.boolean({ error: "must be a boolean" }).optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
 });
 
 export type ChatRequest = z.output<typeof chatRequestSchema>;
@@ -50,7 +48,10 @@ export type ChatRequest = z.output<typeof chatRequestSchema>;
 export interface ParsedChatRequest {
   body: ChatRequest;
   model: ChatModel;
-  /** The output cap the price is computed with: `max_completion_tokens`, else `max_tokens`, else 4096. */
+  /**
+   * The output cap the price is computed with: `max_completion_tokens`, else `max_tokens`, else the default (4096,
+   * or less where the model writes less).
+   */
   maxOutputTokens: number;
 }
 
@@ -59,13 +60,21 @@ export function parseChatRequest(value: unknown, catalog: ModelCatalog): ParsedC
   requireJsonObject(value);
   const model = requireKnownModel((value as { model?: unknown }).model, catalog);
   const body = parseOrThrow(chatRequestSchema, value);
-  const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? chatLimits.defaultMaxTokens;
+  const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? defaultOutputCap(model);
   requireOutputWithin(
     model,
     maxOutputTokens,
     body.max_completion_tokens === undefined ? "max_tokens" : "max_completion_tokens",
   );
   return { body, model, maxOutputTokens };
+}
+
+/**
+ * The output cap of a call that names none: the spec's 4096, or the model's own maximum where the catalog gives it
+ * less (refusing a cap the caller never sent would leave no way to call the model without one).
+ */
+export function defaultOutputCap(model: ChatModel): number {
+  return Math.min(chatLimits.defaultMaxTokens, model.maxOutputTokens);
 }
 
 /** A model of the catalog may allow less output than any model may (its own max_output_tokens). */

@@ -19,8 +19,7 @@ export const chatCompletions = (catalog: ModelCatalog) =>
     quote: (parsed, network) =>
       quoteCompletion({
         model: parsed.model,
-        messages: parsed.body.messages,
-        tools: parsed.body.tools,
+        request: parsed.body,
         maxOutputTokens: parsed.maxOutputTokens,
         network,
         description: `Chat completion with ${parsed.model.id}`,

@@ -1,4 +1,5 @@
 import { chatCompletionAnswer } from "../chat/chat-answer";
+import { responseOutputTokens } from "../chat/chat-usage";
 import { responsesStreamMeter } from "../billing/responses-stream-meter";
 import { quoteCompletion } from "../pricing/quote-completion";
 import { fromChatCompletion } from "../responses/response-object";
@@ -8,12 +9,6 @@ import { toChatRequest } from "../responses/to-chat-request";
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { paidEndpoint } from "./endpoint";
 import { tokenPricing } from "./pricing-text";
-
-/** The output tokens a Response reports. */
-function outputTokensOf(response: unknown): number | undefined {
-  const tokens = (response as { usage?: { output_tokens?: unknown } } | null)?.usage?.output_tokens;
-  return typeof tokens === "number" ? tokens : undefined;
-}
 
 /**
  * Endpoints 3 and 4 (alpha): a Response, paid with x402 or billed to a prepaid key, translated to and from a chat
@@ -33,8 +28,7 @@ export const responses = (catalog: ModelCatalog) =>
     quote: (parsed, network) =>
       quoteCompletion({
         model: parsed.model,
-        messages: parsed.chatRequest.messages as { role: string; content: string | null }[],
-        tools: parsed.chatRequest.tools,
+        request: parsed.chatRequest,
         maxOutputTokens: parsed.maxOutputTokens,
         network,
         description: `Response (alpha) with ${parsed.model.id}`,
@@ -52,7 +46,7 @@ export const responses = (catalog: ModelCatalog) =>
       return { kind: "json", body: fromChatCompletion(parsed, served.value), provider: served.provider };
     },
     usage: {
-      fromJson: outputTokensOf,
+      fromJson: responseOutputTokens,
       streamMeter: (_parsed, allowedOutput) => responsesStreamMeter({ allowedOutput }),
     },
     docs: {

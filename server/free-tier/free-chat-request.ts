@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { freeChat } from "../../config/free-tier";
 import { ApiError } from "../errors";
-import { countChatInputTokens, countTextTokens } from "../pricing/count-tokens";
+import { countChatRequestInputTokens } from "../pricing/count-tokens";
 import { parseOrThrow, requireJsonObject } from "../validation";
-import { chatFields, messageRole, toolCall } from "./chat-fields";
+import { chatFields, messageRole, messageToolFields } from "../chat/chat-fields";
 
 /** An output cap as a caller may ask it; above the free cap it is lowered, not refused. */
 const outputCap = z.number({ error: "must be an integer" }).int("must be an integer").min(1, "must be at least 1");
@@ -21,8 +21,7 @@ const freeChatSchema = (modelId: string) =>
           role: messageRole,
           content: z.string({ error: "must be a string" }),
           name: z.string({ error: "must be a string" }).optional(),
-          tool_call_id: z.string({ error: "must be a string" }).optional(),
-          tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).optional(),
+          ...messageToolFields,
         }),
         { error: "must be an array of messages" },
       )
@@ -45,10 +44,9 @@ export interface FreeChatRequest {
   inputTokens: number;
 }
 
-/** Input the model reads: messages and tools as a paid quote counts them, and a structured-output schema. */
+/** Input the model reads, counted as a paid quote counts it: messages, tools and a structured-output schema. */
 export function countFreeChatInputTokens(body: FreeChatBody): number {
-  const format = body.response_format ? countTextTokens(JSON.stringify(body.response_format)) : 0;
-  return countChatInputTokens(body.messages, body.tools) + format;
+  return countChatRequestInputTokens(body);
 }
 
 /** The free model's request: its schema, built once, and the parser that checks with it. */

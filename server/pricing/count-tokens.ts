@@ -19,6 +19,60 @@ export interface CountableMessage {
   name?: unknown;
   tool_calls?: unknown;
   tool_call_id?: unknown;
+  /** The legacy form of tool_calls. */
+  function_call?: unknown;
+}
+
+/** A message's fields counted as their text is; any other one is counted as its JSON (see otherFieldsTokens). */
+const MESSAGE_FIELDS = new Set(["role", "content", "name", "tool_calls", "tool_call_id"]);
+
+/**
+ * Top-level chat fields the model does not read as input text: settings (caps, sampling, streaming, tool choice),
+ * stop sequences, token biases, and the caller's own labels (`user`, `metadata`, `safety_identifier`,
+ * `prompt_cache_key`), which the provider keeps beside the call without billing them. `messages` and `tools` are
+ * counted on their own. Any other field (`functions`, `response_format`, `prediction`, a provider's extension) is
+ * passed on to the provider, which may bill it as input, so it is counted as its JSON.
+ */
+const UNCOUNTED_REQUEST_FIELDS = new Set([
+  "model",
+  "messages",
+  "tools",
+  "max_tokens",
+  "max_completion_tokens",
+  "temperature",
+  "top_p",
+  "n",
+  "stream",
+  "stream_options",
+  "stop",
+  "seed",
+  "user",
+  "presence_penalty",
+  "frequency_penalty",
+  "logit_bias",
+  "logprobs",
+  "top_logprobs",
+  "parallel_tool_calls",
+  "tool_choice",
+  "store",
+  "metadata",
+  "service_tier",
+  "reasoning_effort",
+  "verbosity",
+  "modalities",
+  "safety_identifier",
+  "prompt_cache_key",
+]);
+
+/** Tokens of the JSON of an object's fields outside `known`; null (an SDK's "not given") counts nothing. */
+function otherFieldsTokens(object: object, known: ReadonlySet<string>): number {
+  let total = 0;
+  for (const field in object) {
+    const value = (object as Record<string, unknown>)[field];
+    if (known.has(field) || value === null || value === undefined) continue;
+    total += countTextTokens(JSON.stringify(value));
+  }
+  return total;
 }
 
 /** The text of a message's content: a string, or the text parts of a content array. */
@@ -35,8 +89,9 @@ export function contentText(content: unknown): string {
 }
 
 /**
- * Input tokens of a chat request, counted over the messages as sent (role, content, name, tool calls) plus
- * the tool definitions, which the model reads too.
+ * Input tokens of chat messages and tool definitions, counted over the messages as sent (role, content, name, tool
+ * calls, and the JSON of any other field, such as a legacy `function_call`) plus the tool definitions, which the
+ * model reads too.
  */
 export function countChatInputTokens(messages: readonly CountableMessage[], tools?: unknown): number {
   let total = REPLY_PRIMER_TOKENS;
@@ -45,7 +100,24 @@ export function countChatInputTokens(messages: readonly CountableMessage[], tool
     if (typeof message.name === "string") total += TOKENS_PER_NAME + countTextTokens(message.name);
     if (message.tool_calls !== undefined) total += countTextTokens(JSON.stringify(message.tool_calls));
     if (typeof message.tool_call_id === "string") total += countTextTokens(message.tool_call_id);
+    total += otherFieldsTokens(message, MESSAGE_FIELDS);
   }
   if (tools !== undefined) total += countTextTokens(JSON.stringify(tools));
   return total;
+}
+
+/** A chat request as sent upstream: its messages, its tools, and any other field. */
+export interface CountableChatRequest {
+  readonly messages: readonly CountableMessage[];
+  readonly tools?: unknown;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * Input tokens of a whole chat request: its messages and tools (countChatInputTokens), and the JSON of every other
+ * top-level field that may carry text the provider bills as input (see UNCOUNTED_REQUEST_FIELDS). A request of
+ * messages, tools and settings alone counts exactly what countChatInputTokens does.
+ */
+export function countChatRequestInputTokens(request: CountableChatRequest): number {
+  return countChatInputTokens(request.messages, request.tools) + otherFieldsTokens(request, UNCOUNTED_REQUEST_FIELDS);
 }

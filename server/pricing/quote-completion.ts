@@ -3,24 +3,25 @@ import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import type { Quote } from "../billing/payment-method";
 import { ApiError } from "../errors";
-import { countChatInputTokens, type CountableMessage } from "./count-tokens";
+import { countChatRequestInputTokens, type CountableChatRequest } from "./count-tokens";
 import { quoteTokens } from "./quote-tokens";
 
 /**
- * A chat completion or response: the input counted as the upstream will see it, refused over the input limit (the
+ * A chat completion or response: the input counted as the upstream will see it (the chat request sent upstream:
+ * messages, tools, and any other field that may carry text, see countChatRequestInputTokens), refused over the input limit (the
  * service's, or the model's context where the catalog gives it less), then priced at the model's rates with the
  * output cap. The same quote bills a prepaid key in tokens.
  */
 export function quoteCompletion(options: {
   model: ChatModel;
-  messages: readonly CountableMessage[];
-  tools: unknown;
+  /** The chat request as the upstream is sent it. */
+  request: CountableChatRequest;
   maxOutputTokens: number;
   network: NetworkDefinition;
   description: string;
 }): Quote {
   const { model, maxOutputTokens, network } = options;
-  const inputTokens = countChatInputTokens(options.messages, options.tools);
+  const inputTokens = countChatRequestInputTokens(options.request);
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
   if (inputTokens > limit) {
     throw new ApiError(

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { chatLimits } from "../../config/limits";
 import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog";
-import { requireKnownModel, requireOutputWithin } from "../chat/chat-request";
+import { functionName, functionParameters, chatFields } from "../chat/chat-fields";
+import { defaultOutputCap, requireKnownModel, requireOutputWithin } from "../chat/chat-request";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 
@@ -41,7 +42,7 @@ const messageItem = z.looseObject({
 const functionCallItem = z.looseObject({
   type: z.literal("function_call"),
   call_id: z.string(),
-  name: z.string(),
+  name: functionName,
   arguments: z.string(),
 });
 
@@ -57,9 +58,9 @@ const inputItem = z.union([functionCallItem, functionCallOutputItem, messageItem
 
 const functionTool = z.looseObject({
   type: z.literal("function", { error: "only function tools are supported" }),
-  name: z.string().min(1),
-  description: z.string().optional(),
-  parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+  name: functionName,
+  description: z.string({ error: "must be a string" }).optional(),
+  parameters: functionParameters.nullable().optional(),
   strict: z.boolean().nullable().optional(),
 });
 
@@ -78,15 +79,18 @@ export const responsesRequestSchema = z.object({
     .nullable()
     .optional(),
   stream: z.boolean({ error: "must be a boolean" }).nullable().optional(),
-  temperature: z.number({ error: "must be a number" }).min(0).max(2).nullable().optional(),
-  top_p: z.number({ error: "must be a number" }).min(0).max(1).nullable().optional(),
+  // The fields a chat has too are checked by the chat's rules (chat-fields.ts), null allowed as Responses allows it.
+  temperature: chatFields.temperature.nullable(),
+  top_p: chatFields.top_p.nullable(),
   tools: z.array(functionTool).optional(),
   tool_choice: z
-    .union([z.enum(["auto", "none", "required"]), z.looseObject({ type: z.literal("function"), name: z.string() })])
+    .union([z.enum(["auto", "none", "required"]), z.looseObject({ type: z.literal("function"), name: functionName })], {
+      error: "must be none, auto, required or {type: function, name}",
+    })
     .optional(),
-  parallel_tool_calls: z.boolean().nullable().optional(),
+  parallel_tool_calls: chatFields.parallel_tool_calls.nullable(),
   metadata: z.record(z.string(), z.string()).nullable().optional(),
-  user: z.string().optional(),
+  user: chatFields.user,
 });
 
 export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
@@ -112,7 +116,7 @@ export function parseResponsesRequest(value: unknown, catalog: ModelCatalog): Pa
   if (!("input" in value))
     throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
   const body = parseOrThrow(responsesRequestSchema, value);
-  const maxOutputTokens = body.max_output_tokens ?? chatLimits.defaultMaxTokens;
+  const maxOutputTokens = body.max_output_tokens ?? defaultOutputCap(model);
   requireOutputWithin(model, maxOutputTokens, "max_output_tokens");
   return { body, model, maxOutputTokens };
 }

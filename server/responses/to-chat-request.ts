@@ -38,10 +38,13 @@ export function toChatMessages(body: ResponsesRequest): ChatMessage[] {
   return messages;
 }
 
+/** A chat completion request as sent upstream: its messages, and any other field. */
+export type ChatRequestBody = Record<string, unknown> & { messages: ChatMessage[] };
+
 /** The chat completion request a Responses request is translated to. */
-export function toChatRequest(parsed: ParsedResponsesRequest): Record<string, unknown> {
+export function toChatRequest(parsed: ParsedResponsesRequest): ChatRequestBody {
   const { body } = parsed;
-  const chat: Record<string, unknown> = {
+  const chat: ChatRequestBody = {
     model: body.model,
     messages: toChatMessages(body),
     max_tokens: parsed.maxOutputTokens,
