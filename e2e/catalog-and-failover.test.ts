@@ -214,6 +214,22 @@ describe("the provider metrics", () => {
   });
 });
 
+describe("/health with a provider down", () => {
+  it("answers 200 while every model has a provider up, showing the one down", async () => {
+    const response = await fetch(`${app.url}/health`);
+    const health = (await response.json()) as {
+      status: string;
+      checks: { upstream: { status: string }; providers: Record<string, { status: string }> };
+    };
+    // "gone" refuses connections, but acme/tiny-1 fails over to "backup".
+    expect(health.checks.providers.gone?.status).toBe("down");
+    expect(health.checks.providers.backup?.status).toBe("up");
+    expect(health.checks.upstream.status).toBe("up");
+    expect(response.status).toBe(200);
+    expect(health.status).toBe("ok");
+  });
+});
+
 describe("the circuit breaker", () => {
   type Health = { checks: { providers: Record<string, { breaker: string; consecutive_failures: number }> } };
   const health = async () => (await (await fetch(`${breakerApp.url}/health`)).json()) as Health;

@@ -24,8 +24,10 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
 
 /**
  * Endpoint 15: the state of the database, the facilitator and each model provider of the catalog (its probe and
- * its circuit breaker: `closed` serving, `open` skipped after failing, `half_open` about to be tried again);
- * `upstream` is down when any provider is. 503 when any is down.
+ * its circuit breaker: `closed` serving, `open` skipped after failing, `half_open` about to be tried again).
+ * `upstream` is down when some model has no provider up: a provider down whose models fail over to another leaves
+ * the service whole, and a liveness probe must not take it out of service for that. 503 when any of the three is
+ * down.
  */
 export async function checkHealth(
   context: Pick<AppContext, "providers" | "storage" | "gateway" | "config">,
@@ -42,11 +44,13 @@ export async function checkHealth(
       { ...probes[index]!, breaker: state.breaker, consecutive_failures: state.consecutiveFailures },
     ]),
   );
-  const down = probes.filter((component) => component.status === "down");
-  const upstream: ComponentState = down[0] ?? {
-    status: "up",
-    latency_ms: Math.max(0, ...probes.map((component) => component.latency_ms)),
-  };
+  const up = new Set(states.filter((_, index) => probes[index]!.status === "up").map((state) => state.provider));
+  const unserved = context.providers.unserved(up);
+  const latency_ms = Math.max(0, ...probes.map((component) => component.latency_ms));
+  const upstream: ComponentState =
+    unserved.length === 0
+      ? { status: "up", latency_ms }
+      : { status: "down", latency_ms, error: `no provider up for ${unserved.join(", ")}` };
   const healthy = [database, facilitator, upstream].every((component) => component.status === "up");
   return {
     status: healthy ? 200 : 503,

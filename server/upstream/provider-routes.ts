@@ -36,11 +36,16 @@ interface Way {
  * provider whose breaker is open is skipped. The provider is sent its own model id; the caller sees the sold id.
  */
 export class ModelRoutes {
+  /** The providers of the routes, in order. */
+  readonly providers: readonly string[];
+
   constructor(
     readonly soldId: string,
     private readonly ways: readonly Way[],
     private readonly metrics: ServiceMetrics,
-  ) {}
+  ) {
+    this.providers = ways.map((way) => way.route.provider);
+  }
 
   /** A whole JSON answer, checked by `accept` (which throws an UpstreamError for an answer that is a failure). */
   postJson<T = Record<string, unknown>>(
@@ -156,6 +161,11 @@ export class ProviderRoutes {
     const routes = this.byModel.get(model.id);
     if (!routes) throw new Error(`no routes for ${model.id}: not a model of the catalog in force`);
     return routes;
+  }
+
+  /** The models that no provider in `up` serves: nothing can answer them now. */
+  unserved(up: ReadonlySet<string>): string[] {
+    return [...this.byModel].filter(([, routes]) => !routes.providers.some((name) => up.has(name))).map(([id]) => id);
   }
 
   states(): ProviderState[] {
