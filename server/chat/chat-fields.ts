@@ -16,7 +16,7 @@ const penalty = z
   .number({ error: "must be a number" })
   .min(-2, "must be at least -2")
   .max(2, "must be at most 2")
-  .optional();
+  .nullish();
 
 /** A function's name as OpenAI accepts it. */
 export const functionName = z
@@ -30,8 +30,8 @@ const tool = z.looseObject({
   type: z.literal("function", { error: "must be function" }),
   function: z.looseObject({
     name: functionName,
-    description: z.string({ error: "must be a string" }).optional(),
-    parameters: functionParameters.optional(),
+    description: z.string({ error: "must be a string" }).nullish(),
+    parameters: functionParameters.nullish(),
   }),
 });
 
@@ -43,36 +43,39 @@ export const toolCall = z.looseObject({
 
 /** A message's tool fields: the calls an assistant made, and the call a tool message answers. */
 export const messageToolFields = {
-  tool_call_id: z.string({ error: "must be a string" }).optional(),
-  tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).optional(),
+  tool_call_id: z.string({ error: "must be a string" }).nullish(),
+  tool_calls: z.array(toolCall, { error: "must be an array of tool calls" }).nullish(),
 };
 
 export const temperature = z
   .number({ error: "must be a number" })
   .min(0, "must be at least 0")
   .max(2, "must be at most 2")
-  .optional();
+  .nullish();
 
 export const topP = z
   .number({ error: "must be a number" })
   .min(0, "must be at least 0")
   .max(1, "must be at most 1")
-  .optional();
+  .nullish();
 
-/** The request fields both chats check alike (the messages, the model and the output caps differ). */
+/**
+ * The request fields both chats check alike (the messages, the model and the output caps differ). Each may be null,
+ * as OpenAI's API takes it ("not set"): clients built on it send explicit nulls.
+ */
 export const chatFields = {
   temperature,
-  stream: z.boolean({ error: "must be a boolean" }).optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  stream: z.boolean({ error: "must be a boolean" }).nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
   top_p: topP,
   stop: z
     .union([z.string(), z.array(z.string()).max(4)], { error: "must be a string or an array of at most 4 strings" })
     .nullable()
-    .optional(),
+    .nullish(),
   presence_penalty: penalty,
   frequency_penalty: penalty,
-  seed: z.number({ error: "must be an integer" }).int("must be an integer").optional(),
-  user: z.string({ error: "must be a string" }).optional(),
+  seed: z.number({ error: "must be an integer" }).int("must be an integer").nullish(),
+  user: z.string({ error: "must be a string" }).nullish(),
   response_format: z
     .discriminatedUnion(
       "type",
@@ -83,14 +86,14 @@ export const chatFields = {
           type: z.literal("json_schema"),
           json_schema: z.looseObject({
             name: functionName,
-            schema: functionParameters.optional(),
+            schema: functionParameters.nullish(),
           }),
         }),
       ],
       { error: "must be an object whose type is text, json_object or json_schema" },
     )
-    .optional(),
-  tools: z.array(tool, { error: "must be an array of tools" }).optional(),
+    .nullish(),
+  tools: z.array(tool, { error: "must be an array of tools" }).nullish(),
   tool_choice: z
     .union(
       [
@@ -99,6 +102,6 @@ export const chatFields = {
       ],
       { error: "must be none, auto, required or {type: function, function: {name}}" },
     )
-    .optional(),
-  parallel_tool_calls: z.boolean({ error: "must be a boolean" }).optional(),
+    .nullish(),
+  parallel_tool_calls: z.boolean({ error: "must be a boolean" }).nullish(),
 };

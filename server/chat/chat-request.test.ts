@@ -110,6 +110,17 @@ describe("the OpenAI fields a provider would refuse", () => {
     };
     expect(withOutputCap(parseChatRequest(body(extra)).body, 10)).toMatchObject(extra);
   });
+
+  it("accept null for every field they check, as OpenAI's API does (clients send explicit nulls)", () => {
+    const nulls = Object.fromEntries(
+      ["temperature", "top_p", "stop", "seed", "presence_penalty", "frequency_penalty", "user", "response_format"]
+        .concat(["tools", "tool_choice", "parallel_tool_calls", "stream", "stream_options"])
+        .map((field) => [field, null]),
+    );
+    expect(parseChatRequest(body(nulls)).body).toMatchObject(nulls);
+    const free = freeChatRequests(defaultCatalog().freeChat.id);
+    expect(free.parse(body({ ...nulls, model: defaultCatalog().freeChat.id }))).toBeDefined();
+  });
 });
 
 describe("the default output cap", () => {

@@ -80,15 +80,15 @@ export const responsesRequestSchema = z.object({
     .optional(),
   stream: z.boolean({ error: "must be a boolean" }).nullable().optional(),
   // The fields a chat has too are checked by the chat's rules (chat-fields.ts), null allowed as Responses allows it.
-  temperature: chatFields.temperature.nullable(),
-  top_p: chatFields.top_p.nullable(),
+  temperature: chatFields.temperature,
+  top_p: chatFields.top_p,
   tools: z.array(functionTool).optional(),
   tool_choice: z
     .union([z.enum(["auto", "none", "required"]), z.looseObject({ type: z.literal("function"), name: functionName })], {
       error: "must be none, auto, required or {type: function, name}",
     })
     .optional(),
-  parallel_tool_calls: chatFields.parallel_tool_calls.nullable(),
+  parallel_tool_calls: chatFields.parallel_tool_calls,
   metadata: z.record(z.string(), z.string()).nullable().optional(),
   user: chatFields.user,
 });
