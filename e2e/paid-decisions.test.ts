@@ -103,5 +103,8 @@ describe("invalid decision requests get a 400 and no 402", () => {
       '{"__proto__": {"type": "noul", "instructions": "x"}, "a": {"type": "noul", "instructions": "y"}}',
     );
     await expectBadRequest({ ...good, questions: named }, "questions.__proto__");
+    const spaced = { ...good, questions: { "is eligible?": { type: "noul", instructions: "x" } } };
+    expect(await expectBadRequest(spaced, "questions.is eligible?")).toMatch(/question names are 1 to 64 letters/);
+    expect(await expectBadRequest({ ...good, questions: "q" }, "questions")).toMatch(/object of named questions/);
   });
 });

@@ -20,8 +20,14 @@ const decisionRequestFields = (modelId: string) =>
     model: z.literal(modelId),
     state: z.string({ error: "must be a string" }).min(1, "must not be empty"),
     questions: z
-      .record(z.string().regex(/^[\w.-]{1,64}$/, "question names are 1 to 64 letters, digits, _ . or -"), question, {
-        error: "must be an object of named questions",
+      .record(z.string().regex(/^[\w.-]{1,64}$/), question, {
+        // The record's own failures: not an object, or a name it refuses (zod reports the key's issue as its own).
+        error: (issue) =>
+          issue.code === "invalid_type"
+            ? "must be an object of named questions"
+            : issue.code === "invalid_key"
+              ? "question names are 1 to 64 letters, digits, _ . or -"
+              : undefined,
       })
       .refine((value) => Object.keys(value).length >= decisionLimits.minQuestions, "must contain at least one question")
       .refine(
