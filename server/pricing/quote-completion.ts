@@ -8,9 +8,9 @@ import { quoteTokens } from "./quote-tokens";
 
 /**
  * A chat completion or response: the input counted as the upstream will see it (the chat request sent upstream:
- * messages, tools, and any other field that may carry text, see countChatRequestInputTokens), refused over the input limit (the
- * service's, or the model's context where the catalog gives it less), then priced at the model's rates with the
- * output cap. The same quote bills a prepaid key in tokens.
+ * messages, tools, and any other field that may carry text, see countChatRequestInputTokens), refused over the
+ * input limit (the service's, or the model's context where the catalog gives it less), then priced at the model's
+ * rates with the output cap. The same quote bills a prepaid key in tokens.
  */
 export function quoteCompletion(options: {
   model: ChatModel;
