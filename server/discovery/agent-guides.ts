@@ -1,7 +1,17 @@
 import { embeddings, freeChat } from "../../config/free-tier";
 import { chatLimits, pricingRules } from "../../config/limits";
 import { prepaidPacks } from "../../config/prepaid-packs";
+import { atomicToDecimal } from "../money";
+import { highestChatQuote } from "../pricing/quote-completion";
 import { schemesOf, type DeploymentFacts } from "./deployment-facts";
+
+/** The catalog's highest chat quote in USD, and the whole dollars at or above it a spend control should allow. */
+function spendCeiling(facts: DeploymentFacts): { highest: string; dollars: number } {
+  const { decimals } = facts.network.usdc;
+  const highest = highestChatQuote(facts.models.chat, facts.network);
+  const unit = 10n ** BigInt(decimals);
+  return { highest: atomicToDecimal(highest, decimals), dollars: Number((highest + unit - 1n) / unit) };
+}
 
 /** A working TypeScript client: the official openai SDK paying through the official x402 fetch wrapper. */
 export function clientExampleCode(facts: DeploymentFacts): string {
@@ -29,19 +39,21 @@ export function clientExampleCode(facts: DeploymentFacts): string {
         ];
   // The official client knows USDC on Polygon, Base and Solana; another network's USDC must be allowed by name.
   const knownAsset = !network.usdc.addressFromConfiguration;
+  const { highest, dollars } = spendCeiling(facts);
+  const atomicCeiling = (10n ** BigInt(network.usdc.decimals) * BigInt(dollars)).toString();
   return [
     'import OpenAI from "openai";',
     'import { x402Client } from "@x402/core/client";',
     'import { wrapFetchWithPayment } from "@x402/fetch";',
     ...signerLines,
-    "// The client pays at most $1 per payment unless told otherwise; the largest chat quote here is 4.733 USD.",
+    `// The client pays at most $1 per payment unless told otherwise; the largest chat quote here is ${highest} USD.`,
     knownAsset
-      ? 'client.setSpendControls({ maxAmountPerPayment: "$5" });'
-      : `client.setSpendControls({ allowedAssets: [{ network: "${network.id}", asset: "${network.usdc.address}", maxAmountPerPayment: "5000000" }] });`,
+      ? `client.setSpendControls({ maxAmountPerPayment: "$${dollars}" });`
+      : `client.setSpendControls({ allowedAssets: [{ network: "${network.id}", asset: "${network.usdc.address}", maxAmountPerPayment: "${atomicCeiling}" }] });`,
     "",
     `const openai = new OpenAI({ apiKey: "x402", baseURL: "${facts.origin}/v1", fetch: wrapFetchWithPayment(fetch, client) });`,
     "const completion = await openai.chat.completions.create({",
-    '  model: "vendor-a/gpt-6-luna",',
+    `  model: "${facts.models.chat[0]!.id}",`,
     '  messages: [{ role: "user", content: "Hello" }],',
     "  max_tokens: 256,",
     "});",
@@ -54,7 +66,7 @@ export function curlExampleCode(facts: DeploymentFacts): string {
   return [
     `curl -i ${facts.origin}/v1/chat/completions \\`,
     "  -H 'content-type: application/json' \\",
-    `  -d '{"model":"vendor-a/gpt-6-luna","messages":[{"role":"user","content":"Hello"}],"max_tokens":256}'`,
+    `  -d '{"model":"${facts.models.chat[0]!.id}","messages":[{"role":"user","content":"Hello"}],"max_tokens":256}'`,
     "# HTTP/1.1 402 Payment Required; the PAYMENT-REQUIRED header is base64 JSON with the exact price.",
     "# Sign it (the official x402 client does) and repeat the request with -H 'PAYMENT-SIGNATURE: <base64 payload>'.",
   ].join("\n");
@@ -183,7 +195,7 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "",
     ...priceLines(facts),
     "",
-    `Chat and Responses price: input tokens (o200k_base, as sent) x input rate + max_tokens / max_output_tokens (default ${chatLimits.defaultMaxTokens}) x output rate + ${facts.network.settlementOverheadUsd} USD overhead${facts.network.settlementGas ? " + live settlement gas" : ""}, at least ${pricingRules.minimumChargeUsd} USD, rounded up to whole atomic units. Limits: ${chatLimits.maxInputTokens} input tokens, max_tokens at most ${chatLimits.maxOutputTokens}; the highest quote is 4.733 USD. Images: price per image x n + overhead. Decisions: input tokens x ${facts.models.decision.inputUsdPerMillion} USD per 1M + overhead.`,
+    `Chat and Responses price: input tokens (o200k_base, as sent) x input rate + max_tokens / max_output_tokens (default ${chatLimits.defaultMaxTokens}) x output rate + ${facts.network.settlementOverheadUsd} USD overhead${facts.network.settlementGas ? " + live settlement gas" : ""}, at least ${pricingRules.minimumChargeUsd} USD, rounded up to whole atomic units. Limits: ${chatLimits.maxInputTokens} input tokens, max_tokens at most ${chatLimits.maxOutputTokens}; the highest quote is ${spendCeiling(facts).highest} USD${facts.network.settlementGas ? " before gas" : ""}. Images: price per image x n + overhead. Decisions: input tokens x ${facts.models.decision.inputUsdPerMillion} USD per 1M + overhead.`,
     "",
     "## The 402 flow",
     "",

@@ -41,3 +41,18 @@ export function quoteCompletion(options: {
     tokens: { model, input: inputTokens, maxOutput: maxOutputTokens, decimals: network.usdc.decimals },
   };
 }
+
+/**
+ * The most a chat call to a model of `models` can be quoted (its input and output caps at their limits), before any
+ * live settlement gas: what a caller's spend control must allow for every call to go through.
+ */
+export function highestChatQuote(models: readonly ChatModel[], network: NetworkDefinition): bigint {
+  let highest = 0n;
+  for (const model of models) {
+    const inputTokens = Math.min(chatLimits.maxInputTokens, model.contextTokens);
+    const maxOutputTokens = Math.min(chatLimits.maxOutputTokens, model.maxOutputTokens);
+    const { amount } = quoteTokens({ model, inputTokens, maxOutputTokens, network });
+    if (amount > highest) highest = amount;
+  }
+  return highest;
+}
