@@ -74,12 +74,11 @@ export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFie
 
 /**
  * The output tokens a stream's final usage object reports, read as a whole answer's `usage` is (`fromJson`:
- * `usage.completion_tokens` or `usage.output_tokens`); undefined unless it is a whole non-negative number.
+ * `usage.completion_tokens` or `usage.output_tokens`, undefined unless a count; chat/chat-usage.ts).
  */
 export function reportedOutputTokens(
   usage: Record<string, unknown>,
   fromJson: (body: unknown) => number | undefined,
 ): number | undefined {
-  const outputTokens = fromJson({ usage });
-  return outputTokens !== undefined && Number.isInteger(outputTokens) && outputTokens >= 0 ? outputTokens : undefined;
+  return fromJson({ usage });
 }
