@@ -12,7 +12,17 @@ afterAll(() => rmSync(userDirectory, { recursive: true, force: true }));
 
 /** Runs the installed `paysvc` entry point from the user's directory, as a shell would. */
 function paysvc(...args: string[]) {
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd: userDirectory, encoding: "utf8", timeout: 60_000 });
+  return paysvcWith({}, ...args);
+}
+
+/** The same, with these variables set in its environment. */
+function paysvcWith(env: Record<string, string>, ...args: string[]) {
+  const run = spawnSync(process.execPath, [bin, ...args], {
+    cwd: userDirectory,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -82,5 +92,45 @@ describe("paysvc run from another directory", { timeout: 120_000 }, () => {
     const quoted = paysvc("quote", "/v1/chat/completions", "--body", "requests/chat.json", "--json");
     expect(quoted.code, quoted.stderr).toBe(0);
     expect(JSON.parse(quoted.stdout)).toMatchObject({ endpoint: "/v1/chat/completions", network: "eip155:137" });
+  });
+});
+
+describe("paths in the environment, run from another directory", { timeout: 120_000 }, () => {
+  const route = { provider: "acme", base_url: "https://llm.acme.example/v1", model: "m" };
+  const chat = { id: "acme/tiny-1", kind: "chat", prices: { input_per_1m: "0.05", output_per_1m: "0.2" } };
+
+  it("reads a relative PAYSVC_CATALOG where the command is run, and names the absolute path when it is missing", () => {
+    mkdirSync(join(userDirectory, "site"), { recursive: true });
+    writeFileSync(
+      join(userDirectory, "site", "catalog.json"),
+      JSON.stringify({ extends: "default", models: [{ ...chat, routes: [route] }] }),
+    );
+    writeFileSync(
+      join(userDirectory, "site", "tiny.json"),
+      JSON.stringify({ model: "acme/tiny-1", messages: [{ role: "user", content: "hi" }], max_tokens: 10 }),
+    );
+    const quoted = paysvcWith(
+      { PAYSVC_CATALOG: "site/catalog.json" },
+      "quote",
+      "/v1/chat/completions",
+      "--body",
+      "site/tiny.json",
+      "--json",
+    );
+    expect(quoted.code, quoted.stderr).toBe(0);
+    expect(JSON.parse(quoted.stdout)).toMatchObject({ endpoint: "/v1/chat/completions" });
+
+    const missing = paysvcWith({ PAYSVC_CATALOG: "site/missing.json" }, "quote", "/v1/chat/completions");
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain(
+      `PAYSVC_CATALOG: cannot read ${join(userDirectory, "site", "missing.json")} (ENOENT)`,
+    );
+  });
+
+  it("keeps a relative SQLite DATABASE_URL where the command is run, not in the package folder", () => {
+    const report = paysvcWith({ DATABASE_URL: "file:./ledgers/paysvc.sqlite" }, "ledger", "report", "--json");
+    expect(report.code, report.stderr).toBe(0);
+    expect(existsSync(join(userDirectory, "ledgers", "paysvc.sqlite"))).toBe(true);
+    expect(existsSync(join(dirname(bin), "..", "ledgers"))).toBe(false);
   });
 });

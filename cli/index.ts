@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { SERVICE_VERSION } from "../config/version";
+import { resolveEnvironmentPaths } from "./lib/caller-directory";
 import { registerConfigCommand } from "./commands/config-generate";
 import { registerDevCommand } from "./commands/dev";
 import { registerDiscoveryCommand } from "./commands/discovery-build";
@@ -9,6 +10,9 @@ import { registerMcpCommand } from "./commands/mcp";
 import { registerNetworksCommand } from "./commands/networks";
 import { registerQuoteCommand } from "./commands/quote";
 import { registerStartCommand } from "./commands/start";
+
+// A relative PAYSVC_CATALOG, DATABASE_URL or DATA_DIR is relative to where the command was run, as its arguments are.
+resolveEnvironmentPaths();
 
 const program = new Command()
   .name("paysvc")

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { privateKeyProblem, type NetworkDefinition } from "../networks";
+import { EMBEDDED_CHAIN_PORT, EMBEDDED_FACILITATOR_PORT } from "./embedded-stack";
 import { ConfigurationError, networkWithAddresses, parse, port, type Environment } from "./env";
 import { startSchema } from "./start-config";
 
@@ -8,8 +9,8 @@ import { startSchema } from "./start-config";
  * keep their data. Production code never reads them.
  */
 const launchSchema = startSchema.extend({
-  LOCAL_CHAIN_PORT: port(8545),
-  LOCAL_FACILITATOR_PORT: port(4020),
+  LOCAL_CHAIN_PORT: port(EMBEDDED_CHAIN_PORT),
+  LOCAL_FACILITATOR_PORT: port(EMBEDDED_FACILITATOR_PORT),
   LOCAL_UPSTREAM_PORT: port(4010),
   LOCAL_POSTGRES_PORT: port(5433),
   DATA_DIR: z.string().default("./data"),

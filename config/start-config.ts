@@ -25,6 +25,8 @@ export interface StartConfig {
   service: ServiceConfig;
   host: string;
   port: number;
+  /** PAYSVC_CATALOG as read (absolute when run through the CLI); undefined: the spec's tables. */
+  catalogFile: string | undefined;
   builtInFacilitator?: BuiltInFacilitator;
 }
 
@@ -71,6 +73,7 @@ export function loadStartConfig(env: Environment = process.env): StartConfig {
     service,
     host: values.HOST,
     port: values.PORT,
+    catalogFile: values.PAYSVC_CATALOG,
     builtInFacilitator:
       chainForFacilitator && values.FACILITATOR_PRIVATE_KEY
         ? { rpcUrl: chainForFacilitator, privateKey: values.FACILITATOR_PRIVATE_KEY }

@@ -17,7 +17,7 @@ export function registerHealthCommand(program: Command): void {
   program
     .command("health")
     .description(
-      "Check deployments at once: /health, the discovery manifest, and a 402 quote against the local price tables",
+      "Check deployments at once: /health, the discovery manifest, and a 402 quote for a chat model the deployment lists in /v1/models (named in the result) against the local catalog (PAYSVC_CATALOG)",
     )
     .option("--origin <url...>", "origins to check", [])
     .option("--all", "check every configured deployment")

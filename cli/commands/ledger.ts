@@ -1,9 +1,11 @@
 import type { Command } from "commander";
 import { ConfigurationError } from "../../config/env";
+import { EMBEDDED_FACILITATOR_URL, EMBEDDED_CHAIN_URL } from "../../config/embedded-stack";
 import { loadLedgerConfig, loadReconcileConfig } from "../../config/ledger-config";
 import { PaymentGateway } from "../../server/payment/payment-gateway";
 import { chainReaderFor } from "../../server/reconcile/chain-reader-for";
 import { LedgerReconciler } from "../../server/reconcile/reconcile-ledger";
+import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { reconcileText } from "../lib/reconcile-output";
 import type { ReportPeriod } from "../../server/payment/payment-ledger";
 import { openStorage } from "../../server/storage/open-storage";
@@ -78,38 +80,70 @@ function registerReconcile(ledger: Command): void {
     .option("--json", "print JSON (amounts as strings of atomic units)")
     .addHelpText(
       "after",
-      "\nReads DATABASE_URL, NETWORK, CHAIN_RPC_URL (else the network's public RPC) and FACILITATOR_URL as the app does;\nwith neither of the last two set, the embedded stack of `npm start` on its local ports.\n\nExamples:\n  $ paysvc ledger reconcile --check\n  $ paysvc ledger reconcile --all --json",
+      `
+Reads DATABASE_URL, NETWORK, CHAIN_RPC_URL (else the network's public RPC) and the facilitator as the app does:
+FACILITATOR_URL settles; without it, CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY start the built-in facilitator of
+\`paysvc start\` on CHAIN_RPC_URL for the run. With neither CHAIN_RPC_URL nor FACILITATOR_URL set: the embedded stack
+of \`npm start\` at its default local URLs, chain ${EMBEDDED_CHAIN_URL} and facilitator ${EMBEDDED_FACILITATOR_URL}.
+--check settles nothing and needs no facilitator.
+Exit codes: 1 when the chain contradicts the ledger or cannot be read, 2 on a bad configuration.
+
+Examples:
+  $ paysvc ledger reconcile --check
+  $ paysvc ledger reconcile --all --json
+  $ CHAIN_RPC_URL=https://rpc.example FACILITATOR_PRIVATE_KEY=0x... DATABASE_URL=... paysvc ledger reconcile`,
     )
     .action(async (options: ReconcileOptions) => {
+      const check = options.check === true;
       let config;
       try {
-        config = loadReconcileConfig();
+        config = loadReconcileConfig(undefined, { check });
       } catch (error) {
         usageError(error);
       }
+      if (config.embeddedStack) {
+        console.error(
+          `paysvc ledger reconcile: neither CHAIN_RPC_URL nor FACILITATOR_URL is set: the embedded stack of \`npm start\`, chain ${config.chainRpcUrl}, facilitator ${EMBEDDED_FACILITATOR_URL}`,
+        );
+      }
       let failures = 0;
+      let builtIn: Awaited<ReturnType<typeof startBuiltInFacilitator>> | undefined;
       try {
         const storage = await openStorage(config.databaseUrl, { poolSize: 1 });
         try {
+          const { facilitator } = config;
+          let facilitatorUrl = facilitator && "url" in facilitator ? facilitator.url : undefined;
+          // A check settles nothing: the built-in facilitator is started only for a run that may settle.
+          if (facilitator && "builtIn" in facilitator && !check) {
+            builtIn = await startBuiltInFacilitator(config.network, facilitator.builtIn);
+            facilitatorUrl = builtIn.url;
+            console.error(
+              `paysvc ledger reconcile: built-in facilitator ${builtIn.url} on ${facilitator.builtIn.rpcUrl}, settling from ${builtIn.address}`,
+            );
+          }
           const reconciler = new LedgerReconciler({
             network: config.network,
             ledger: storage.ledger,
             prepaidKeys: storage.prepaidKeys,
             reader: chainReaderFor(config.network, config.chainRpcUrl),
-            gateway: new PaymentGateway({
-              network: config.network,
-              // Settling sends what the payer signed (its own pay-to); the gateway's is for quotes.
-              payTo: "",
-              facilitatorUrl: config.facilitatorUrl,
-              facilitatorTimeoutMs: config.facilitatorTimeoutMs,
-              paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-            }),
+            gateway:
+              facilitatorUrl === undefined
+                ? undefined
+                : new PaymentGateway({
+                    network: config.network,
+                    // Settling sends what the payer signed (its own pay-to); the gateway's is for quotes.
+                    payTo: "",
+                    facilitatorUrl,
+                    facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+                    paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+                  }),
             paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
           });
-          const report = await reconciler.run({ check: options.check === true, all: options.all === true });
+          const report = await reconciler.run({ check, all: options.all === true });
           print(options.json === true, report, () => reconcileText(report, config.network));
           failures = report.outcomes.mismatch.count + report.outcomes.error.count;
         } finally {
+          await builtIn?.stop();
           await storage.close();
         }
       } catch (error) {

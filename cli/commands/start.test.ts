@@ -29,8 +29,9 @@ const production = {
   DATABASE_URL: `file:${join(unbuilt, "paysvc.sqlite")}`,
 };
 
-function paysvc(packageRoot: string, args: string[], env: Record<string, string> = {}) {
+function paysvc(packageRoot: string, args: string[], env: Record<string, string> = {}, cwd?: string) {
   const run = spawnSync(process.execPath, [join(packageRoot, "cli", "bin.mjs"), ...args], {
+    cwd,
     encoding: "utf8",
     timeout: 60_000,
     env: { ...process.env, ...env },
@@ -53,6 +54,47 @@ describe("paysvc start --check", { timeout: 120_000 }, () => {
     const built = paysvc(unbuilt, ["start", "--check", "--json"], production);
     expect(built.code, built.stderr).toBe(0);
     expect(JSON.parse(built.stdout)).toMatchObject({ payTo: production.PAY_TO });
+  });
+
+  it("reads relative PAYSVC_CATALOG and DATABASE_URL where it is run, and reports them as absolute paths", () => {
+    mkdirSync(join(unbuilt, "dist"), { recursive: true });
+    writeFileSync(join(unbuilt, "dist", "server.mjs"), "");
+    mkdirSync(join(unbuilt, ".next"), { recursive: true });
+    writeFileSync(join(unbuilt, ".next", "BUILD_ID"), "test");
+    const operator = realpathSync(mkdtempSync(join(tmpdir(), "paysvc-operator-")));
+    try {
+      writeFileSync(
+        join(operator, "catalog.json"),
+        JSON.stringify({
+          extends: "default",
+          models: [
+            {
+              id: "acme/tiny-1",
+              kind: "chat",
+              prices: { input_per_1m: "0.05", output_per_1m: "0.2" },
+              routes: [{ provider: "acme", base_url: "https://llm.acme.example/v1", model: "tiny" }],
+            },
+          ],
+        }),
+      );
+      const env = { ...production, PAYSVC_CATALOG: "catalog.json", DATABASE_URL: "file:./paysvc.sqlite" };
+      const checked = paysvc(unbuilt, ["start", "--check", "--json"], env, operator);
+      expect(checked.code, checked.stderr).toBe(0);
+      expect(JSON.parse(checked.stdout)).toMatchObject({
+        catalog: join(operator, "catalog.json"),
+        database: `file:${join(operator, "paysvc.sqlite")}`,
+      });
+      const text = paysvc(unbuilt, ["start", "--check"], env, operator);
+      expect(text.stdout).toContain(`catalog     ${join(operator, "catalog.json")}`);
+
+      const missing = paysvc(unbuilt, ["start", "--check"], { ...env, PAYSVC_CATALOG: "other.json" }, operator);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        `paysvc start: PAYSVC_CATALOG: cannot read ${join(operator, "other.json")} (ENOENT)`,
+      );
+    } finally {
+      rmSync(operator, { recursive: true, force: true });
+    }
   });
 
   it("documents its exit codes in --help", () => {

@@ -6,7 +6,7 @@ import { collectProblems } from "../../config/configuration-error";
 import { childEnvironment } from "../../config/env";
 import { loadStartConfig, type StartConfig } from "../../config/start-config";
 import { APP_SERVER, buildExists } from "../lib/app-build";
-import { startFacilitatorServer } from "../lib/facilitator-server";
+import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { print } from "../lib/output";
 
 /** A refused start: one line per problem, each naming what to set, and exit code 2; nothing was started. */
@@ -25,6 +25,7 @@ function summary(config: StartConfig) {
       ? `built-in, on ${config.builtInFacilitator.rpcUrl}`
       : service.facilitatorUrl,
     database: redactedDatabaseUrl(service.databaseUrl),
+    catalog: config.catalogFile ?? "the spec's tables (PAYSVC_CATALOG unset)",
     listen: `${config.host}:${config.port}`,
     models: catalogModels(service.catalog).map(({ kind, model }) => ({
       id: model.id,
@@ -73,6 +74,7 @@ Examples:
             `configuration ok: ${report.network}, pay-to ${report.payTo}`,
             `facilitator ${report.facilitator}`,
             `database    ${report.database}`,
+            `catalog     ${report.catalog}`,
             `providers   ${report.providers.map((provider) => `${provider.provider} (${provider.baseUrl})`).join(", ")}`,
             `models      ${report.models.length}: ${report.models.map((model) => `${model.id} via ${model.routes.join(" > ")}`).join("; ")}`,
           ].join("\n"),
@@ -87,15 +89,9 @@ Examples:
 async function serve(config: StartConfig): Promise<void> {
   const { service } = config;
   let facilitatorUrl = service.facilitatorUrl;
-  let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>> | undefined;
+  let facilitator: Awaited<ReturnType<typeof startBuiltInFacilitator>> | undefined;
   if (config.builtInFacilitator) {
-    facilitator = await startFacilitatorServer({
-      network: service.network,
-      rpcUrl: config.builtInFacilitator.rpcUrl,
-      privateKey: config.builtInFacilitator.privateKey,
-      port: 0,
-      embeddedChain: false,
-    });
+    facilitator = await startBuiltInFacilitator(service.network, config.builtInFacilitator);
     facilitatorUrl = facilitator.url;
     console.log(`paysvc start: built-in facilitator ${facilitator.url}, settling from ${facilitator.address}`);
   }

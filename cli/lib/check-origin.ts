@@ -11,11 +11,11 @@ export interface OriginCheck {
 }
 
 const SAMPLE_PATH = "/v1/chat/completions";
-const SAMPLE_BODY = {
-  model: "vendor-a/gpt-6-luna",
+const sampleBody = (model: string) => ({
+  model,
   messages: [{ role: "user", content: "paysvc health probe" }],
   max_tokens: 16,
-};
+});
 
 async function fetchWithTimeout(url: string, init: RequestInit, timeoutMs: number): Promise<Response> {
   return fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
@@ -27,9 +27,31 @@ function describe(error: unknown): string {
 }
 
 /**
- * Checks one deployment: /health answers ok, the discovery manifest parses, and a 402 quote names the expected
- * network, asset and pay-to (from its configuration, else from its own manifest) at the price the catalog (`models`)
- * computes. Never throws: every failure is a failed check that says what differs.
+ * The chat model the quote is asked for: the first the deployment lists in its own GET /v1/models that the local
+ * catalog prices too (the quote is compared with the local price), else its first (the comparison then says the
+ * local catalog lacks it). Throws what makes the list unusable.
+ */
+async function probedModel(origin: string, timeoutMs: number, models: ModelCatalog): Promise<string> {
+  const response = await fetchWithTimeout(`${origin}/v1/models`, {}, timeoutMs);
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`GET /v1/models answered ${response.status}`);
+  }
+  const list = (await response.json()) as { data?: { id?: unknown; type?: unknown }[] };
+  const sold = (list.data ?? [])
+    .filter((model) => model.type === "chat" && typeof model.id === "string")
+    .map((model) => model.id as string);
+  const priced = sold.find((id) => models.chat.some((model) => model.id === id));
+  const probed = priced ?? sold[0];
+  if (!probed) throw new Error("GET /v1/models lists no chat model");
+  return probed;
+}
+
+/**
+ * Checks one deployment: /health answers ok, the discovery manifest parses, and a 402 quote for a chat model the
+ * deployment sells (from its /v1/models) names the expected network, asset and pay-to (from its configuration,
+ * else from its own manifest) at the price the catalog (`models`) computes; the quote's detail names the model.
+ * Never throws: every failure is a failed check that says what differs.
  */
 export async function checkOrigin(
   origin: string,
@@ -80,16 +102,24 @@ export async function checkOrigin(
       };
   }
 
+  let model: string;
+  try {
+    model = await probedModel(origin, timeoutMs, models);
+  } catch (error) {
+    record("quote", false, `no chat model to quote: ${describe(error)}`);
+    return { origin, ok: false, checks };
+  }
+  const body = JSON.stringify(sampleBody(model));
   try {
     const response = await fetchWithTimeout(
       `${origin}${SAMPLE_PATH}`,
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(SAMPLE_BODY) },
+      { method: "POST", headers: { "content-type": "application/json" }, body },
       timeoutMs,
     );
     await response.body?.cancel();
     const header = response.headers.get("payment-required");
     if (response.status !== 402 || !header) {
-      record("quote", false, `expected a 402 with PAYMENT-REQUIRED, got ${response.status}`);
+      record("quote", false, `${model}: expected a 402 with PAYMENT-REQUIRED, got ${response.status}`);
     } else {
       const accepts = decodePaymentRequiredHeader(header).accepts[0];
       const differences: string[] = [];
@@ -100,20 +130,24 @@ export async function checkOrigin(
             differences.push(`${field} is ${accepts[field]}, expected ${expected[field]}`);
         }
         const network = getNetwork(accepts.network);
-        const local = (await quoteRequest(SAMPLE_PATH, JSON.stringify(SAMPLE_BODY), network, models)).amount;
-        const quoted = BigInt(accepts.amount);
-        // Live gas makes the quote larger than the tables alone, never smaller.
-        if (network.settlementGas ? quoted < local : quoted !== local)
-          differences.push(`amount is ${quoted}, the price tables give ${local}`);
+        if (!models.chat.some((known) => known.id === model)) {
+          differences.push("not in the local catalog (run with the deployment's PAYSVC_CATALOG)");
+        } else {
+          const local = (await quoteRequest(SAMPLE_PATH, body, network, models)).amount;
+          const quoted = BigInt(accepts.amount);
+          // Live gas makes the quote larger than the tables alone, never smaller.
+          if (network.settlementGas ? quoted < local : quoted !== local)
+            differences.push(`amount is ${quoted}, the price tables give ${local}`);
+        }
       }
       record(
         "quote",
         differences.length === 0,
-        differences.join("; ") || `${accepts?.amount} atomic on ${accepts?.network}`,
+        `${model}: ${differences.join("; ") || `${accepts?.amount} atomic on ${accepts?.network}`}`,
       );
     }
   } catch (error) {
-    record("quote", false, `no quote: ${describe(error)}`);
+    record("quote", false, `${model}: no quote: ${describe(error)}`);
   }
   return { origin, ok: checks.every((check) => check.ok), checks };
 }

@@ -9,6 +9,7 @@ import { toFacilitatorSvmSigner } from "@x402/svm";
 import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { createPublicClient, createWalletClient, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import type { BuiltInFacilitator } from "../../config/start-config";
 import type { EvmNetwork, NetworkDefinition, SvmNetwork } from "../../networks";
 import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
 import { chainFor } from "../../networks/viem-chain";
@@ -91,6 +92,21 @@ export async function startFacilitatorServer(
     "built-in facilitator",
   );
   return { ...server, address };
+}
+
+/**
+ * The built-in facilitator of a deployment that has no FACILITATOR_URL, on the operator's chain (CHAIN_RPC_URL)
+ * and paying from FACILITATOR_PRIVATE_KEY, on a free port: what `paysvc start` runs beside the app, and what
+ * `paysvc ledger reconcile` runs for its settlements.
+ */
+export function startBuiltInFacilitator(network: NetworkDefinition, builtIn: BuiltInFacilitator) {
+  return startFacilitatorServer({
+    network,
+    rpcUrl: builtIn.rpcUrl,
+    privateKey: builtIn.privateKey,
+    port: 0,
+    embeddedChain: false,
+  });
 }
 
 async function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {

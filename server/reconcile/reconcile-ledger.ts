@@ -63,8 +63,8 @@ export interface ReconcilerServices {
   network: NetworkDefinition;
   ledger: PaymentLedger;
   reader: ChainReader;
-  /** Settles what can still be settled, through the deployment's facilitator. */
-  gateway: PaymentGateway;
+  /** Settles what can still be settled, through the deployment's facilitator; undefined: only checks (--check). */
+  gateway: PaymentGateway | undefined;
   /** A pending or verified row younger than this may still be in its request: left alone. */
   paymentTimeoutMs: number;
   /** Where a key bought with a payment that will never be settled is voided. */
@@ -171,6 +171,7 @@ export class LedgerReconciler {
   /** Settles a delivered, unused, valid payment; a refusal is looked at again on chain (another run may have won). */
   private async settleNow(record: PaymentRecord, payment: DecodedPayment): Promise<ReconciledRow> {
     const { gateway, reader } = this.services;
+    if (!gateway) return { ...rowOf(record, "open"), detail: "unused and still valid: no facilitator to settle it" };
     const terms = this.recordedTerms(record, payment);
     // An upto payment settles what its call was charged, which the row kept when the work was delivered.
     const amount = record.scheme === "upto" ? record.settledAmount : record.amount;
