@@ -131,7 +131,7 @@ describe("an upto stream and its payment's deadline", () => {
       failWith: chatStreamError,
       log: (outcome) => void outcomes.push(outcome),
     });
-    return { text: new Response(writeEventStream(body)).text(), outcomes };
+    return { body, text: () => new Response(writeEventStream(body)).text(), outcomes };
   }
 
   it("cuts a stream still running 30 s before the deadline, settles what it passed on, and says why", async () => {
@@ -141,7 +141,7 @@ describe("an upto stream and its payment's deadline", () => {
     const started = Date.now();
     // The deadline is 30.2 s away: the stream is cut in 200 ms.
     const { text: answered, outcomes } = settled(generation.body, payment, (started + 30_200) / 1000);
-    const text = await answered;
+    const text = await answered();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     await generation.cancelled;
     const events = text.split("\n\n").filter(Boolean);
@@ -161,6 +161,28 @@ describe("an upto stream and its payment's deadline", () => {
     });
   });
 
+  it("settles at the deadline's margin while its caller has stopped reading, and abandons the upstream", async () => {
+    const payment = await uptoPayment("permit2:0xpayer:9");
+    const generation = endlessGeneration();
+    const started = Date.now();
+    const { body } = settled(generation.body, payment, (started + 30_200) / 1000);
+    // The caller reads two batches, then nothing more: the settlement comes all the same.
+    const reader = body.getReader();
+    await reader.read();
+    await reader.read();
+    await generation.cancelled;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    await expect.poll(() => payment.facilitator.amounts.length).toBe(1);
+    expect(BigInt(payment.facilitator.amounts[0]!)).toBeLessThan(500n + 1_000n * 4000n);
+    await expect
+      .poll(async () => (await payment.services.ledger.findByNonce("permit2:0xpayer:9"))?.status)
+      .toBe("settled");
+    // Read again, the stream says why it ended.
+    let last;
+    for (let next = await reader.read(); !next.done; next = await reader.read()) last = next.value;
+    expect(last?.at(-1)?.json()).toMatchObject({ error: { code: "payment_expired" } });
+  });
+
   it("passes a stream whose deadline is further than a timer holds on to its end, settled on its usage", async () => {
     const payment = await uptoPayment("permit2:0xpayer:8");
     const events = dataOfFixture("chat-with-usage").map((data) => [new SseEvent(data)]);
@@ -173,7 +195,9 @@ describe("an upto stream and its payment's deadline", () => {
     });
     // 2^40 s: a timer set for it would fire at once (setTimeout holds at most 2^31 - 1 ms).
     const { text, outcomes } = settled(source, payment, 2 ** 40);
-    expect(await text).toMatch(/"completion_tokens":33,"total_tokens":43,"cost":"0\.033500".*\n\ndata: \[DONE\]\n\n$/s);
+    expect(await text()).toMatch(
+      /"completion_tokens":33,"total_tokens":43,"cost":"0\.033500".*\n\ndata: \[DONE\]\n\n$/s,
+    );
     expect(payment.facilitator.amounts).toEqual(["33500"]);
     expect(outcomes).toEqual(["settled"]);
   });

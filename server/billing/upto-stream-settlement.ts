@@ -36,9 +36,16 @@ export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): E
   const usage = payment.call.usage!;
   let settled: Promise<AnswerCost | undefined> | undefined;
   const settle = (outputTokens: number) => (settled ??= settleUsage(payment, outputTokens));
-  // Cut before the deadline: the meter then charges what was passed on, as for any stream cut short.
-  const cut = cutBefore(body, payment.deadline * 1000 - UPTO_SETTLE_MARGIN_MS, () => settled !== undefined);
-  const metered = meteredStream(cut, usage.streamMeter(payment.call.quote.tokens!.maxOutput), {
+  const meter = usage.streamMeter(payment.call.quote.tokens!.maxOutput);
+  // At the deadline's margin, a stream not settled yet is settled at once for what was passed on (as one cut short),
+  // whether or not its caller is still reading, and cut.
+  const cut = cutBefore(body, payment.deadline * 1000 - UPTO_SETTLE_MARGIN_MS, () => {
+    if (settled) return false;
+    const output = meter.result(false);
+    settled = output === undefined ? settleNothing(payment) : settleUsage(payment, output);
+    return true;
+  });
+  const metered = meteredStream(cut, meter, {
     charge: async (outputTokens) => void (await settle(outputTokens)),
     release: async () => void (await (settled ??= settleNothing(payment))),
     graceMs: STREAM_USAGE_GRACE_MS,
@@ -59,26 +66,40 @@ export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): E
 /** The error a stream cut before its payment's deadline fails with, until endedOnCut turns it into an event. */
 class DeadlineCut extends Error {}
 
-/** Never settles: for a deadline too far away for a timer (setTimeout holds at most ~24.8 days). */
-const NEVER = new Promise<never>(() => undefined);
+/** The longest wait setTimeout holds (about 24.8 days); a deadline further away sets no timer. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Passes `source` on until the time `at` (ms since the epoch), then cancels it and fails with DeadlineCut, unless
- * `settled()` says the payment was settled already (the stream is then only finishing).
+ * Passes `source` on until the time `at` (ms since the epoch). Then, if `cut()` says so (the payment was not settled
+ * yet; it settles it), the source is cancelled at once, whoever is reading, and the stream fails with DeadlineCut at
+ * its next read.
  */
-function cutBefore(source: EventStream, at: number, settled: () => boolean): EventStream {
+function cutBefore(source: EventStream, at: number, cut: () => boolean): EventStream {
   const reader = source.getReader();
+  let expired = false;
   const wait = at - Date.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const due =
-    wait > 2 ** 31 - 1 ? NEVER : new Promise<"cut">((resolve) => (timer = setTimeout(() => resolve("cut"), wait)));
+  const timer =
+    wait > LONGEST_TIMER_MS
+      ? undefined
+      : setTimeout(
+          () => {
+            if (!cut()) return;
+            expired = true;
+            // A read under way ends now; the upstream is abandoned.
+            reader.cancel().catch(() => undefined);
+          },
+          Math.max(0, wait),
+        );
   return new ReadableStream<SseEvent[]>({
     async pull(controller) {
-      const next = settled() ? await reader.read() : await Promise.race([reader.read(), due]);
-      if (next === "cut") {
-        await reader.cancel().catch(() => undefined);
-        throw new DeadlineCut();
+      let next;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        clearTimeout(timer);
+        throw error;
       }
+      if (expired) throw new DeadlineCut();
       if (!next.done) return controller.enqueue(next.value);
       clearTimeout(timer);
       controller.close();
