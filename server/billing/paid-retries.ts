@@ -106,15 +106,19 @@ export class PaidRetries {
     else await this.release(held);
   }
 
-  /** Keeps a whole paid answer before it is sent; failing to keep it costs the caller only a safe retry. */
-  async keep(answer: ApiAnswer, kept: Omit<KeptAnswer, "status" | "headers" | "body">): Promise<void> {
-    if (typeof answer.body !== "string") return;
+  /**
+   * Keeps a whole paid answer before it is sent. Failing to keep it costs the caller only a retry that pays again:
+   * the id is let go of, not left held.
+   */
+  async keep(answer: ApiAnswer, kept: HeldRequest): Promise<void> {
+    if (typeof answer.body !== "string") return this.release(kept);
     const now = Date.now();
     try {
       const whole = { ...kept, status: answer.status, headers: { ...answer.headers }, body: answer.body };
       await this.store.keep(whole, now, now + this.ttlMs);
     } catch (error) {
       logEvent("error", "paid_answer_keep_failed", { error: (error as Error).message });
+      await this.release(kept);
     }
   }
 }
@@ -127,9 +131,14 @@ export function replayedAnswer(kept: KeptAnswer): ApiAnswer {
   });
 }
 
+/** A new payment under an id another payment holds for `request`: the same request is busy, another conflicts. */
+export function identifierHeld(held: HeldRequest, request: string): ApiAnswer {
+  return request === held.request ? identifierBusy(held.paymentId) : identifierConflict(held.paymentId);
+}
+
 /** The same id sent again while its first request is still answered by another payment: refused, nothing charged. */
-export function identifierBusy(id: string): ApiAnswer {
-  const message = `payment-identifier ${id} belongs to a request that is still being answered; send this request again shortly with the same id to get its answer (this payment was not taken)`;
+function identifierBusy(id: string): ApiAnswer {
+  const message = `payment-identifier ${id} belongs to a request that is still being answered; this payment was not taken. Send it again shortly with the same id: a whole answer is then replayed (a stream is not kept: its retry needs a new payment)`;
   return jsonAnswer(
     { error: errorObject("payment_identifier_busy", message) },
     { status: errorStatus("payment_identifier_busy") },

@@ -252,6 +252,9 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect(meanwhile.kind === "answer" && meanwhile.answer.status).toBe(409);
     expect(errorCode(meanwhile)).toBe("payment_identifier_busy");
     expect(await statusOf(second.nonce)).toBeUndefined();
+    // Another request under the same id is a conflict, held or kept.
+    const other = await payment.authorize(call((await signedCall(id)).signature, '{"n":2}'));
+    expect(errorCode(other)).toBe("payment_identifier_conflict");
     expect(facilitator.verified).toBe(1);
     await running.session.finish(json);
     // Once answered, the same retry gets the kept answer, and only the first payment is settled.
@@ -279,6 +282,23 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     expect(finished.outcome).toBe("paid");
     finished.answer.afterSent?.();
     await expect.poll(() => statusOf(retry.nonce)).toBe("settled");
+  });
+
+  it("lets go of a payment-identifier whose answer could not be kept: the retry pays again, never waits", async () => {
+    const schema = new Database(join(directory, "ledger.sqlite"));
+    schema.exec(`create trigger refuse_kept_answer before update of answer on paid_answers
+      begin select raise(abort, 'the disk is full'); end`);
+    try {
+      const id = `unkept-${Date.now()}-answer`;
+      const granted = await payment.authorize(call((await signedCall(id)).signature));
+      if (granted.kind !== "granted") throw new Error("expected a grant");
+      expect((await granted.session.finish(json)).outcome).toBe("paid");
+      const retry = await payment.authorize(call((await signedCall(id)).signature));
+      expect(retry.kind).toBe("granted");
+    } finally {
+      schema.exec("drop trigger refuse_kept_answer");
+      schema.close();
+    }
   });
 
   it("replays a kept answer for its own payment only: a copy with another signature goes to the facilitator", async () => {

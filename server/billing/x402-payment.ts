@@ -10,8 +10,8 @@ import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements, type V1R
 import type { HeldRequest, KeptAnswer } from "../payment/paid-answers";
 import {
   heldRequest,
-  identifierBusy,
   identifierConflict,
+  identifierHeld,
   paymentIdentifierOf,
   replayedAnswer,
   type PaidRetries,
@@ -95,7 +95,7 @@ export class X402Payment implements PaymentMethod {
         const hold = await this.retries.hold(identifier);
         if (hold.kind === "kept") return await this.replay(hold.answer, identifier, signature, terms, refuse);
         if (hold.kind === "busy")
-          return { kind: "answer", answer: identifierBusy(identifier.paymentId), outcome: "refused" };
+          return { kind: "answer", answer: identifierHeld(identifier, hold.request), outcome: "refused" };
       }
       try {
         const paymentId = await this.claim(payment, header, call, priced, identified.id, refuse);

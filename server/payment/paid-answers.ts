@@ -19,7 +19,8 @@ export type HeldRequest = Pick<KeptAnswer, "payer" | "paymentId" | "nonce" | "re
  * What holding a payer's id finds: it is now held for this payment; another payment holds it (its request is
  * still being answered); or an answer is kept under it.
  */
-export type IdentifierHold = { kind: "held" } | { kind: "busy" } | { kind: "kept"; answer: KeptAnswer };
+export type IdentifierHold =
+  { kind: "held" } | { kind: "busy"; request: string } | { kind: "kept"; answer: KeptAnswer };
 
 /**
  * Answers kept for the x402 payment-identifier extension, shared by every instance over the database. A paid
@@ -46,7 +47,7 @@ export function answerJson(answer: KeptAnswer): string {
 
 /** What a row found by `hold` says: held by another request (or by the same payment sent twice), or kept. */
 export function heldOrKept(row: HeldRow): IdentifierHold {
-  return row.answer === HELD ? { kind: "busy" } : { kind: "kept", answer: keptAnswer(row) };
+  return row.answer === HELD ? { kind: "busy", request: row.request } : { kind: "kept", answer: keptAnswer(row) };
 }
 
 type HeldRow = { payer: string; paymentId: string; nonce: string; request: string; answer: string };

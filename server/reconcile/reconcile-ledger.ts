@@ -249,9 +249,10 @@ export class LedgerReconciler {
       detail: update.failureReason,
     };
     if (check) return row;
+    // A prepaid key delivered while its settlement's outcome was unknown is not paid for: it stops working, before
+    // the row becomes final (a payment void or expired on chain never settles later; voiding again changes nothing).
+    const voided = to === "unsettled" && (await this.services.prepaidKeys.voidBoughtWith(record.nonce));
     if (await this.services.ledger.updateIf(record.id, record.status, { status: to, ...update })) {
-      // A prepaid key delivered while its settlement's outcome was unknown is not paid for: it stops working.
-      const voided = to === "unsettled" && (await this.services.prepaidKeys.voidBoughtWith(record.nonce));
       return voided ? { ...row, detail: `${row.detail}; the prepaid key it bought is void` } : row;
     }
     const now = await this.services.ledger.findByNonce(record.nonce);
