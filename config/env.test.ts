@@ -23,6 +23,19 @@ const service = (overrides: Record<string, string>) => ({
   ...overrides,
 });
 
+describe("PAYMENT_TIMEOUT_SECONDS and upto", () => {
+  it("is at least a minute while upto is offered, since an upto payment needs that long left", () => {
+    const short = service({ NETWORK: "eip155:8453", PAY_TO: EVM_PAY_TO, PAYMENT_TIMEOUT_SECONDS: "59" });
+    expect(problemsOf(() => loadServiceConfig(short))).toEqual([
+      expect.stringMatching(/^PAYMENT_TIMEOUT_SECONDS: at least 60 while X402_UPTO is on: .*set X402_UPTO=off$/),
+    ]);
+    expect(loadServiceConfig({ ...short, X402_UPTO: "off" }).paymentTimeoutSeconds).toBe(59);
+    expect(loadServiceConfig({ ...short, PAYMENT_TIMEOUT_SECONDS: "60" }).upto).toBe(true);
+    // Solana has no upto: nothing to refuse there.
+    expect(loadServiceConfig({ ...short, NETWORK: SOLANA, PAY_TO: SOLANA_PAY_TO }).paymentTimeoutSeconds).toBe(59);
+  });
+});
+
 describe("addresses are checked against the deployment's network", () => {
   it("takes a base58 pay-to on Solana and an EIP-55 one on EVM", () => {
     expect(loadServiceConfig(service({ NETWORK: SOLANA, PAY_TO: SOLANA_PAY_TO })).payTo).toBe(SOLANA_PAY_TO);

@@ -6,6 +6,7 @@ import type { ModelCatalog, Route } from "./catalog/model-catalog";
 import { collectProblems, ConfigurationError, type Environment } from "./configuration-error";
 import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
+import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
 /** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
 export interface ProviderSettings {
@@ -137,6 +138,13 @@ export function loadServiceConfig(
   // Networks that price gas into quotes read the gas price from the chain.
   if (network.settlementGas && !values.CHAIN_RPC_URL) {
     problems.push(`CHAIN_RPC_URL: required on ${network.id}: quotes include the live gas price read from it`);
+  }
+  // An upto payer signs its deadline PAYMENT_TIMEOUT_SECONDS ahead, and less than UPTO_MIN_VALIDITY_MS is refused.
+  const uptoOffered = values.X402_UPTO && network.kind === "evm";
+  if (uptoOffered && values.PAYMENT_TIMEOUT_SECONDS * 1000 < UPTO_MIN_VALIDITY_MS) {
+    problems.push(
+      `PAYMENT_TIMEOUT_SECONDS: at least ${UPTO_MIN_VALIDITY_MS / 1000} while X402_UPTO is on: an upto payer signs its deadline that far ahead, and a payment with less than ${UPTO_MIN_VALIDITY_MS / 1000} s to answer and settle is refused; raise it, or set X402_UPTO=off`,
+    );
   }
   const catalog = collectProblems(problems, () => catalogFrom(values, env, true));
   if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
