@@ -1,5 +1,6 @@
 import { chainRpcUrlOf, type ServiceConfig } from "../config/service-config";
-import { PaidRetries } from "./billing/paid-retries";
+import { catalogModels } from "../config/catalog/model-catalog";
+import { identifierHoldMs, PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
@@ -63,7 +64,15 @@ export async function createAppContext(
       gateway,
       ledger,
       metrics,
-      retries: new PaidRetries(storage.paidAnswers, config.paymentIdTtlMs),
+      retries: new PaidRetries(
+        storage.paidAnswers,
+        config.paymentIdTtlMs,
+        identifierHoldMs({
+          routes: Math.max(...catalogModels(config.catalog).map(({ model }) => model.routes.length)),
+          upstreamTimeoutMs: config.providers.timeoutMs,
+          facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+        }),
+      ),
       gas: liveGas(config, storage.quoteHolds),
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       settlement: config.settlement,

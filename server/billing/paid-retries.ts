@@ -61,10 +61,14 @@ export function heldRequest(
 }
 
 /**
- * How long a payment-identifier stays held by a request being answered: longer than any paid request takes (the
- * upstream's timeout, then verify and settle), short enough that an id a crashed instance held is free again soon.
+ * How long a payment-identifier stays held by a request being answered: longer than any paid request can take
+ * (every route of the model with the most timing out in turn, then verify and settle at the facilitator's limit),
+ * and at least 10 minutes; short enough that an id a crashed instance held is free again soon after.
  */
-const HOLD_MS = 10 * 60_000;
+export function identifierHoldMs(limits: { routes: number; upstreamTimeoutMs: number; facilitatorTimeoutMs: number }) {
+  const longest = limits.routes * limits.upstreamTimeoutMs + 2 * limits.facilitatorTimeoutMs;
+  return Math.max(10 * 60_000, longest + 60_000);
+}
 
 /** The kept answers of one deployment, for `ttlMs`. */
 export class PaidRetries {
@@ -74,20 +78,22 @@ export class PaidRetries {
   constructor(
     private readonly store: PaidAnswerStore,
     readonly ttlMs: number,
+    /** How long an id stays held by a request being answered (identifierHoldMs). */
+    private readonly holdMs = identifierHoldMs({ routes: 1, upstreamTimeoutMs: 0, facilitatorTimeoutMs: 0 }),
   ) {
     this.declaration = paymentIdentifierDeclaration(ttlMs / 1000);
   }
 
   /**
-   * Holds the payer's id for this payment while its request is answered (HOLD_MS at most: a process that dies
+   * Holds the payer's id for this payment while its request is answered (holdMs at most: a process that dies
    * holding it frees it then), or finds the answer kept under it, or that another payment holds it.
    */
   hold(held: HeldRequest): Promise<IdentifierHold> {
     const now = Date.now();
-    return this.store.hold(held, now, now + HOLD_MS);
+    return this.store.hold(held, now, now + this.holdMs);
   }
 
-  /** Lets go of an id whose request was not delivered whole; a failure only leaves it held until HOLD_MS. */
+  /** Lets go of an id whose request was not delivered whole; a failure only leaves it held until holdMs. */
   async release(held: HeldRequest): Promise<void> {
     try {
       await this.store.release(held);
