@@ -321,7 +321,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     const forged = await payment.authorize(call(Buffer.from(JSON.stringify(payload)).toString("base64")));
     expect(errorCode(forged)).toBe("payment_rejected");
     expect(facilitator.verified).toBe(2);
-    // The payment itself again: its signature checks out here, and the facilitator is not asked.
+    // The payment itself again, byte for byte as its ledger row keeps it: the facilitator is not asked.
     const replayed = await payment.authorize(call(signature));
     expect(replayed.kind === "answer" && replayed.outcome).toBe("replayed");
     expect(facilitator.verified).toBe(2);

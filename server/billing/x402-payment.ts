@@ -16,7 +16,7 @@ import {
   replayedAnswer,
   type PaidRetries,
 } from "./paid-retries";
-import type { LocalSignatureCheck, LocalVerdict } from "../payment/local-signature";
+import type { LocalSignatureCheck } from "../payment/local-signature";
 import type { Authorization, BillableCall, PaymentMethod, X402Services } from "./payment-method";
 import { Refusal } from "./refusal";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
@@ -93,7 +93,7 @@ export class X402Payment implements PaymentMethod {
       const identifier = identified.id ? heldRequest(payment, identified.id, call) : undefined;
       if (identifier) {
         const hold = await this.retries.hold(identifier);
-        if (hold.kind === "kept") return await this.replay(hold.answer, identifier, signature, terms, refuse);
+        if (hold.kind === "kept") return await this.replay(hold.answer, identifier, header, terms, refuse);
         if (hold.kind === "busy")
           return { kind: "answer", answer: identifierHeld(identifier, hold.request), outcome: "refused" };
       }
@@ -219,13 +219,14 @@ export class X402Payment implements PaymentMethod {
   }
 
   /** A retry of a delivered request under its payment-identifier: its kept answer, charged once (for the first). */
-  private async replay(kept: KeptAnswer, held: HeldRequest, signature: LocalVerdict, terms: Terms, refuse: Refuse) {
+  private async replay(kept: KeptAnswer, held: HeldRequest, header: PaymentHeader, terms: Terms, refuse: Refuse) {
     if (kept.request !== held.request) {
       return { kind: "answer", answer: identifierConflict(kept.paymentId), outcome: "refused" } as const;
     }
-    // The same payment again needs only its signature checked here (the facilitator would call its nonce used);
+    // The same payment again (the header its row keeps, byte for byte) is replayed as it is, whatever the wallet;
     // one signed anew must be the payer's valid payment, though it is never settled.
-    const again = (kept.nonce === held.nonce && signature === "valid") || (await this.verify(terms)).isValid;
+    const same = kept.nonce === held.nonce && (await this.ledger.findByNonce(held.nonce))?.paymentSignature;
+    const again = same === header.value.trim() || (await this.verify(terms)).isValid;
     if (!again) throw refuse("payment_rejected", "The payment for this retry was rejected by the facilitator");
     return { kind: "answer", answer: replayedAnswer(kept), outcome: "replayed" } as const;
   }
