@@ -223,8 +223,7 @@ export class X402Payment implements PaymentMethod {
     if (kept.request !== held.request) {
       return { kind: "answer", answer: identifierConflict(kept.paymentId), outcome: "refused" } as const;
     }
-    // The same payment again (the header its row keeps, byte for byte) is replayed as it is, whatever the wallet;
-    // one signed anew must be the payer's valid payment, though it is never settled.
+    // The same payment (the header its row keeps, byte for byte) replays; one signed anew is verified, never settled.
     const same = kept.nonce === held.nonce && (await this.ledger.findByNonce(held.nonce))?.paymentSignature;
     const again = same === header.value.trim() || (await this.verify(terms)).isValid;
     if (!again) throw refuse("payment_rejected", "The payment for this retry was rejected by the facilitator");

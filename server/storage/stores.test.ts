@@ -102,7 +102,7 @@ describe.each(engines)("the stores on %s", (engine) => {
       now,
       now + 1,
     );
-    expect(await first.paidAnswers.hold(held, now, now + 60_000)).toEqual({ kind: "busy" });
+    expect(await first.paidAnswers.hold(held, now, now + 60_000)).toEqual({ kind: "busy", request: held.request });
     const answer = { ...held, nonce: holder, status: 201, headers: { "content-type": "application/json" }, body: "{}" };
     await second.paidAnswers.keep(answer, now, now + 60_000);
     expect(await first.paidAnswers.hold(held, now, now + 60_000)).toEqual({ kind: "kept", answer });
@@ -111,7 +111,10 @@ describe.each(engines)("the stores on %s", (engine) => {
     expect(await first.paidAnswers.hold(other, now, now + 60_000)).toEqual({ kind: "held" });
     await second.paidAnswers.release(other);
     expect(await second.paidAnswers.hold({ ...other, nonce: "0xlater" }, now, now + 60_000)).toEqual({ kind: "held" });
-    expect(await first.paidAnswers.hold(other, now + 59_000, now + 120_000)).toEqual({ kind: "busy" });
+    expect(await first.paidAnswers.hold(other, now + 59_000, now + 120_000)).toEqual({
+      kind: "busy",
+      request: held.request,
+    });
     expect(await first.paidAnswers.hold(other, now + 60_000, now + 120_000)).toEqual({ kind: "held" });
   });
 
