@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { problemsOf } from "./__fixtures__/problems-of";
 import { loadLaunchConfig } from "./dev-launch-config";
-import { ConfigurationError } from "./env";
 import { loadServiceConfig } from "./service-config";
 
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 const SOLANA_PAY_TO = "54R8Q24jSGPFUXDGczHzseftYug7EEKek53x1ATdYqjF";
 const EVM_PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-
-function problemsOf(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigurationError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 const service = (overrides: Record<string, string>) => ({
   FACILITATOR_URL: "http://127.0.0.1:4020",

@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError } from "./env";
+import { problemsOf } from "./__fixtures__/problems-of";
 import { loadReconcileConfig } from "./ledger-config";
 
 // A key no development account has (the facilitator's key is only checked for its format here).
 const KEY = `0x${"42".repeat(32)}`;
-
-function problemsOf(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigurationError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 describe("paysvc ledger reconcile's configuration", () => {
   it("is the embedded stack of `npm start` at its default local URLs when neither chain nor facilitator is set", () => {

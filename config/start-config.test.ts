@@ -1,7 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import { problemsOf } from "./__fixtures__/problems-of";
 import { solanaDevAccount } from "../cli/dev-stack/solana-dev-accounts";
-import { ConfigurationError } from "./configuration-error";
 import { loadStartConfig } from "./start-config";
 
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
@@ -10,16 +10,6 @@ const DEV_PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const DEV_FACILITATOR_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 /** Development keypair 1 of the embedded Solana validator (cli/dev-stack/solana-dev-accounts.ts). */
 const SOLANA_DEV_PAY_TO = "54R8Q24jSGPFUXDGczHzseftYug7EEKek53x1ATdYqjF";
-
-function problemsOf(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigurationError) return error.problems;
-    throw error;
-  }
-  return [];
-}
 
 /** An operator's complete production environment, with addresses and keys of their own. */
 const production = (overrides: Record<string, string> = {}) => ({
