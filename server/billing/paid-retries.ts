@@ -106,10 +106,9 @@ export class PaidRetries {
    * A paid call under `held`'s id ended: a whole answer delivered is kept under it, anything else (a refusal, a
    * stream, which is not kept) lets go of it.
    */
-  async ended(held: HeldRequest, finished: { answer: ApiAnswer; outcome: string }): Promise<void> {
+  ended(held: HeldRequest, finished: { answer: ApiAnswer; outcome: string }): Promise<void> {
     const delivered = finished.outcome === "paid" || finished.outcome === "settle_unknown";
-    if (delivered && typeof finished.answer.body === "string") await this.keep(finished.answer, held);
-    else await this.release(held);
+    return delivered ? this.keep(finished.answer, held) : this.release(held);
   }
 
   /**
