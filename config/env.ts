@@ -124,6 +124,9 @@ export const sharedSchema = z.object({
   DATABASE_POOL_SIZE: positiveInteger(10),
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
+  // A facilitator that fails this many calls in a row is skipped for the cooldown, then tried again with one call.
+  FACILITATOR_FAILURE_THRESHOLD: positiveInteger(3),
+  FACILITATOR_COOLDOWN_SECONDS: positiveInteger(30),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
   // Whether chat and Responses 402s also offer x402 `upto` (charged the tokens used), where the facilitator settles it.
   X402_UPTO: z

@@ -9,7 +9,7 @@ describe("paysvc ledger reconcile's configuration", () => {
   it("is the embedded stack of `npm start` at its default local URLs when neither chain nor facilitator is set", () => {
     expect(loadReconcileConfig({})).toMatchObject({
       chainRpcUrl: "http://127.0.0.1:8545",
-      facilitator: { url: "http://127.0.0.1:4020" },
+      facilitators: [{ name: "facilitator", url: "http://127.0.0.1:4020", auth: { kind: "none" } }],
       embeddedStack: true,
       databaseUrl: "file:./data/paysvc.sqlite",
     });
@@ -18,18 +18,19 @@ describe("paysvc ledger reconcile's configuration", () => {
   it("settles through FACILITATOR_URL, reading the chain at CHAIN_RPC_URL or else the network's public RPC", () => {
     expect(loadReconcileConfig({ FACILITATOR_URL: "https://x402.example/" })).toMatchObject({
       chainRpcUrl: "https://polygon-rpc.com",
-      facilitator: { url: "https://x402.example" },
+      facilitators: [{ name: "facilitator", url: "https://x402.example" }],
       embeddedStack: false,
     });
     expect(
       loadReconcileConfig({ FACILITATOR_URL: "https://x402.example", CHAIN_RPC_URL: "https://rpc.example" }),
-    ).toMatchObject({ chainRpcUrl: "https://rpc.example", facilitator: { url: "https://x402.example" } });
+    ).toMatchObject({ chainRpcUrl: "https://rpc.example", facilitators: [{ url: "https://x402.example" }] });
   });
 
   it("names the built-in facilitator for CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY without FACILITATOR_URL", () => {
     expect(loadReconcileConfig({ CHAIN_RPC_URL: "https://rpc.example", FACILITATOR_PRIVATE_KEY: KEY })).toMatchObject({
       chainRpcUrl: "https://rpc.example",
-      facilitator: { builtIn: { rpcUrl: "https://rpc.example", privateKey: KEY } },
+      facilitators: [{ name: "built-in", url: undefined, builtIn: true }],
+      builtIn: { rpcUrl: "https://rpc.example", privateKey: KEY },
       embeddedStack: false,
     });
     expect(
@@ -41,11 +42,11 @@ describe("paysvc ledger reconcile's configuration", () => {
 
   it("needs a facilitator with CHAIN_RPC_URL alone, except to check (which settles nothing)", () => {
     expect(problemsOf(() => loadReconcileConfig({ CHAIN_RPC_URL: "https://rpc.example" }))).toEqual([
-      expect.stringMatching(/^FACILITATOR_URL: required with CHAIN_RPC_URL.*or FACILITATOR_PRIVATE_KEY/),
+      expect.stringMatching(/^FACILITATOR_URL: required with CHAIN_RPC_URL.*FACILITATORS.*or FACILITATOR_PRIVATE_KEY/),
     ]);
     expect(loadReconcileConfig({ CHAIN_RPC_URL: "https://rpc.example" }, { check: true })).toMatchObject({
       chainRpcUrl: "https://rpc.example",
-      facilitator: undefined,
+      facilitators: [],
     });
   });
 });

@@ -6,6 +6,7 @@ import type { ModelCatalog, Route } from "./catalog/model-catalog";
 import { collectProblems, ConfigurationError, type Environment } from "./configuration-error";
 import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
+import { loadFacilitators, type FacilitatorEntry } from "./facilitators";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
 /** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
@@ -25,8 +26,11 @@ export interface ServiceConfig {
   chainRpcUrl: string | undefined;
   publicBaseUrl: string | undefined;
   payTo: string;
-  facilitatorUrl: string;
+  /** The facilitators, in the order verify tries them; the built-in one's URL is empty until it runs. */
+  facilitators: FacilitatorEntry[];
+  /** Each facilitator's calls' time limit, and when one that keeps failing is skipped. */
   facilitatorTimeoutMs: number;
+  facilitatorBreaker: { failureThreshold: number; cooldownMs: number };
   /** The models sold and served free, their prices, limits and the providers that serve them, in order. */
   catalog: ModelCatalog;
   providers: ProviderSettings;
@@ -117,7 +121,7 @@ export function loadPriceCatalog(env: Environment = process.env): ModelCatalog {
 
 /**
  * The app process's configuration, refused with one line per problem. `facilitatorProvided`: the caller runs the
- * built-in facilitator and will set FACILITATOR_URL itself (`paysvc start` with CHAIN_RPC_URL and a key).
+ * built-in facilitator and gives the app its URL (`paysvc start` with CHAIN_RPC_URL and a key).
  */
 export function loadServiceConfig(
   env: Environment = process.env,
@@ -127,10 +131,18 @@ export function loadServiceConfig(
   const network = networkWithAddresses(values);
   const problems: string[] = [];
   if (!values.PAY_TO) problems.push("PAY_TO: required: the address that receives payments");
-  if (!values.FACILITATOR_URL && !options.facilitatorProvided) {
+  const facilitators = collectProblems(problems, () => loadFacilitators(env));
+  if (facilitators?.length === 0 && !options.facilitatorProvided) {
     problems.push(
-      "FACILITATOR_URL: required: the x402 facilitator that verifies and settles payments (or CHAIN_RPC_URL and FACILITATOR_PRIVATE_KEY for the built-in one)",
+      "FACILITATOR_URL: required: the x402 facilitator that verifies and settles payments (or FACILITATORS, an ordered list; or CHAIN_RPC_URL and FACILITATOR_PRIVATE_KEY for the built-in one)",
     );
+  }
+  for (const entry of facilitators ?? []) {
+    if (entry.builtIn && !entry.url && !options.facilitatorProvided) {
+      problems.push(
+        "FACILITATORS: built-in is run by `paysvc start` (with CHAIN_RPC_URL and FACILITATOR_PRIVATE_KEY); this process cannot start it",
+      );
+    }
   }
   if (network.usdc.addressFromConfiguration && !values.USDC_ADDRESS) {
     problems.push(`USDC_ADDRESS: required on ${network.id}: the USDC contract address`);
@@ -153,8 +165,12 @@ export function loadServiceConfig(
     chainRpcUrl: values.CHAIN_RPC_URL,
     publicBaseUrl: values.PUBLIC_BASE_URL,
     payTo: values.PAY_TO as string,
-    facilitatorUrl: values.FACILITATOR_URL ?? "",
+    facilitators: facilitators!,
     facilitatorTimeoutMs: values.FACILITATOR_TIMEOUT_MS,
+    facilitatorBreaker: {
+      failureThreshold: values.FACILITATOR_FAILURE_THRESHOLD,
+      cooldownMs: values.FACILITATOR_COOLDOWN_SECONDS * 1000,
+    },
     catalog,
     providers: {
       timeoutMs: values.UPSTREAM_TIMEOUT_MS,

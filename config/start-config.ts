@@ -3,6 +3,7 @@ import { privateKeyProblem } from "../networks";
 import { collectProblems } from "./configuration-error";
 import { databaseLocation, isTransientDatabase } from "./database-url";
 import { ConfigurationError, networkWithAddresses, parse, port, sharedSchema, type Environment } from "./env";
+import { loadFacilitators } from "./facilitators";
 import { publicAddressProblem, publicKeyProblem } from "./public-dev-accounts";
 import { loadServiceConfig, type ServiceConfig } from "./service-config";
 
@@ -21,7 +22,7 @@ export interface BuiltInFacilitator {
 }
 
 export interface StartConfig {
-  /** The app's configuration; its facilitatorUrl is empty when `builtInFacilitator` is set. */
+  /** The app's configuration; the built-in facilitator's entry has no URL until it runs (`builtInFacilitator`). */
   service: ServiceConfig;
   host: string;
   port: number;
@@ -32,17 +33,28 @@ export interface StartConfig {
 
 /**
  * Production: every piece is the operator's, nothing is embedded. Refused with one line per missing or wrong piece:
- * a pay-to, a facilitator (FACILITATOR_URL, or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY), a provider for every model
+ * a pay-to, a facilitator (FACILITATORS, FACILITATOR_URL, or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY, each with good
+ * credentials), a provider for every model
  * of the catalog (and every key its routes name), and a database set explicitly that outlives the process. The
  * development world's public accounts are refused as the pay-to and the facilitator's key.
  */
 export function loadStartConfig(env: Environment = process.env): StartConfig {
   const values = parse(startSchema, env);
   const problems: string[] = [];
-  const chainForFacilitator = !values.FACILITATOR_URL && values.CHAIN_RPC_URL;
-  if (chainForFacilitator && !values.FACILITATOR_PRIVATE_KEY) {
+  const facilitators = collectProblems([], () => loadFacilitators(env)) ?? [];
+  const listed = Boolean(env.FACILITATORS?.trim() || values.FACILITATOR_URL);
+  // The built-in facilitator: listed as `built-in`, or the one facilitator where CHAIN_RPC_URL is set alone.
+  const builtInWanted = facilitators.some((entry) => entry.builtIn && !entry.url) || (!listed && values.CHAIN_RPC_URL);
+  if (builtInWanted && !values.CHAIN_RPC_URL) {
     problems.push(
-      "FACILITATOR_PRIVATE_KEY: required with CHAIN_RPC_URL when FACILITATOR_URL is not set: the built-in facilitator pays settlement fees with it",
+      "CHAIN_RPC_URL: required by the built-in facilitator (FACILITATORS lists built-in): the chain it settles on",
+    );
+  }
+  if (builtInWanted && !values.FACILITATOR_PRIVATE_KEY) {
+    problems.push(
+      listed
+        ? "FACILITATOR_PRIVATE_KEY: required by the built-in facilitator (FACILITATORS lists built-in): it pays settlement fees with it"
+        : "FACILITATOR_PRIVATE_KEY: required with CHAIN_RPC_URL when FACILITATOR_URL is not set: the built-in facilitator pays settlement fees with it",
     );
   }
   if (values.FACILITATOR_PRIVATE_KEY) {
@@ -66,7 +78,7 @@ export function loadStartConfig(env: Environment = process.env): StartConfig {
     );
   }
   const service = collectProblems(problems, () =>
-    loadServiceConfig(env, { facilitatorProvided: Boolean(chainForFacilitator) }),
+    loadServiceConfig(env, { facilitatorProvided: Boolean(builtInWanted) }),
   );
   if (problems.length > 0 || !service) throw new ConfigurationError(problems);
   return {
@@ -75,8 +87,8 @@ export function loadStartConfig(env: Environment = process.env): StartConfig {
     port: values.PORT,
     catalogFile: values.PAYSVC_CATALOG,
     builtInFacilitator:
-      chainForFacilitator && values.FACILITATOR_PRIVATE_KEY
-        ? { rpcUrl: chainForFacilitator, privateKey: values.FACILITATOR_PRIVATE_KEY }
+      builtInWanted && values.CHAIN_RPC_URL && values.FACILITATOR_PRIVATE_KEY
+        ? { rpcUrl: values.CHAIN_RPC_URL, privateKey: values.FACILITATOR_PRIVATE_KEY }
         : undefined,
   };
 }

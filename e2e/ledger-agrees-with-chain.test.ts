@@ -27,7 +27,7 @@ describe("the e2e ledger after every journey", () => {
       gateway: new PaymentGateway({
         network: polygon,
         payTo: stack().payTo,
-        facilitatorUrl: stack().facilitatorUrl,
+        facilitators: [{ name: "facilitator", url: stack().facilitatorUrl }],
         facilitatorTimeoutMs: 10_000,
         paymentTimeoutSeconds: 300,
       }),

@@ -5,7 +5,8 @@ import { X402Payment } from "./billing/x402-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import { LocalSignatureCheck } from "./payment/local-signature";
-import { PaymentGateway } from "./payment/payment-gateway";
+import type { PaymentGateway } from "./payment/payment-gateway";
+import { gatewayFor } from "./payment/gateway-for";
 import { QuoteHold, type QuoteHoldStore } from "./payment/quote-hold";
 import { SettlementGasEstimator } from "./payment/settlement-gas";
 import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
@@ -46,14 +47,9 @@ export async function createAppContext(
   // Reservations left by a process that died: ended now, what they held freed (reserving and balances also sweep).
   await prepaidKeys.deleteExpired();
   const metrics = new ServiceMetrics(config.network.id);
-  const gateway = new PaymentGateway({
-    network: config.network,
-    payTo: config.payTo,
-    facilitatorUrl: config.facilitatorUrl,
-    facilitatorTimeoutMs: config.facilitatorTimeoutMs,
-    paymentTimeoutSeconds: config.paymentTimeoutSeconds,
-    upto: config.upto,
-  });
+  const gateway = gatewayFor(config, (facilitator, operation, outcome, seconds) =>
+    metrics.facilitatorCall(facilitator, operation, outcome, seconds),
+  );
   reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys });
   return {
     config,

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ConfigurationError } from "../../config/env";
 import { EMBEDDED_FACILITATOR_URL, EMBEDDED_CHAIN_URL } from "../../config/embedded-stack";
 import { loadLedgerConfig, loadReconcileConfig } from "../../config/ledger-config";
-import { PaymentGateway } from "../../server/payment/payment-gateway";
+import { gatewayFor } from "../../server/payment/gateway-for";
 import { chainReaderFor } from "../../server/reconcile/chain-reader-for";
 import { LedgerReconciler } from "../../server/reconcile/reconcile-ledger";
 import { startBuiltInFacilitator } from "../lib/facilitator-server";
@@ -103,7 +103,7 @@ Examples:
       }
       if (config.embeddedStack) {
         console.error(
-          `paysvc ledger reconcile: neither CHAIN_RPC_URL nor FACILITATOR_URL is set: the embedded stack of \`npm start\`, chain ${config.chainRpcUrl}, facilitator ${EMBEDDED_FACILITATOR_URL}`,
+          `paysvc ledger reconcile: none of CHAIN_RPC_URL, FACILITATOR_URL and FACILITATORS is set: the embedded stack of \`npm start\`, chain ${config.chainRpcUrl}, facilitator ${EMBEDDED_FACILITATOR_URL}`,
         );
       }
       let failures = 0;
@@ -111,31 +111,37 @@ Examples:
       try {
         const storage = await openStorage(config.databaseUrl, { poolSize: 1 });
         try {
-          const { facilitator } = config;
-          let facilitatorUrl = facilitator && "url" in facilitator ? facilitator.url : undefined;
+          let { facilitators } = config;
           // A check settles nothing: the built-in facilitator is started only for a run that may settle.
-          if (facilitator && "builtIn" in facilitator && !check) {
-            builtIn = await startBuiltInFacilitator(config.network, facilitator.builtIn);
-            facilitatorUrl = builtIn.url;
+          if (config.builtIn && !check) {
+            const started = await startBuiltInFacilitator(config.network, config.builtIn);
+            builtIn = started;
+            facilitators = facilitators.map((entry) =>
+              entry.builtIn && !entry.url ? { ...entry, url: started.url } : entry,
+            );
             console.error(
-              `paysvc ledger reconcile: built-in facilitator ${builtIn.url} on ${facilitator.builtIn.rpcUrl}, settling from ${builtIn.address}`,
+              `paysvc ledger reconcile: built-in facilitator ${started.url} on ${config.builtIn.rpcUrl}, settling from ${started.address}`,
             );
           }
+          const usable = facilitators.filter((entry) => entry.url);
           const reconciler = new LedgerReconciler({
             network: config.network,
             ledger: storage.ledger,
             prepaidKeys: storage.prepaidKeys,
             reader: chainReaderFor(config.network, config.chainRpcUrl),
             gateway:
-              facilitatorUrl === undefined
+              check || usable.length === 0
                 ? undefined
-                : new PaymentGateway({
+                : gatewayFor({
                     network: config.network,
                     // Settling sends what the payer signed (its own pay-to); the gateway's is for quotes.
                     payTo: "",
-                    facilitatorUrl,
+                    facilitators: usable,
                     facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+                    facilitatorBreaker: config.facilitatorBreaker,
                     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+                    upto: true,
+                    chainRpcUrl: config.chainRpcUrl,
                   }),
             paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
           });

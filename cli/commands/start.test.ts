@@ -1,11 +1,13 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUBLIC_DEVELOPMENT_ADDRESSES } from "../../config/public-dev-accounts";
+import { getNetwork } from "../../networks";
+import { startFacilitatorServer } from "../lib/facilitator-server";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /**
@@ -20,29 +22,51 @@ for (const entry of readdirSync(root)) {
 }
 cpSync(join(root, "cli"), join(unbuilt, "cli"), { recursive: true });
 
-/** An operator's complete production configuration; nothing is reached by --check. */
+/**
+ * The facilitator --check asks /supported: the built-in one (its /supported needs no chain), serving exact and
+ * upto on eip155:137.
+ */
+let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>>;
+beforeAll(async () => {
+  facilitator = await startFacilitatorServer({
+    network: getNetwork("eip155:137"),
+    rpcUrl: "http://127.0.0.1:9",
+    privateKey: generatePrivateKey(),
+    port: 0,
+    embeddedChain: true,
+  });
+  production.FACILITATOR_URL = facilitator.url;
+});
+afterAll(() => facilitator?.stop());
+
+/** An operator's complete production configuration; --check reaches only its facilitator. */
 const production = {
   NETWORK: "eip155:137",
   PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
-  FACILITATOR_URL: "https://facilitator.example",
+  FACILITATOR_URL: "",
   UPSTREAM_BASE_URL: "https://api.example/v1",
   DATABASE_URL: `file:${join(unbuilt, "paysvc.sqlite")}`,
 };
 
+/** The CLI run to its end, without blocking this process (whose facilitator it may ask). */
 function paysvc(packageRoot: string, args: string[], env: Record<string, string> = {}, cwd?: string) {
-  const run = spawnSync(process.execPath, [join(packageRoot, "cli", "bin.mjs"), ...args], {
-    cwd,
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, ...env },
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [join(packageRoot, "cli", "bin.mjs"), ...args],
+      { cwd, encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 // Each run loads the whole CLI through tsx, a few seconds.
 describe("paysvc start --check", { timeout: 120_000 }, () => {
-  it("refuses a package without its production build, as start does, and passes once it is there", () => {
-    const checked = paysvc(unbuilt, ["start", "--check"], production);
+  it("refuses a package without its production build, as start does, and passes once it is there", async () => {
+    const checked = await paysvc(unbuilt, ["start", "--check"], production);
     expect(checked.stderr).toBe("paysvc start: no production build: run `npm run build` first\n");
     expect(checked.code).toBe(2);
     expect(checked.stdout).toBe("");
@@ -51,12 +75,12 @@ describe("paysvc start --check", { timeout: 120_000 }, () => {
     writeFileSync(join(unbuilt, "dist", "server.mjs"), "");
     mkdirSync(join(unbuilt, ".next"));
     writeFileSync(join(unbuilt, ".next", "BUILD_ID"), "test");
-    const built = paysvc(unbuilt, ["start", "--check", "--json"], production);
+    const built = await paysvc(unbuilt, ["start", "--check", "--json"], production);
     expect(built.code, built.stderr).toBe(0);
     expect(JSON.parse(built.stdout)).toMatchObject({ payTo: production.PAY_TO });
   });
 
-  it("reads relative PAYSVC_CATALOG and DATABASE_URL where it is run, and reports them as absolute paths", () => {
+  it("reads relative PAYSVC_CATALOG and DATABASE_URL where it is run, and reports them as absolute paths", async () => {
     mkdirSync(join(unbuilt, "dist"), { recursive: true });
     writeFileSync(join(unbuilt, "dist", "server.mjs"), "");
     mkdirSync(join(unbuilt, ".next"), { recursive: true });
@@ -78,16 +102,16 @@ describe("paysvc start --check", { timeout: 120_000 }, () => {
         }),
       );
       const env = { ...production, PAYSVC_CATALOG: "catalog.json", DATABASE_URL: "file:./paysvc.sqlite" };
-      const checked = paysvc(unbuilt, ["start", "--check", "--json"], env, operator);
+      const checked = await paysvc(unbuilt, ["start", "--check", "--json"], env, operator);
       expect(checked.code, checked.stderr).toBe(0);
       expect(JSON.parse(checked.stdout)).toMatchObject({
         catalog: join(operator, "catalog.json"),
         database: `file:${join(operator, "paysvc.sqlite")}`,
       });
-      const text = paysvc(unbuilt, ["start", "--check"], env, operator);
+      const text = await paysvc(unbuilt, ["start", "--check"], env, operator);
       expect(text.stdout).toContain(`catalog     ${join(operator, "catalog.json")}`);
 
-      const missing = paysvc(unbuilt, ["start", "--check"], { ...env, PAYSVC_CATALOG: "other.json" }, operator);
+      const missing = await paysvc(unbuilt, ["start", "--check"], { ...env, PAYSVC_CATALOG: "other.json" }, operator);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain(
         `paysvc start: PAYSVC_CATALOG: cannot read ${join(operator, "other.json")} (ENOENT)`,
@@ -97,8 +121,8 @@ describe("paysvc start --check", { timeout: 120_000 }, () => {
     }
   });
 
-  it("documents its exit codes in --help", () => {
-    const help = paysvc(root, ["start", "--help"]);
+  it("documents its exit codes in --help", async () => {
+    const help = await paysvc(root, ["start", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--check\s+validate the whole configuration[^-]*production build/);
     expect(help.stdout).toMatch(
@@ -108,8 +132,8 @@ describe("paysvc start --check", { timeout: 120_000 }, () => {
 });
 
 describe("paysvc config generate --help", { timeout: 120_000 }, () => {
-  it("shows a placeholder pay-to, never a public development account", () => {
-    const help = paysvc(root, ["config", "generate", "--help"]);
+  it("shows a placeholder pay-to, never a public development account", async () => {
+    const help = await paysvc(root, ["config", "generate", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--pay-to 0xYourAddress");
     for (const address of PUBLIC_DEVELOPMENT_ADDRESSES)

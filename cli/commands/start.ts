@@ -4,7 +4,14 @@ import { catalogModels, catalogProviders } from "../../config/catalog/model-cata
 import { redactedDatabaseUrl } from "../../config/database-url";
 import { collectProblems } from "../../config/configuration-error";
 import { childEnvironment } from "../../config/env";
+import { describeFacilitator, facilitatorsVariable } from "../../config/facilitators";
 import { loadStartConfig, type StartConfig } from "../../config/start-config";
+import {
+  checkFacilitators,
+  takesPayments,
+  type FacilitatorCapability,
+} from "../../server/payment/facilitator-capabilities";
+import { gatewayFor, offeredSchemes } from "../../server/payment/gateway-for";
 import { APP_SERVER, buildExists } from "../lib/app-build";
 import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { print } from "../lib/output";
@@ -15,15 +22,17 @@ function refuse(problems: string[]): never {
   process.exit(2);
 }
 
-/** What `--check` reports of a valid configuration. */
-function summary(config: StartConfig) {
+/** What `--check` reports of a valid configuration: no secret, only which kind of credentials each facilitator has. */
+function summary(config: StartConfig, capabilities: FacilitatorCapability[]) {
   const { service } = config;
   return {
     network: service.network.id,
     payTo: service.payTo,
-    facilitator: config.builtInFacilitator
-      ? `built-in, on ${config.builtInFacilitator.rpcUrl}`
-      : service.facilitatorUrl,
+    facilitators: service.facilitators.map((entry, index) => ({
+      ...describeFacilitator(entry),
+      ...(entry.builtIn && config.builtInFacilitator && { url: `built-in, on ${config.builtInFacilitator.rpcUrl}` }),
+      check: capabilities[index]!,
+    })),
     database: redactedDatabaseUrl(service.databaseUrl),
     catalog: config.catalogFile ?? "the spec's tables (PAYSVC_CATALOG unset)",
     listen: `${config.host}:${config.port}`,
@@ -50,16 +59,21 @@ export function registerStartCommand(program: Command): void {
     .addHelpText(
       "after",
       `
-Required: PAY_TO; FACILITATOR_URL, or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY (the built-in facilitator);
-a provider for every model sold (UPSTREAM_BASE_URL, or routes in the PAYSVC_CATALOG file); DATABASE_URL.
+Required: PAY_TO; a facilitator: FACILITATOR_URL, or FACILITATORS (name=url entries in the order to try them,
+and built-in), or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY (the built-in facilitator); a provider for every model
+sold (UPSTREAM_BASE_URL, or routes in the PAYSVC_CATALOG file); DATABASE_URL.
+Facilitator credentials: FACILITATOR_<NAME>_AUTH=cdp (a JWT from CDP_API_KEY_ID + CDP_API_KEY_SECRET; the default
+at CDP's URL) or FACILITATOR_<NAME>_AUTH_HEADER="x-secret-key: ..." (FACILITATOR_AUTH* with FACILITATOR_URL).
+Each facilitator is asked /supported with its credentials; start is refused when none lists exact on the network.
 Refused as public: the development accounts as PAY_TO or FACILITATOR_PRIVATE_KEY. Refused as lost at a restart:
 DATABASE_URL=:memory:. The production build must exist (npm run build).
 Exit codes: 2 when something is missing or wrong (one line each on stderr, nothing started); with --check, 0 when
 it would start.
 
 Examples:
-  $ PAY_TO=0x... FACILITATOR_URL=https://x402.example UPSTREAM_BASE_URL=https://api.example/v1 \\
-    UPSTREAM_API_KEY=... DATABASE_URL=postgres://paysvc@db/paysvc paysvc start
+  $ PAY_TO=0x... FACILITATORS=cdp=https://api.cdp.coinbase.com/platform/v2/x402,built-in \\
+    CDP_API_KEY_ID=... CDP_API_KEY_SECRET=... CHAIN_RPC_URL=https://... FACILITATOR_PRIVATE_KEY=0x... \\
+    UPSTREAM_BASE_URL=https://api.example/v1 UPSTREAM_API_KEY=... DATABASE_URL=postgres://paysvc@db/paysvc paysvc start
   $ PAYSVC_CATALOG=/etc/paysvc/catalog.json paysvc start --check`,
     )
     .action(async (options: { check?: boolean; json?: boolean }) => {
@@ -68,41 +82,79 @@ Examples:
       if (!buildExists()) problems.push("no production build: run `npm run build` first");
       if (problems.length > 0 || !config) refuse(problems);
       if (options.check) {
-        const report = summary(config);
+        // The built-in facilitator is asked as the others are: started for the check, on the operator's chain.
+        const running = await withBuiltInFacilitator(config);
+        const capabilities = await checkFacilitators(gatewayFor(running.service), offeredSchemes(config.service));
+        await running.stop();
+        const report = summary(config, capabilities);
         print(options.json === true, report, () =>
           [
             `configuration ok: ${report.network}, pay-to ${report.payTo}`,
-            `facilitator ${report.facilitator}`,
+            ...report.facilitators.map(
+              (entry) => `facilitator ${entry.name} (${entry.url}; credentials: ${entry.auth}): ${entry.check.summary}`,
+            ),
             `database    ${report.database}`,
             `catalog     ${report.catalog}`,
             `providers   ${report.providers.map((provider) => `${provider.provider} (${provider.baseUrl})`).join(", ")}`,
             `models      ${report.models.length}: ${report.models.map((model) => `${model.id} via ${model.routes.join(" > ")}`).join("; ")}`,
           ].join("\n"),
         );
+        if (!takesPayments(capabilities)) {
+          console.error(`paysvc start: ${noExactProblem(config)}`);
+          process.exitCode = 2;
+        }
         return;
       }
       await serve(config);
     });
 }
 
-/** The built-in facilitator where configured, then the app server; both stop together. */
+function noExactProblem(config: StartConfig): string {
+  const names = config.service.facilitators.map((entry) => entry.name).join(", ");
+  return `no facilitator (${names}) lists exact payments on ${config.service.network.id} with the credentials given: nothing could be paid; see \`paysvc start --check\``;
+}
+
+/**
+ * The configuration with the built-in facilitator running where it is listed (its entry given its URL), and what
+ * stops it; the configuration as it is otherwise.
+ */
+async function withBuiltInFacilitator(config: StartConfig) {
+  if (!config.builtInFacilitator) return { service: config.service, stop: async () => undefined, builtIn: undefined };
+  const builtIn = await startBuiltInFacilitator(config.service.network, config.builtInFacilitator);
+  const facilitators = config.service.facilitators.map((entry) =>
+    entry.builtIn && !entry.url ? { ...entry, url: builtIn.url } : entry,
+  );
+  return { service: { ...config.service, facilitators }, stop: () => builtIn.stop(), builtIn };
+}
+
+/**
+ * The built-in facilitator where listed, the capability check (refused when no facilitator lists `exact` on the
+ * network), then the app server; they stop together.
+ */
 async function serve(config: StartConfig): Promise<void> {
-  const { service } = config;
-  let facilitatorUrl = service.facilitatorUrl;
-  let facilitator: Awaited<ReturnType<typeof startBuiltInFacilitator>> | undefined;
-  if (config.builtInFacilitator) {
-    facilitator = await startBuiltInFacilitator(service.network, config.builtInFacilitator);
-    facilitatorUrl = facilitator.url;
-    console.log(`paysvc start: built-in facilitator ${facilitator.url}, settling from ${facilitator.address}`);
+  const running = await withBuiltInFacilitator(config);
+  if (running.builtIn) {
+    console.log(`paysvc start: built-in facilitator ${running.builtIn.url}, settling from ${running.builtIn.address}`);
   }
+  const capabilities = await checkFacilitators(gatewayFor(running.service), offeredSchemes(config.service));
+  for (const capability of capabilities)
+    console.log(`paysvc start: facilitator ${capability.name}: ${capability.summary}`);
+  if (!takesPayments(capabilities)) {
+    await running.stop();
+    refuse([noExactProblem(config)]);
+  }
+  // The app is handed the built-in facilitator's URL in the list; other entries and their credentials as set.
+  const handed: Record<string, string> = running.builtIn
+    ? { FACILITATORS: facilitatorsVariable(running.service.facilitators), FACILITATOR_URL: "" }
+    : {};
   const app = spawn(process.execPath, [APP_SERVER, "--port", String(config.port), "--hostname", config.host], {
     stdio: ["ignore", "inherit", "inherit"],
-    env: childEnvironment({ FACILITATOR_URL: facilitatorUrl, NODE_ENV: "production" }) as NodeJS.ProcessEnv,
+    env: childEnvironment({ ...handed, NODE_ENV: "production" }) as NodeJS.ProcessEnv,
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => app.kill(signal));
   const code = await new Promise<number>((resolve) =>
     app.on("exit", (exit, signal) => resolve(exit ?? (signal ? 0 : 1))),
   );
-  await facilitator?.stop();
+  await running.stop();
   process.exit(code);
 }

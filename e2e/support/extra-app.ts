@@ -16,13 +16,21 @@ const sharedDeployment = (): Deployment => ({ network: "eip155:137", ...stack() 
 
 /**
  * A second app process over a deployment's chain, facilitator, upstream and database (the shared stack's by
- * default), with some settings replaced; `CLOSED_PORT` in a value becomes a port nothing listens on.
+ * default), with some settings replaced (an empty value unsets one); `CLOSED_PORT` in a value becomes a port
+ * nothing listens on. `onLogLine` sees every line the app logs.
  */
-export async function startExtraApp(overrides: Record<string, string> = {}, options: { over?: Deployment } = {}) {
+export async function startExtraApp(
+  overrides: Record<string, string> = {},
+  options: { over?: Deployment; onLogLine?: (line: string) => void } = {},
+) {
   const closedPort = await freePort();
   const deployment = options.over ?? sharedDeployment();
+  const show = process.env.PAYSVC_E2E_SHOW_APP_LOG === "1";
   return startNextApp({
-    onLogLine: process.env.PAYSVC_E2E_SHOW_APP_LOG === "1" ? (line) => console.log(line) : undefined,
+    onLogLine: (line) => {
+      options.onLogLine?.(line);
+      if (show) console.log(line);
+    },
     host: "127.0.0.1",
     port: await freePort(),
     env: childEnvironment({

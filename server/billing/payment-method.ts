@@ -65,6 +65,12 @@ export type PreparedAnswer = (
 ) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string };
 
 /** What an x402 payment session works with: the facilitator, the ledger, the metrics, the answers kept for retries. */
+/** A payment the facilitator found valid: how long verify took, and which facilitator said so (it settles it). */
+export interface Verified {
+  verifyMs: number;
+  facilitator: string;
+}
+
 export type X402Services = {
   gateway: PaymentGateway;
   ledger: PaymentLedger;

@@ -1,12 +1,39 @@
 import { logEvent } from "../log";
+import type { Settlement } from "../payment/facilitator-answers";
+import type { DecodedPayment } from "../payment/payment-signature";
 import type { facilitatorTerms } from "../payment/x402-v1";
-import type { BillableCall, X402Services } from "./payment-method";
+import type { BillableCall, Verified, X402Services } from "./payment-method";
+
+/** What settling a verified payment needs: the payment, its terms, and the verdict (who verified it). */
+export interface VerifiedPayment {
+  services: X402Services;
+  payment: DecodedPayment;
+  terms: ReturnType<typeof facilitatorTerms>;
+  verdict: Promise<Verified>;
+}
+
+/**
+ * Settles a verified payment (`exact`: its amount; `upto`: `amount`) at the facilitator that verified it, failing
+ * over as the gateway's rules allow; a FacilitatorUnavailableError leaves the outcome unknown.
+ */
+export async function settleVerified(payment: VerifiedPayment, amount?: bigint): Promise<Settlement> {
+  const { facilitator } = await payment.verdict;
+  const { payload, requirements } = payment.terms;
+  return payment.services.gateway.settle(payload, requirements, {
+    amount,
+    verifiedBy: facilitator,
+    payment: payment.payment,
+  });
+}
+
+/** The facilitator a failed settlement names, for the ledger row. */
+export function facilitatorOf(error: unknown): string | undefined {
+  return (error as { facilitator?: string }).facilitator;
+}
 
 /** What a stream settled while it is passed on works with (`upto` on its usage, `exact` in overlap order). */
-export interface StreamPayment {
-  services: X402Services;
+export interface StreamPayment extends VerifiedPayment {
   call: BillableCall;
-  terms: ReturnType<typeof facilitatorTerms>;
   /** The payment's ledger row. */
   paymentId: number;
   upstreamMs: number;
@@ -24,9 +51,16 @@ export async function recordSettleUnknown(
   reason: string,
   transaction: string | undefined,
   settleMs: number,
+  facilitator: string | undefined,
 ): Promise<void> {
   const { paymentId, upstreamMs } = payment;
-  const update = { status: "settle_unknown" as const, failureReason: reason, transaction, settledAmount: amount };
+  const update = {
+    status: "settle_unknown" as const,
+    failureReason: reason,
+    transaction,
+    settledAmount: amount,
+    facilitator,
+  };
   await payment.services.ledger.update(paymentId, { ...update, upstreamMs, settleMs }).catch((error: unknown) => {
     logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
   });
@@ -40,12 +74,13 @@ export async function recordSettleUnknown(
 export async function recordSettled(
   payment: StreamPayment,
   amount: bigint,
-  transaction: string,
+  settlement: Settlement,
   settleMs: number,
 ): Promise<void> {
   const { ledger, metrics } = payment.services;
   const { paymentId, upstreamMs } = payment;
-  const update = { status: "settled" as const, transaction, settledAmount: amount, upstreamMs, settleMs };
+  const { transaction, facilitator } = settlement;
+  const update = { status: "settled" as const, transaction, settledAmount: amount, upstreamMs, settleMs, facilitator };
   await ledger.update(paymentId, update).catch((error: unknown) => {
     logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
   });

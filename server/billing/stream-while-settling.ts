@@ -1,9 +1,16 @@
 import type { SettleResponse } from "@x402/core/types";
+import type { Settlement } from "../payment/facilitator-answers";
 import { errorObject } from "../errors";
 import { SseEvent, type EventStream } from "../http/event-stream";
 import { logEvent } from "../log";
 import type { PreparedAnswer } from "./payment-method";
-import { recordSettled, recordSettleUnknown, type StreamPayment } from "./stream-settlement";
+import {
+  facilitatorOf,
+  recordSettled,
+  recordSettleUnknown,
+  settleVerified,
+  type StreamPayment,
+} from "./stream-settlement";
 import type { StreamMeter } from "./stream-meter";
 
 /** What an `exact` stream passed on while its payment settles works with. */
@@ -50,36 +57,40 @@ export function streamedWhileSettling(
 type Outcome =
   | { kind: "paid"; settlement: SettleResponse }
   | { kind: "unknown" }
-  | { kind: "refused"; reason: string; settleMs: number };
+  | { kind: "refused"; reason: string; settleMs: number; facilitator: string };
 
 /** Settles the price; records a settlement and an unknown outcome (a refused one is recorded with what passed). */
 async function settle(payment: SettlingPayment): Promise<Outcome> {
-  const { gateway, metrics } = payment.services;
+  const { metrics } = payment.services;
   const { amount } = payment;
   const started = performance.now();
-  let settlement: SettleResponse;
+  let settlement: Settlement;
   try {
-    settlement = await gateway.settle(payment.terms.payload, payment.terms.requirements);
+    settlement = await settleVerified(payment);
   } catch (error) {
     metrics.facilitatorFailed("settle");
-    await recordSettleUnknown(payment, amount, (error as Error).message, undefined, performance.now() - started);
+    const { message } = error as Error;
+    await recordSettleUnknown(payment, amount, message, undefined, performance.now() - started, facilitatorOf(error));
     return { kind: "unknown" };
   }
   const settleMs = performance.now() - started;
   payment.settled(settleMs);
+  const { facilitator } = settlement;
   if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
-    await recordSettleUnknown(payment, amount, "settlement_pending", settlement.transaction, settleMs);
+    await recordSettleUnknown(payment, amount, "settlement_pending", settlement.transaction, settleMs, facilitator);
     return { kind: "unknown" };
   }
-  if (!settlement.success) return { kind: "refused", reason: settlement.errorReason ?? "settlement_failed", settleMs };
-  await recordSettled(payment, amount, settlement.transaction, settleMs);
+  if (!settlement.success) {
+    return { kind: "refused", reason: settlement.errorReason ?? "settlement_failed", settleMs, facilitator };
+  }
+  await recordSettled(payment, amount, settlement, settleMs);
   return { kind: "paid", settlement };
 }
 
 /** The settlement was refused: what the stream passed on, at the quote's rates, is what it delivered unpaid. */
 async function recordUnpaid(
   payment: SettlingPayment,
-  refused: { reason: string; settleMs: number },
+  refused: { reason: string; settleMs: number; facilitator: string },
   outputTokens: number | undefined,
 ): Promise<void> {
   const unpaidAmount = payment.delivered(outputTokens);
@@ -88,6 +99,7 @@ async function recordUnpaid(
       status: "unpaid",
       failureReason: refused.reason,
       unpaidAmount,
+      facilitator: refused.facilitator,
       upstreamMs: payment.upstreamMs,
       settleMs: refused.settleMs,
     });

@@ -8,6 +8,7 @@ import { getNetwork } from "../../networks";
 import { SseEvent, writeEventStream, type EventStream } from "../http/event-stream";
 import { ServiceMetrics } from "../metrics/service-metrics";
 import { PaymentGateway } from "../payment/payment-gateway";
+import type { DecodedPayment } from "../payment/payment-signature";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { dataOfFixture } from "./__fixtures__/events";
 import { chatStreamMeter } from "./chat-stream-meter";
@@ -72,10 +73,9 @@ describe("an upto stream and its payment's deadline", () => {
     const gateway = new PaymentGateway({
       network,
       payTo: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-      facilitatorUrl: "http://facilitator.invalid",
+      facilitators: [{ name: "test", client: facilitator }],
       facilitatorTimeoutMs: 1000,
       paymentTimeoutSeconds: 300,
-      facilitator,
     });
     const services = {
       gateway,
@@ -114,7 +114,9 @@ describe("an upto stream and its payment's deadline", () => {
         streamMeter: (allowedOutput: number) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: false }),
       },
     } as unknown as BillableCall;
-    return { facilitator, services, paymentId, terms: { payload, requirements }, call };
+    const verdict = Promise.resolve({ verifyMs: 1, facilitator: "test" });
+    const payment = { nonce, payer: "0xpayer", version: 2, payload } as unknown as DecodedPayment;
+    return { facilitator, services, paymentId, terms: { payload, requirements }, call, verdict, payment };
   }
 
   /** The stream as `settledOnUsage` passes it on for a payment with this deadline (Unix seconds). */

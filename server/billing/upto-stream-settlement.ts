@@ -1,9 +1,15 @@
-import type { SettleResponse } from "@x402/core/types";
 import { STREAM_USAGE_GRACE_MS, UPTO_MIN_VALIDITY_MS, UPTO_SETTLE_MARGIN_MS } from "../../config/limits";
 import type { EventStream, SseEvent } from "../http/event-stream";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
-import { recordSettled, recordSettleUnknown, type StreamPayment } from "./stream-settlement";
+import type { Settlement } from "../payment/facilitator-answers";
+import {
+  facilitatorOf,
+  recordSettled,
+  recordSettleUnknown,
+  settleVerified,
+  type StreamPayment,
+} from "./stream-settlement";
 import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 
 /** What an `upto` stream's settlement works with: its verified payment, and how its session charges. */
@@ -136,23 +142,25 @@ async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Pr
   const amount = payment.charge(outputTokens);
   const price = { amount, network: payment.network, decimals: gateway.network.usdc.decimals };
   const started = performance.now();
-  let settlement: SettleResponse;
+  let settlement: Settlement;
   try {
-    settlement = await gateway.settle(payment.terms.payload, payment.terms.requirements, amount);
+    settlement = await settleVerified(payment, amount);
   } catch (error) {
     metrics.facilitatorFailed("settle");
-    await recordSettleUnknown(payment, amount, (error as Error).message, undefined, performance.now() - started);
+    const { message } = error as Error;
+    await recordSettleUnknown(payment, amount, message, undefined, performance.now() - started, facilitatorOf(error));
     return x402Cost(price, undefined);
   }
   const settleMs = performance.now() - started;
   if (settlement.success) {
-    await recordSettled(payment, amount, settlement.transaction, settleMs);
+    await recordSettled(payment, amount, settlement, settleMs);
     return x402Cost(price, settlement.transaction);
   }
   metrics.facilitatorFailed("settle");
   // Delivered either way: a pending transfer may land, a refused one may be settled again by reconciliation.
   const reason = settlement.errorReason ?? "settlement_failed";
-  await recordSettleUnknown(payment, amount, reason, settlement.transaction, settleMs);
+  const { transaction, facilitator } = settlement;
+  await recordSettleUnknown(payment, amount, reason, transaction, settleMs, facilitator);
   const pending = settlement.errorReason === "settlement_pending" && settlement.transaction;
   return pending ? x402Cost(price, undefined) : undefined;
 }

@@ -63,10 +63,9 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     gateway = new PaymentGateway({
       network,
       payTo: PAY_TO,
-      facilitatorUrl: "http://facilitator.invalid",
+      facilitators: [{ name: "test", client: facilitator }],
       facilitatorTimeoutMs: 1000,
       paymentTimeoutSeconds: 300,
-      facilitator,
     });
     metrics = new ServiceMetrics(network.id);
     payment = new X402Payment({

@@ -17,7 +17,7 @@ import {
   type PaidRetries,
 } from "./paid-retries";
 import type { LocalSignatureCheck } from "../payment/local-signature";
-import type { Authorization, BillableCall, PaymentMethod, X402Services } from "./payment-method";
+import type { Authorization, BillableCall, PaymentMethod, Verified, X402Services } from "./payment-method";
 import { Refusal } from "./refusal";
 import { paymentChallenge, paymentRequiredDocument, resourceInfo, type ChallengeCode } from "./x402-challenge";
 import { facilitatorUnavailable, priceCall, type LiveGas, type PricedRequest } from "./x402-price";
@@ -206,16 +206,15 @@ export class X402Payment implements PaymentMethod {
         `This request is not offered with the ${accepted.scheme} scheme (upto is offered for chat and Responses, where the deployment settles it); sign one of the requirements in PAYMENT-REQUIRED`,
       );
     }
-    if (!this.gateway.matches(payment.payload, offered)) {
-      throw refuse("payment_mismatch", describeMismatch(accepted, offered));
-    }
+    const signedFor = await this.gateway.signedFor(payment.payload, offered);
+    if (!signedFor) throw refuse("payment_mismatch", describeMismatch(accepted, offered));
     const late = uptoDeadlineProblem(payment.deadline);
     if (late) throw refuse("payment_invalid", late);
     const signedResource = payment.payload.resource?.url;
     if (signedResource !== undefined && signedResource !== call.resourceUrl) {
       throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
     }
-    return offered;
+    return signedFor;
   }
 
   /** A retry of a delivered request under its payment-identifier: its kept answer, charged once (for the first). */
@@ -259,12 +258,12 @@ export class X402Payment implements PaymentMethod {
     throw refuse("payment_already_used", `This payment signature has already been used; sign a new payment${retry}`);
   }
 
-  /** The facilitator's verdict on the claimed payment, recorded; the time it took. */
+  /** The facilitator's verdict on the claimed payment, recorded; the time it took and who gave it. */
   private async verifyClaimed(
     paymentId: number,
     terms: ReturnType<typeof facilitatorTerms>,
     refuse: Refuse,
-  ): Promise<number> {
+  ): Promise<Verified> {
     const started = performance.now();
     let verification;
     try {
@@ -274,14 +273,15 @@ export class X402Payment implements PaymentMethod {
       throw error;
     }
     const verifyMs = performance.now() - started;
+    const { facilitator } = verification;
     if (!verification.isValid) {
       const reason = verification.invalidReason ?? "invalid_payment";
-      await this.ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs });
+      await this.ledger.update(paymentId, { status: "failed", failureReason: reason, verifyMs, facilitator });
       const detail = verification.invalidMessage ? ` (${verification.invalidMessage})` : "";
       throw refuse("payment_rejected", `Payment rejected by the facilitator: ${reason}${detail}`);
     }
-    await this.ledger.update(paymentId, { status: "verified", verifyMs });
-    return verifyMs;
+    await this.ledger.update(paymentId, { status: "verified", verifyMs, facilitator });
+    return { verifyMs, facilitator };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { SettleResponse } from "@x402/core/types";
+import type { Settlement } from "../payment/facilitator-answers";
 import { ApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import { logEvent } from "../log";
@@ -11,7 +11,8 @@ import { settledOnUsage } from "./upto-stream-settlement";
 import { Refusal } from "./refusal";
 import { chatStreamError, streamedWhileSettling } from "./stream-while-settling";
 import type { HeldRequest } from "../payment/paid-answers";
-import type { BillableCall, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
+import type { BillableCall, Finished, PreparedAnswer, Verified, X402Price, X402Services } from "./payment-method";
+import { facilitatorOf, settleVerified } from "./stream-settlement";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
 import type { PricedRequest } from "./x402-price";
 
@@ -31,7 +32,7 @@ export interface SessionStart {
    * The facilitator's verdict: the time verify took, or a rejection with the Refusal to answer (or the facilitator's
    * failure). Already in, unless the work runs beside it (`overlapped`).
    */
-  verdict: Promise<number>;
+  verdict: Promise<Verified>;
   /** The work started before the verdict, and a stream is passed on while it settles (SETTLEMENT_ORDER=overlap). */
   overlapped: boolean;
   /** When the billing of the call began (performance.now()). */
@@ -52,7 +53,7 @@ export class X402Session {
   constructor(private readonly start: SessionStart) {
     this.timings = { quote: start.call.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
     this.start.verdict.then(
-      (verifyMs) => (this.timings.verify = verifyMs),
+      ({ verifyMs }) => (this.timings.verify = verifyMs),
       (reason: unknown) => this.abort.abort(reason),
     );
     const outputCap = start.call.quote.tokens?.maxOutput ?? 0;
@@ -130,36 +131,31 @@ export class X402Session {
     }
     const { timings } = this;
     const { paymentId } = this.start;
-    const { ledger, gateway } = this.start.services;
+    const { ledger } = this.start.services;
     // What every answer built below says it cost, settled or not: what this payment settles.
     const amount = this.settlementAmount(answer);
     answer = { ...answer, price: this.priceOf(amount) };
     const started = performance.now();
-    let settlement: SettleResponse;
+    let settlement: Settlement;
     try {
-      const { payload, requirements } = this.start.terms;
-      settlement = await gateway.settle(payload, requirements, requirements.scheme === "upto" ? amount : undefined);
+      const upto = this.start.terms.requirements.scheme === "upto";
+      settlement = await settleVerified(this.start, upto ? amount : undefined);
     } catch (error) {
       timings.settle = performance.now() - started;
       this.start.services.metrics.facilitatorFailed("settle");
-      return this.outcomeUnknown(answer, amount, (error as Error).message);
+      return this.outcomeUnknown(answer, amount, (error as Error).message, undefined, facilitatorOf(error));
     }
     timings.settle = performance.now() - started;
+    const { transaction, facilitator } = settlement;
     // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
-    if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
-      return this.outcomeUnknown(answer, amount, "settlement_pending", settlement.transaction);
+    if (!settlement.success && settlement.errorReason === "settlement_pending" && transaction) {
+      return this.outcomeUnknown(answer, amount, "settlement_pending", transaction, facilitator);
     }
     if (!settlement.success) return this.unsettled(answer, settlement);
-    const { transaction } = settlement;
     const record = async () => {
+      const update = { transaction, facilitator, settledAmount: amount, settleMs: timings.settle };
       try {
-        await ledger.update(paymentId, {
-          status: "settled",
-          transaction,
-          settledAmount: amount,
-          upstreamMs: timings.upstream,
-          settleMs: timings.settle,
-        });
+        await ledger.update(paymentId, { status: "settled", ...update, upstreamMs: timings.upstream });
       } catch (error) {
         // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
         logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });
@@ -251,13 +247,15 @@ export class X402Session {
     answer: PreparedAnswer,
     amount: bigint,
     reason: string,
-    transaction?: string,
+    transaction: string | undefined,
+    facilitator: string | undefined,
   ): Promise<Finished> {
     const { timings } = this;
     await this.start.services.ledger.update(this.start.paymentId, {
       status: "settle_unknown",
       failureReason: reason,
       transaction,
+      facilitator,
       // What the settlement was asked to move, which reconciliation checks against the chain.
       settledAmount: amount,
       upstreamMs: timings.upstream,
@@ -269,12 +267,13 @@ export class X402Session {
   }
 
   /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
-  private async unsettled(answer: PreparedAnswer, settlement: SettleResponse): Promise<Finished> {
+  private async unsettled(answer: PreparedAnswer, settlement: Settlement): Promise<Finished> {
     const { timings } = this;
     const reason = settlement.errorReason ?? "settlement_failed";
     await this.start.services.ledger.update(this.start.paymentId, {
       status: "failed",
       failureReason: reason,
+      facilitator: settlement.facilitator,
       upstreamMs: timings.upstream,
       settleMs: timings.settle,
     });

@@ -23,8 +23,9 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
 }
 
 /**
- * Endpoint 15: the state of the database, the facilitator and each model provider of the catalog (its probe and
+ * Endpoint 15: the state of the database, each facilitator and each model provider of the catalog (its probe and
  * its circuit breaker: `closed` serving, `open` skipped after failing, `half_open` about to be tried again).
+ * `facilitator` is down when no facilitator is up.
  * `upstream` is down when some model has no provider up: a provider down whose models fail over to another leaves
  * the service whole, and a liveness probe must not take it out of service for that. 503 when any of the three is
  * down.
@@ -33,11 +34,35 @@ export async function checkHealth(
   context: Pick<AppContext, "providers" | "storage" | "gateway" | "config">,
 ): Promise<{ status: number; body: unknown }> {
   const states = context.providers.states();
-  const [database, facilitator, ...probes] = await Promise.all([
+  const { routes } = context.gateway;
+  const [database, facilitatorProbes, ...probes] = await Promise.all([
     probe(() => context.storage.ping()),
-    probe(() => context.gateway.probe()),
+    Promise.all(routes.map((route) => probe(() => context.gateway.probe(route)))),
     ...states.map((state) => probe(() => state.upstream.probe(PROBE_TIMEOUT_MS))),
   ]);
+  const facilitators = Object.fromEntries(
+    routes.map((route, index) => [
+      route.name,
+      {
+        ...facilitatorProbes[index]!,
+        breaker: route.breaker.state(),
+        consecutive_failures: route.breaker.consecutiveFailures,
+      },
+    ]),
+  );
+  const facilitatorsUp = facilitatorProbes.filter((state) => state.status === "up").length;
+  const facilitatorLatency = Math.max(0, ...facilitatorProbes.map((state) => state.latency_ms));
+  // Payments go through while one facilitator is up: the others are failover.
+  const facilitator: ComponentState =
+    facilitatorsUp > 0
+      ? { status: "up", latency_ms: facilitatorLatency }
+      : {
+          status: "down",
+          latency_ms: facilitatorLatency,
+          error: facilitatorProbes
+            .map((state, index) => `${routes[index]!.name}: ${"error" in state ? state.error : "up"}`)
+            .join("; "),
+        };
   const providers = Object.fromEntries(
     states.map((state, index) => [
       state.provider,
@@ -58,7 +83,13 @@ export async function checkHealth(
       status: healthy ? "ok" : "degraded",
       network: context.config.network.id,
       version: SERVICE_VERSION,
-      checks: { database: { engine: context.storage.engine, ...database }, facilitator, upstream, providers },
+      checks: {
+        database: { engine: context.storage.engine, ...database },
+        facilitator,
+        facilitators,
+        upstream,
+        providers,
+      },
     },
   };
 }

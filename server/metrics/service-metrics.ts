@@ -20,7 +20,7 @@ export type RequestOutcome =
   | "error";
 
 export type PaymentKind = "x402" | "prepaid";
-export type FacilitatorOperation = "supported" | "verify" | "settle";
+import type { FacilitatorOperation } from "../payment/facilitator-route";
 
 /** How often the event loop's delay is sampled; prom-client's default, 10 ms, wakes an idle server 100 times a second. */
 const EVENT_LOOP_SAMPLE_MS = 100;
@@ -58,11 +58,15 @@ export class ServiceMetrics {
   private readonly reconciled;
   private readonly providerCalls;
   private readonly providerLatency;
+  private readonly facilitatorCalls;
+  private readonly facilitatorLatency;
   private readonly requestsOf;
   private readonly phaseOf;
   private readonly prepaidTokensOf;
   private readonly providerCallsOf;
   private readonly providerLatencyOf;
+  private readonly facilitatorCallsOf;
+  private readonly facilitatorLatencyOf;
 
   constructor(network: string) {
     const registers = [this.registry];
@@ -136,11 +140,37 @@ export class ServiceMetrics {
       buckets: PHASE_BUCKETS,
       registers,
     });
+    this.facilitatorCalls = new Counter({
+      name: "paysvc_facilitator_requests_total",
+      help: "Calls to each facilitator, by facilitator, operation and outcome (failed: no answer, or a 5xx; the next facilitator may have been asked)",
+      labelNames: ["facilitator", "operation", "outcome"] as const,
+      registers,
+    });
+    this.facilitatorLatency = new Histogram({
+      name: "paysvc_facilitator_latency_seconds",
+      help: "Time each facilitator took to answer, by facilitator and operation",
+      labelNames: ["facilitator", "operation"] as const,
+      buckets: PHASE_BUCKETS,
+      registers,
+    });
     this.requestsOf = childrenOf(this.requests);
     this.phaseOf = childrenOf(this.phases);
     this.prepaidTokensOf = childrenOf(this.prepaidTokens);
     this.providerCallsOf = childrenOf(this.providerCalls);
     this.providerLatencyOf = childrenOf(this.providerLatency);
+    this.facilitatorCallsOf = childrenOf(this.facilitatorCalls);
+    this.facilitatorLatencyOf = childrenOf(this.facilitatorLatency);
+  }
+
+  /** One call to a facilitator of the list, and how long it took. */
+  facilitatorCall(
+    facilitator: string,
+    operation: FacilitatorOperation,
+    outcome: "ok" | "failed",
+    seconds: number,
+  ): void {
+    this.facilitatorCallsOf(facilitator, operation, outcome).inc();
+    this.facilitatorLatencyOf(facilitator, operation).observe(seconds);
   }
 
   /** One call to a provider (a route of the catalog), and how long it took to answer (streams: the first event). */

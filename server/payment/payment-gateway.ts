@@ -1,67 +1,66 @@
-import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
-import {
-  SettleError,
-  VerifyError,
-  type Network,
-  type PaymentPayload,
-  type PaymentRequirements,
-  type SettleResponse,
-  type VerifyResponse,
-} from "@x402/core/types";
-import { ExactEvmScheme } from "@x402/evm/exact/server";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { declareEip2612GasSponsoringExtension, EIP2612_GAS_SPONSORING } from "@x402/extensions";
-import { UptoEvmScheme } from "@x402/evm/upto/server";
-import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { NetworkDefinition } from "../../networks";
+import type { ChainReader } from "../reconcile/chain-payment";
+import {
+  FacilitatorCallError,
+  FacilitatorRoute,
+  type GatewayFacilitator,
+  type RouteSettings,
+} from "./facilitator-route";
+import type { DecodedPayment } from "./payment-signature";
+import { chainOutcome } from "./chain-outcome";
+import { FacilitatorUnavailableError, type Settlement, type Verdict } from "./facilitator-answers";
 
 export interface PaymentGatewayConfig {
   network: NetworkDefinition;
   payTo: string;
-  /** The facilitator over HTTP; or, with `facilitator`, any client of one (tests use their own). */
-  facilitatorUrl: string;
+  /** The facilitators in the order verify tries them: each over HTTP with its credentials, or any client (tests). */
+  facilitators: GatewayFacilitator[];
   facilitatorTimeoutMs: number;
-  facilitator?: FacilitatorClient;
+  /** When a facilitator that keeps failing is skipped, and for how long. */
+  facilitatorBreaker?: { failureThreshold: number; cooldownMs: number };
   paymentTimeoutSeconds: number;
   /** Offer `upto` beside `exact` where the facilitator settles it for the network (EVM). */
   upto?: boolean;
+  /**
+   * The chain, asked whether a payment moved before a second facilitator is asked to settle it after the first
+   * failed in a way that leaves its outcome open; without it such a payment is left for reconciliation.
+   */
+  chain?: ChainReader;
+  observe?: RouteSettings["observe"];
 }
 
-/** What offering `upto` adds to a 402: the extensions the facilitator applies for it. */
-interface UptoSupport {
-  extensions: Record<string, unknown>;
+export interface SettleOptions {
+  /** What an `upto` payment settles (at most the signed maximum; 0 settles nothing). */
+  amount?: bigint;
+  /** The facilitator that verified the payment: it settles it, unless it fails before acting. */
+  verifiedBy?: string;
+  /** The payment as signed: what the chain is asked about before a second facilitator settles it. */
+  payment?: DecodedPayment;
 }
 
-/** The facilitator could not be asked (down, timed out, answered garbage): no verdict on the payment. */
-export class FacilitatorUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FacilitatorUnavailableError";
-  }
-}
+const DEFAULT_BREAKER = { failureThreshold: 3, cooldownMs: 30_000 };
 
 /**
- * This deployment's side of x402, over the official resource server: payment requirements for an amount, and
- * verification and settlement through the facilitator over HTTP.
+ * This deployment's side of x402, over the official resource server and an ordered list of facilitators: payment
+ * requirements for an amount (as the first facilitator up serves them), verification at the first facilitator up
+ * that serves the payment's terms, and settlement at the one that verified it, failing over to the next only when
+ * the first did nothing (never reached) or the chain shows the payment unused. Each facilitator has a breaker.
  */
 export class PaymentGateway {
-  private readonly facilitator: FacilitatorClient;
-  private readonly server: x402ResourceServer;
-  private initialized: Promise<void> | undefined;
-  private v1Support: Promise<boolean> | undefined;
-  private uptoSupport: Promise<UptoSupport | undefined> | undefined;
+  readonly routes: readonly FacilitatorRoute[];
 
   constructor(private readonly config: PaymentGatewayConfig) {
-    this.facilitator =
-      config.facilitator ??
-      new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: config.facilitatorTimeoutMs });
-    const scheme = config.network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme();
-    this.server = new x402ResourceServer(this.facilitator).register(config.network.id, scheme);
-    // v1 payments name the network by its v1 name; the resource server looks their scheme up by it.
-    const { network } = config;
-    if (network.kind === "evm" && network.x402V1Network) {
-      this.server.register(network.x402V1Network as Network, scheme);
-    }
-    if (config.upto && network.kind === "evm") this.server.register(network.id, new UptoEvmScheme());
+    if (config.facilitators.length === 0) throw new Error("PaymentGateway needs at least one facilitator");
+    const settings: RouteSettings = {
+      network: config.network,
+      upto: config.upto === true,
+      timeoutMs: config.facilitatorTimeoutMs,
+      breaker: config.facilitatorBreaker ?? DEFAULT_BREAKER,
+      observe: config.observe,
+    };
+    this.routes = config.facilitators.map((facilitator) => new FacilitatorRoute(facilitator, settings));
   }
 
   get network(): NetworkDefinition {
@@ -78,13 +77,35 @@ export class PaymentGateway {
     return this.config.paymentTimeoutSeconds;
   }
 
-  /** Learns what the facilitator supports, once; a failure is retried by the next caller. */
-  private ensureInitialized(): Promise<void> {
-    this.initialized ??= this.server.initialize().catch((error: unknown) => {
-      this.initialized = undefined;
-      throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
-    });
-    return this.initialized;
+  /** The facilitators whose breaker lets calls through, in order. */
+  private up(): FacilitatorRoute[] {
+    return this.routes.filter((route) => route.breaker.state() !== "open");
+  }
+
+  /**
+   * The facilitator a 402 offers the terms of: the first up that says what it supports and lists `exact` on the
+   * network. A facilitator that cannot say counts as a failure of its breaker.
+   */
+  private async primary(): Promise<FacilitatorRoute> {
+    const { network } = this.config;
+    let failure: Error | undefined;
+    for (const route of this.up()) {
+      try {
+        await route.initialize();
+      } catch (error) {
+        route.breaker.failed();
+        failure = error as Error;
+        continue;
+      }
+      if (route.lists("exact", network.id)) return route;
+    }
+    throw new FacilitatorUnavailableError(
+      `payment facilitator unavailable: ${failure?.message ?? `no facilitator up lists exact payments on ${network.id}`}`,
+    );
+  }
+
+  private terms(amount: bigint) {
+    return { amount, payTo: this.config.payTo, maxTimeoutSeconds: this.config.paymentTimeoutSeconds };
   }
 
   /**
@@ -92,132 +113,159 @@ export class PaymentGateway {
    * they carry the token's EIP-712 domain; on Solana the scheme adds the facilitator's fee payer.
    */
   async requirementsFor(amount: bigint): Promise<PaymentRequirements> {
-    return this.build("exact", amount);
+    return (await this.primary()).build("exact", this.terms(amount));
   }
 
   /**
    * The `upto` requirements with `amount` as the most the payer signs for, where this deployment offers `upto` and
-   * the facilitator lists it for the network (its `extra.facilitatorAddress`, which the payer's signature names, comes
-   * from there); undefined otherwise.
+   * the facilitator that serves the 402 lists it for the network (its `extra.facilitatorAddress`, which the payer's
+   * signature names, comes from there); undefined otherwise.
    */
   async uptoRequirementsFor(
     amount: bigint,
   ): Promise<{ requirements: PaymentRequirements; extensions: Record<string, unknown> } | undefined> {
-    const support = await this.settlesUpto();
-    if (!support) return undefined;
-    return { requirements: await this.build("upto", amount), extensions: support.extensions };
-  }
-
-  private async build(scheme: "exact" | "upto", amount: bigint): Promise<PaymentRequirements> {
-    await this.ensureInitialized();
     const { network } = this.config;
-    const [requirements] = await this.server.buildPaymentRequirements({
-      scheme,
-      network: network.id,
-      payTo: this.config.payTo,
-      maxTimeoutSeconds: this.config.paymentTimeoutSeconds,
-      price: {
-        amount: amount.toString(),
-        asset: network.usdc.address,
-        extra: network.kind === "evm" ? { ...network.usdc.eip712 } : {},
-      },
-    });
-    if (!requirements) throw new Error("x402 resource server built no payment requirements");
-    return requirements;
+    if (!this.config.upto || network.kind !== "evm") return undefined;
+    const route = await this.primary();
+    if (!route.lists("upto", network.id)) return undefined;
+    // EIP-2612 gas sponsoring where the facilitator applies a payer's permit: a payer needs no gas for Permit2.
+    const sponsors = (route.knownSupport?.extensions ?? []).includes(EIP2612_GAS_SPONSORING.key);
+    return {
+      requirements: await route.build("upto", this.terms(amount)),
+      extensions: sponsors ? declareEip2612GasSponsoringExtension() : {},
+    };
   }
 
   /** True when the payload was signed for exactly these requirements (deep equality of `accepted`). */
   matches(payload: PaymentPayload, requirements: PaymentRequirements): boolean {
-    return this.server.findMatchingRequirements([requirements], payload) !== undefined;
-  }
-
-  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-    try {
-      return await this.server.verifyPayment(payload, requirements);
-    } catch (error) {
-      // A facilitator that rejects with a non-2xx status still gives a verdict.
-      if (error instanceof VerifyError) {
-        return {
-          isValid: false,
-          invalidReason: error.invalidReason,
-          invalidMessage: error.invalidMessage,
-          payer: error.payer,
-        };
-      }
-      throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
-    }
-  }
-
-  /** Settles a payment: `exact` its amount; `upto` the `amount` given (at most the signed maximum, 0 for nothing). */
-  async settle(payload: PaymentPayload, requirements: PaymentRequirements, amount?: bigint): Promise<SettleResponse> {
-    // A reconciler may settle before anything else asked the facilitator what it supports.
-    await this.ensureInitialized();
-    const overrides = amount === undefined ? undefined : { amount: amount.toString() };
-    try {
-      return await this.server.settlePayment(payload, requirements, undefined, undefined, overrides);
-    } catch (error) {
-      if (error instanceof SettleError) {
-        return {
-          success: false,
-          errorReason: error.errorReason,
-          errorMessage: error.errorMessage,
-          payer: error.payer,
-          transaction: error.transaction,
-          network: error.network,
-        };
-      }
-      throw new FacilitatorUnavailableError(`settlement outcome unknown: ${(error as Error).message}`);
-    }
+    return this.routes[0]!.matches(payload, requirements);
   }
 
   /**
-   * Whether the facilitator settles x402 v1 "exact" payments on this network's v1 name (asked once; a failure to
-   * ask is retried next time). A facilitator that does not gets no v1 payment to verify.
+   * The requirements a payment was signed for: `offered`, or the same terms as another facilitator serves them
+   * (a 402 served while another facilitator was first names that one's fee payer or upto address); undefined when
+   * no facilitator known serves what it signed.
    */
-  acceptsV1(): Promise<boolean> {
-    const { network } = this.config;
-    if (network.kind !== "evm" || !network.x402V1Network) return Promise.resolve(false);
-    const name = network.x402V1Network;
-    this.v1Support ??= this.facilitator.getSupported().then(
-      (supported) =>
-        supported.kinds.some((kind) => kind.x402Version === 1 && kind.scheme === "exact" && kind.network === name),
-      (error: unknown) => {
-        this.v1Support = undefined;
-        throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
-      },
-    );
-    return this.v1Support;
+  async signedFor(payload: PaymentPayload, offered: PaymentRequirements): Promise<PaymentRequirements | undefined> {
+    if (this.matches(payload, offered)) return offered;
+    for (const route of this.routes) {
+      if (!route.knownSupport || !route.lists(offered.scheme, offered.network)) continue;
+      const { scheme, amount, payTo, maxTimeoutSeconds } = offered;
+      const terms = { amount: BigInt(amount), payTo, maxTimeoutSeconds };
+      const built = await route.build(scheme as "exact" | "upto", terms).catch(() => undefined);
+      if (built && this.matches(payload, built)) return built;
+    }
+    return undefined;
   }
 
   /**
-   * Whether this deployment offers `upto` and the facilitator settles it on this network, and the extensions a 402
-   * offering it declares: EIP-2612 gas sponsoring where the facilitator applies a payer's permit, so a payer
-   * needs no gas to let Permit2 move its USDC (asked once; a failure to ask is retried next time).
+   * Whether `route` can verify and settle these terms: it lists their scheme and network (v1: under its v1 name),
+   * and builds the same requirements (upto's facilitator address and Solana's fee payer are its own).
    */
-  private settlesUpto(): Promise<UptoSupport | undefined> {
-    const { network } = this.config;
-    if (!this.config.upto || network.kind !== "evm") return Promise.resolve(undefined);
-    this.uptoSupport ??= this.facilitator.getSupported().then(
-      (supported) => {
-        const settles = supported.kinds.some(
-          (kind) => kind.x402Version === 2 && kind.scheme === "upto" && kind.network === network.id,
-        );
-        if (!settles) return undefined;
-        const sponsors = (supported.extensions ?? []).includes(EIP2612_GAS_SPONSORING.key);
-        return { extensions: sponsors ? declareEip2612GasSponsoringExtension() : {} };
-      },
-      (error: unknown) => {
-        this.uptoSupport = undefined;
-        throw new FacilitatorUnavailableError(`payment facilitator unavailable: ${(error as Error).message}`);
-      },
-    );
-    return this.uptoSupport;
+  private async serves(route: FacilitatorRoute, payload: PaymentPayload, requirements: PaymentRequirements) {
+    await route.initialize();
+    if (payload.x402Version === 1) return route.lists(requirements.scheme, requirements.network, 1);
+    if (!route.lists(requirements.scheme, requirements.network)) return false;
+    const { scheme, amount, payTo, maxTimeoutSeconds } = requirements;
+    const built = await route.build(scheme as "exact" | "upto", { amount: BigInt(amount), payTo, maxTimeoutSeconds });
+    return route.matches({ ...payload, accepted: requirements }, built);
   }
 
-  /** Health probe: the facilitator answers /supported and supports this network's exact scheme. */
-  async probe(): Promise<void> {
-    const supported = await this.facilitator.getSupported();
-    const kind = supported.kinds.find((entry) => entry.network === this.config.network.id && entry.scheme === "exact");
-    if (!kind) throw new Error(`facilitator does not support exact payments on ${this.config.network.id}`);
+  /** The facilitator's verdict, from the first one up that serves the terms; a failure there tries the next. */
+  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<Verdict> {
+    let failure: Error | undefined;
+    for (const route of this.routes) {
+      if (!route.breaker.tryAcquire()) continue;
+      try {
+        if (!(await this.serves(route, payload, requirements))) {
+          route.breaker.released();
+          continue;
+        }
+        const verdict = await route.verify(payload, requirements);
+        route.breaker.succeeded();
+        return { ...verdict, facilitator: route.name };
+      } catch (error) {
+        if (!(error instanceof FacilitatorCallError)) {
+          route.breaker.released();
+          throw error;
+        }
+        route.breaker.failed();
+        failure = error;
+      }
+    }
+    throw new FacilitatorUnavailableError(
+      `payment facilitator unavailable: ${failure?.message ?? "no facilitator up serves these payment terms"}`,
+      failure instanceof FacilitatorCallError ? failure.facilitator : undefined,
+    );
+  }
+
+  /**
+   * Settles a payment at the facilitator that verified it (else the first that serves its terms). When that one
+   * fails without acting (never reached), the next is asked; when it fails in a way that leaves its outcome open
+   * (timeout, 5xx, a broken answer), the chain is asked first: a transfer found is that facilitator's settlement,
+   * an unused payment goes to the next, and anything else is left unknown (FacilitatorUnavailableError) for
+   * reconciliation. After such a failure, another facilitator's refusal is unknown too (the first may still land).
+   */
+  async settle(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    options: SettleOptions = {},
+  ): Promise<Settlement> {
+    const since = new Date(Date.now() - 60_000);
+    const first = this.routes.find((route) => route.name === options.verifiedBy);
+    const order = first ? [first, ...this.routes.filter((route) => route !== first)] : [...this.routes];
+    let doubt: FacilitatorCallError | undefined;
+    let failure: FacilitatorCallError | undefined;
+    for (const route of order) {
+      // The first is the one that verified these terms; another must be up and serve them as they were signed.
+      if (route !== order[0]) {
+        if (route.breaker.state() === "open") continue;
+        if (!(await this.serves(route, payload, requirements).catch(() => false))) continue;
+      }
+      if (doubt) {
+        const known = await chainOutcome(this.config.chain, doubt, requirements, options.payment, since);
+        if (known) return known;
+      }
+      try {
+        const settlement = await route.settle(payload, requirements, options.amount);
+        route.breaker.succeeded();
+        if (!settlement.success && doubt) {
+          const reason = settlement.errorReason ?? "refused";
+          throw new FacilitatorUnavailableError(
+            `settlement outcome unknown: ${doubt.message}; then ${route.name} refused it (${reason})`,
+            doubt.facilitator,
+          );
+        }
+        return { ...settlement, facilitator: route.name };
+      } catch (error) {
+        if (!(error instanceof FacilitatorCallError)) throw error;
+        route.breaker.failed();
+        failure = error;
+        if (!error.unreached) doubt ??= error;
+      }
+    }
+    throw new FacilitatorUnavailableError(
+      `settlement outcome unknown: ${(doubt ?? failure)?.message ?? "no facilitator up settles these payment terms"}`,
+      (doubt ?? failure)?.facilitator ?? options.verifiedBy,
+    );
+  }
+
+  /**
+   * Whether some facilitator settles x402 v1 "exact" payments on this network's v1 name (as far as they said). A
+   * deployment whose facilitators do not gets no v1 payment to verify.
+   */
+  async acceptsV1(): Promise<boolean> {
+    const name = this.v1Network;
+    if (!name) return false;
+    await this.primary();
+    return this.routes.some((route) => route.lists("exact", name, 1));
+  }
+
+  /** Health probe of one facilitator: it answers /supported and lists this network's exact scheme. */
+  async probe(route: FacilitatorRoute): Promise<void> {
+    const supported = await route.probe();
+    const { network } = this.config;
+    const listed = supported.kinds.some((kind) => kind.network === network.id && kind.scheme === "exact");
+    if (!listed) throw new Error(`facilitator does not support exact payments on ${network.id}`);
   }
 }

@@ -24,6 +24,8 @@ export interface PaymentUpdate {
   status: PaymentStatus;
   failureReason?: string;
   transaction?: string;
+  /** The facilitator that verified it, then the one that settled it (or was last asked to). */
+  facilitator?: string;
   /** What the settlement moved on chain (for `upto`, decided when the work is done). */
   settledAmount?: bigint;
   /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
@@ -54,6 +56,8 @@ export interface PaymentRecord {
   status: PaymentStatus;
   failureReason: string | null;
   transaction: string | null;
+  /** Null on rows written before it was recorded, and on rows no facilitator verified. */
+  facilitator: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

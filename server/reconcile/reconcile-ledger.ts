@@ -179,10 +179,18 @@ export class LedgerReconciler {
       return { ...rowOf(record, "open"), detail: "an upto payment whose charge was not recorded: not settled" };
     }
     const settlement = await gateway
-      .settle(terms.payload, terms.requirements, record.scheme === "upto" ? amount : undefined)
+      .settle(terms.payload, terms.requirements, {
+        amount: record.scheme === "upto" ? amount : undefined,
+        verifiedBy: record.facilitator ?? undefined,
+        payment,
+      })
       .catch((error: unknown) => ({ success: false as const, errorReason: (error as Error).message }));
     if (settlement.success) {
-      const update = { transaction: settlement.transaction, settledAmount: amount };
+      const update = {
+        transaction: settlement.transaction,
+        settledAmount: amount,
+        facilitator: settlement.facilitator,
+      };
       return this.move(record, "settled", update, false, "recovered");
     }
     const chain = await reader.find(payment, record.transaction, record.createdAt);
@@ -239,7 +247,7 @@ export class LedgerReconciler {
   private async move(
     record: PaymentRecord,
     to: "settled" | "unsettled",
-    update: { transaction?: string; failureReason?: string; settledAmount?: bigint },
+    update: { transaction?: string; failureReason?: string; settledAmount?: bigint; facilitator?: string },
     check: boolean,
     outcome: ReconcileOutcome = to,
   ): Promise<ReconciledRow> {

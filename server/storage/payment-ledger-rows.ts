@@ -51,6 +51,7 @@ export function updateValues<At>(id: number, update: PaymentUpdate, at: At) {
     status: update.status,
     failureReason: update.failureReason ?? null,
     transaction: update.transaction ?? null,
+    facilitator: update.facilitator ?? null,
     settledAmount: update.settledAmount?.toString() ?? null,
     unpaidAmount: update.unpaidAmount?.toString() ?? null,
     verifyMs: round(update.verifyMs),

@@ -38,6 +38,7 @@ export class PostgresPaymentLedger implements PaymentLedger {
       status: sql`${sql.placeholder("status")}`,
       failureReason: keep(payments.failureReason, "failureReason", "text"),
       transaction: keep(payments.transaction, "transaction", "text"),
+      facilitator: keep(payments.facilitator, "facilitator", "text"),
       settledAmount: keep(payments.settledAmount, "settledAmount", "numeric"),
       unpaidAmount: keep(payments.unpaidAmount, "unpaidAmount", "numeric"),
       verifyMs: keep(payments.verifyMs, "verifyMs", "integer"),

@@ -31,6 +31,8 @@ export const payments = pgTable(
     status: text("status", { enum: paymentStatuses }).notNull(),
     failureReason: text("failure_reason"),
     transaction: text("transaction"),
+    /** The facilitator that verified the payment, then the one that settled it (or was last asked to). */
+    facilitator: text("facilitator"),
     quoteMs: integer("quote_ms"),
     verifyMs: integer("verify_ms"),
     upstreamMs: integer("upstream_ms"),

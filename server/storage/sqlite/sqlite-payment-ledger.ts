@@ -37,6 +37,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
       status: sql`${sql.placeholder("status")}`,
       failureReason: keep(payments.failureReason, "failureReason"),
       transaction: keep(payments.transaction, "transaction"),
+      facilitator: keep(payments.facilitator, "facilitator"),
       settledAmount: keep(payments.settledAmount, "settledAmount"),
       unpaidAmount: keep(payments.unpaidAmount, "unpaidAmount"),
       verifyMs: keep(payments.verifyMs, "verifyMs"),

@@ -1,0 +1,238 @@
+import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
+import {
+  SettleError,
+  VerifyError,
+  type Network,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type SupportedResponse,
+  type VerifyResponse,
+} from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { UptoEvmScheme } from "@x402/evm/upto/server";
+import { ExactSvmScheme } from "@x402/svm/exact/server";
+import type { FacilitatorAuth } from "../../config/facilitators";
+import type { NetworkDefinition } from "../../networks";
+import { CircuitBreaker } from "../upstream/circuit-breaker";
+import { facilitatorAuthHeaders } from "./facilitator-auth";
+
+export type FacilitatorOperation = "supported" | "verify" | "settle";
+
+/** One facilitator of the gateway's list: by URL (with its credentials), or any client of one (tests). */
+export interface GatewayFacilitator {
+  name: string;
+  url?: string;
+  auth?: FacilitatorAuth;
+  client?: FacilitatorClient;
+}
+
+export interface RouteSettings {
+  network: NetworkDefinition;
+  upto: boolean;
+  timeoutMs: number;
+  breaker: { failureThreshold: number; cooldownMs: number };
+  /** Told of every call: which facilitator, which operation, whether it answered, how long it took. */
+  observe?: (facilitator: string, operation: FacilitatorOperation, outcome: "ok" | "failed", seconds: number) => void;
+}
+
+/**
+ * A call that got no answer to rely on. `unreached`: the request never reached the facilitator (connection refused,
+ * name not found), so it did nothing; otherwise it may have acted (timeout, 5xx, a broken answer).
+ */
+export class FacilitatorCallError extends Error {
+  constructor(
+    readonly facilitator: string,
+    readonly unreached: boolean,
+    readonly status: number | undefined,
+    cause: unknown,
+  ) {
+    super(`${facilitator}: ${(cause as Error).message ?? String(cause)}`, { cause });
+    this.name = "FacilitatorCallError";
+  }
+}
+
+const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/** Whether an error of fetch says the request could not be sent at all. */
+function unreached(error: unknown): boolean {
+  for (
+    let current = error as { code?: string; cause?: unknown } | undefined, depth = 0;
+    current && depth < 8;
+    depth++
+  ) {
+    if (current.code && UNREACHED_CODES.has(current.code)) return true;
+    current = current.cause as typeof current;
+  }
+  return false;
+}
+
+/** The HTTP status a failed facilitator call answered with, where it answered. */
+export function statusOf(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof VerifyError || current instanceof SettleError) return current.statusCode;
+    const match = /failed \((\d{3})\)/.exec(current.message);
+    if (match) return Number(match[1]);
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * One facilitator as the gateway uses it: its client (with its credentials), an x402 resource server of its own
+ * (the requirements it builds name what it supports: upto's facilitatorAddress, Solana's fee payer), what it
+ * listed in /supported, and a circuit breaker. Failures come out as FacilitatorCallError; verdicts as answers.
+ */
+export class FacilitatorRoute {
+  readonly name: string;
+  readonly url: string | undefined;
+  readonly breaker: CircuitBreaker;
+  private readonly client: FacilitatorClient;
+  private readonly server: x402ResourceServer;
+  private initialized: Promise<SupportedResponse> | undefined;
+  private supported: SupportedResponse | undefined;
+
+  constructor(
+    facilitator: GatewayFacilitator,
+    private readonly settings: RouteSettings,
+  ) {
+    this.name = facilitator.name;
+    this.url = facilitator.url;
+    this.breaker = new CircuitBreaker(settings.breaker);
+    const http =
+      facilitator.client ??
+      new HTTPFacilitatorClient({
+        url: facilitator.url,
+        timeoutMs: settings.timeoutMs,
+        createAuthHeaders: facilitator.url
+          ? facilitatorAuthHeaders(facilitator.url, facilitator.auth ?? { kind: "none" })
+          : undefined,
+      });
+    this.client = {
+      verify: (payload, requirements) => this.timed("verify", () => http.verify(payload, requirements)),
+      settle: (payload, requirements) => this.timed("settle", () => http.settle(payload, requirements)),
+      // The resource server asks it when it initializes: what it listed is kept for the gateway's questions.
+      getSupported: () =>
+        this.timed("supported", () => http.getSupported()).then((supported) => (this.supported = supported)),
+    };
+    const { network } = settings;
+    const scheme = network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme();
+    this.server = new x402ResourceServer(this.client).register(network.id, scheme);
+    // v1 payments name the network by its v1 name; the resource server looks their scheme up by it.
+    if (network.kind === "evm" && network.x402V1Network) this.server.register(network.x402V1Network as Network, scheme);
+    if (settings.upto && network.kind === "evm") this.server.register(network.id, new UptoEvmScheme());
+  }
+
+  private async timed<T>(operation: FacilitatorOperation, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    try {
+      const result = await call();
+      this.settings.observe?.(this.name, operation, "ok", seconds());
+      return result;
+    } catch (error) {
+      // A verdict given with an error status (a refused payment) is an answer; anything else is a failure.
+      const status = statusOf(error);
+      const verdict = (error instanceof VerifyError || error instanceof SettleError) && status! < 500;
+      this.settings.observe?.(this.name, operation, verdict ? "ok" : "failed", seconds());
+      throw error;
+    }
+  }
+
+  /** What it supports, asked once (its resource server learns it too); a failure is retried by the next caller. */
+  initialize(): Promise<SupportedResponse> {
+    this.initialized ??= this.server.initialize().then(
+      () => this.supported!,
+      (error: unknown) => {
+        this.initialized = undefined;
+        throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
+      },
+    );
+    return this.initialized;
+  }
+
+  /** What it listed, once known. */
+  get knownSupport(): SupportedResponse | undefined {
+    return this.supported;
+  }
+
+  /** Whether it listed `scheme` (x402 v2, or `version`) on `network`. */
+  lists(scheme: string, network: string, version = 2): boolean {
+    return (this.supported?.kinds ?? []).some(
+      (kind) => kind.x402Version === version && kind.scheme === scheme && kind.network === network,
+    );
+  }
+
+  /** The requirements this facilitator would serve for `amount` of the asset under `scheme` (initialized first). */
+  async build(
+    scheme: "exact" | "upto",
+    terms: { amount: bigint; payTo: string; maxTimeoutSeconds: number },
+  ): Promise<PaymentRequirements> {
+    await this.initialize();
+    const { network } = this.settings;
+    const [requirements] = await this.server.buildPaymentRequirements({
+      scheme,
+      network: network.id,
+      payTo: terms.payTo,
+      maxTimeoutSeconds: terms.maxTimeoutSeconds,
+      price: {
+        amount: terms.amount.toString(),
+        asset: network.usdc.address,
+        extra: network.kind === "evm" ? { ...network.usdc.eip712 } : {},
+      },
+    });
+    if (!requirements) throw new Error("x402 resource server built no payment requirements");
+    return requirements;
+  }
+
+  /** True when the payload was signed for exactly these requirements (deep equality of `accepted`). */
+  matches(payload: PaymentPayload, requirements: PaymentRequirements): boolean {
+    return this.server.findMatchingRequirements([requirements], payload) !== undefined;
+  }
+
+  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    try {
+      return await this.server.verifyPayment(payload, requirements);
+    } catch (error) {
+      if (error instanceof VerifyError && error.statusCode < 500) {
+        return {
+          isValid: false,
+          invalidReason: error.invalidReason,
+          invalidMessage: error.invalidMessage,
+          payer: error.payer,
+        };
+      }
+      throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
+    }
+  }
+
+  /** Settles: `exact` its amount; `upto` the `amount` given. A refusal is an answer, a failure is thrown. */
+  async settle(payload: PaymentPayload, requirements: PaymentRequirements, amount?: bigint): Promise<SettleResponse> {
+    await this.initialize();
+    const overrides = amount === undefined ? undefined : { amount: amount.toString() };
+    try {
+      return await this.server.settlePayment(payload, requirements, undefined, undefined, overrides);
+    } catch (error) {
+      if (error instanceof SettleError && error.statusCode < 500) {
+        return {
+          success: false,
+          errorReason: error.errorReason,
+          errorMessage: error.errorMessage,
+          payer: error.payer,
+          transaction: error.transaction,
+          network: error.network,
+        };
+      }
+      throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
+    }
+  }
+
+  /** A fresh /supported, for health and the capability check; failures come out as FacilitatorCallError. */
+  async probe(): Promise<SupportedResponse> {
+    try {
+      return await this.client.getSupported();
+    } catch (error) {
+      throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { chainRpcUrlOf, type ServiceConfig } from "../../config/service-config";
+import { chainReaderFor } from "../reconcile/chain-reader-for";
+import { PaymentGateway, type PaymentGatewayConfig } from "./payment-gateway";
+
+/**
+ * The deployment's gateway, from its configuration: its facilitators in order, with their credentials and
+ * breakers, and its chain (asked before a second facilitator settles a payment the first may have settled).
+ */
+export function gatewayFor(
+  config: Pick<
+    ServiceConfig,
+    | "network"
+    | "payTo"
+    | "facilitators"
+    | "facilitatorTimeoutMs"
+    | "facilitatorBreaker"
+    | "paymentTimeoutSeconds"
+    | "upto"
+    | "chainRpcUrl"
+  >,
+  observe?: PaymentGatewayConfig["observe"],
+): PaymentGateway {
+  return new PaymentGateway({
+    network: config.network,
+    payTo: config.payTo,
+    facilitators: config.facilitators.map(({ name, url, auth }) => ({ name, url, auth })),
+    facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+    facilitatorBreaker: config.facilitatorBreaker,
+    paymentTimeoutSeconds: config.paymentTimeoutSeconds,
+    upto: config.upto,
+    chain: chainReaderFor(config.network, chainRpcUrlOf(config)),
+    observe,
+  });
+}
+
+/** The schemes a deployment offers: `exact`, and `upto` on EVM networks where X402_UPTO is on. */
+export function offeredSchemes(config: Pick<ServiceConfig, "network" | "upto">): string[] {
+  return config.network.kind === "evm" && config.upto ? ["exact", "upto"] : ["exact"];
+}
