@@ -11,6 +11,10 @@ import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-u
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { chatBody, payingOpenAI, quote, stack, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
+import Database from "better-sqlite3";
+import { cdpApiKey, cdpTokenProblem } from "./support/cdp-keys";
+import { startFacilitatorFront } from "./support/facilitator-front";
+import { startFacilitatorProxy } from "./support/facilitator-proxy";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-production-"));
 // An operator's own address: these payments are not the shared ledger's, whose sum the last e2e file checks against
@@ -197,6 +201,94 @@ describe("paysvc start (production)", () => {
       expect((await usdcBalance(PAY_TO)) - before).toBe(quoted);
     } finally {
       expect(await stopService(service.child)).toBe(0);
+    }
+  });
+
+  it("runs a CDP-backed deployment with the built-in facilitator as its fallback", async () => {
+    const key = generatePrivateKey();
+    await createTestClient({ mode: "anvil", transport: http(stack().chainRpcUrl) }).setBalance({
+      address: privateKeyToAccount(key).address,
+      value: parseEther("10"),
+    });
+    // CDP's facilitator, played by the embedded one behind a front that checks CDP's JWT.
+    const cdpKey = cdpApiKey("ed25519");
+    const cdp = await startFacilitatorFront(stack().facilitatorUrl, {
+      authorize: (request, path) =>
+        cdpTokenProblem(request.headers.authorization, cdpKey, {
+          method: request.method!,
+          host: request.headers.host!,
+          path,
+        }),
+    });
+    const env: Record<string, string> = {
+      ...(await operatorEnvironment()),
+      FACILITATOR_URL: "",
+      FACILITATORS: `cdp=${cdp.url},built-in`,
+      FACILITATOR_CDP_AUTH: "cdp",
+      CDP_API_KEY_ID: cdpKey.id,
+      CDP_API_KEY_SECRET: cdpKey.secret,
+      CHAIN_RPC_URL: stack().chainRpcUrl,
+      FACILITATOR_PRIVATE_KEY: key,
+      FACILITATOR_TIMEOUT_MS: "2000",
+    };
+    const service = await startService(env);
+    const payer = stack().payers[3]!;
+    const paidCall = async (content: string) => {
+      const body = chatBody(content);
+      const quoted = BigInt((await quote("/v1/chat/completions", body, service.url)).accepts[0]!.amount);
+      const before = await usdcBalance(PAY_TO);
+      await payingOpenAI(payer.privateKey, `${service.url}/v1`).chat.completions.create(body as never);
+      expect((await usdcBalance(PAY_TO)) - before).toBe(quoted);
+      // A whole answer's row is written right after the answer leaves.
+      const row = () => {
+        const database = new Database(env.DATABASE_URL!.slice("file:".length), { readonly: true });
+        try {
+          return database.prepare("select status, facilitator from payments order by id desc limit 1").get();
+        } finally {
+          database.close();
+        }
+      };
+      await expect.poll(() => (row() as { status: string }).status).toBe("settled");
+      return row();
+    };
+    try {
+      const log = service.log.join("");
+      expect(log).toContain("paysvc start: facilitator cdp: eip155:137: exact yes, upto yes");
+      expect(log).toContain("paysvc start: facilitator built-in: eip155:137: exact yes, upto yes");
+      expect(log).not.toContain(cdpKey.secret);
+      expect(await paidCall("paid through CDP")).toEqual({ status: "settled", facilitator: "cdp" });
+      expect(cdp.refused).toEqual([]);
+      // CDP unreachable: the built-in facilitator verifies and settles.
+      await cdp.refuse();
+      expect(await paidCall("paid through the fallback")).toEqual({ status: "settled", facilitator: "built-in" });
+    } finally {
+      expect(await stopService(service.child)).toBe(0);
+      await cdp.stop();
+    }
+  });
+
+  it("start --check says which facilitator lacks the network and which lacks upto, and refuses when none has exact", async () => {
+    const noNetwork = await startFacilitatorProxy(stack().facilitatorUrl);
+    noNetwork.setSupported((kind) => kind.network !== "eip155:137");
+    const noUpto = await startFacilitatorProxy(stack().facilitatorUrl);
+    noUpto.setSupported((kind) => (kind as { scheme?: string }).scheme !== "upto");
+    try {
+      const env: Record<string, string> = {
+        ...(await operatorEnvironment()),
+        FACILITATOR_URL: "",
+        FACILITATORS: `elsewhere=${noNetwork.url},exact-only=${noUpto.url}`,
+      };
+      const checked = await paysvc(["start", "--check"], 30_000, env);
+      expect(checked.code, checked.stderr).toBe(0);
+      expect(checked.stdout).toMatch(/^facilitator elsewhere \(.*\): does not list eip155:137 \(it lists /m);
+      expect(checked.stdout).toMatch(/^facilitator exact-only \(.*\): eip155:137: exact yes, upto no$/m);
+      const refused = await paysvc(["start"], 30_000, { ...env, FACILITATORS: `elsewhere=${noNetwork.url}` });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^paysvc start: no facilitator \(elsewhere\) lists exact payments on eip155:137/m);
+      expect(await listening(env.PORT!)).toBe(false);
+    } finally {
+      await noNetwork.stop();
+      await noUpto.stop();
     }
   });
 });

@@ -23,6 +23,7 @@ export async function startFacilitatorFront(
     supported: { kind: "none" },
   };
   const passed: Record<Operation, number> = { verify: 0, settle: 0, supported: 0 };
+  const failed: Record<Operation, number> = { verify: 0, settle: 0, supported: 0 };
   const refused: string[] = [];
   const headers: IncomingHttpHeaders[] = [];
   const hanging: (() => void)[] = [];
@@ -37,6 +38,7 @@ export async function startFacilitatorFront(
     }
     const operation = path.slice(1) as Operation;
     const fault = faults[operation] ?? { kind: "none" };
+    if (fault.kind === "hang" || fault.kind === "error500") failed[operation] += 1;
     if (fault.kind === "hang") {
       hanging.push(() => response.destroy());
       return;
@@ -63,6 +65,8 @@ export async function startFacilitatorFront(
   return {
     url,
     passed,
+    /** The calls it hung up on or answered 500, per operation. */
+    failed,
     /** The reasons of the requests refused with 401. */
     refused,
     headers,
