@@ -53,6 +53,11 @@ async function probedModel(origin: string, timeoutMs: number, models: ModelCatal
  * else from its own manifest) at the price the catalog (`models`) computes; the quote's detail names the model.
  * Never throws: every failure is a failed check that says what differs.
  */
+/** What /health says of each facilitator. */
+interface HealthChecks {
+  facilitators?: Record<string, { status: string; breaker?: string; latency_ms?: number; error?: string }>;
+}
+
 export async function checkOrigin(
   origin: string,
   config: DeploymentConfig | undefined,
@@ -64,12 +69,20 @@ export async function checkOrigin(
 
   try {
     const response = await fetchWithTimeout(`${origin}/health`, {}, timeoutMs);
-    const body = (await response.json()) as { status?: string; network?: string };
+    const body = (await response.json()) as { status?: string; network?: string; checks?: HealthChecks };
     record(
       "health",
       response.status === 200 && body.status === "ok",
       `${response.status} ${body.status ?? ""} ${body.network ?? ""}`.trim(),
     );
+    // Each facilitator as the deployment asked it (/supported, with its credentials): one down is failover lost.
+    for (const [name, state] of Object.entries(body.checks?.facilitators ?? {})) {
+      const detail =
+        state.status === "up"
+          ? `up, breaker ${state.breaker}, ${state.latency_ms} ms`
+          : `down: ${state.error ?? "no answer"}, breaker ${state.breaker}`;
+      record(`facilitator ${name}`, state.status === "up", detail);
+    }
   } catch (error) {
     record("health", false, `unreachable: ${describe(error)}`);
     return { origin, ok: false, checks };

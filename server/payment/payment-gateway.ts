@@ -263,7 +263,11 @@ export class PaymentGateway {
 
   /** Health probe of one facilitator: it answers /supported and lists this network's exact scheme. */
   async probe(route: FacilitatorRoute): Promise<void> {
-    const supported = await route.probe();
+    const supported = await route.probe().catch((error: unknown) => {
+      const status = error instanceof FacilitatorCallError ? error.status : undefined;
+      if (status === 401 || status === 403) throw new Error(`credentials rejected (${status})`);
+      throw error;
+    });
     const { network } = this.config;
     const listed = supported.kinds.some((kind) => kind.network === network.id && kind.scheme === "exact");
     if (!listed) throw new Error(`facilitator does not support exact payments on ${network.id}`);
