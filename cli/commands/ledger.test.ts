@@ -30,12 +30,12 @@ function paysvc(args: string[], env: Record<string, string>) {
 
 // Each run loads the whole CLI through tsx, a few seconds.
 describe("paysvc ledger reconcile's facilitator", { timeout: 120_000 }, () => {
-  it("uses the embedded stack of `npm start` at its local URLs when neither CHAIN_RPC_URL nor FACILITATOR_URL is set", () => {
+  it("uses the embedded stack of `npm start` at its local URLs when no chain or facilitator is set", () => {
     const run = paysvc(["ledger", "reconcile", "--json"], { DATABASE_URL });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ network: "eip155:137", checked: 0 });
     expect(run.stderr).toContain(
-      "neither CHAIN_RPC_URL nor FACILITATOR_URL is set: the embedded stack of `npm start`, chain http://127.0.0.1:8545, facilitator http://127.0.0.1:4020",
+      "none of CHAIN_RPC_URL, FACILITATOR_URL and FACILITATORS is set: the embedded stack of `npm start`, chain http://127.0.0.1:8545, facilitator http://127.0.0.1:4020",
     );
   });
 

@@ -1,4 +1,4 @@
-import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
+import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import {
   SettleError,
   VerifyError,
@@ -15,7 +15,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { FacilitatorAuth } from "../../config/facilitators";
 import type { NetworkDefinition } from "../../networks";
 import { CircuitBreaker } from "../upstream/circuit-breaker";
-import { facilitatorAuthHeaders } from "./facilitator-auth";
+import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
 
 export type FacilitatorOperation = "supported" | "verify" | "settle";
 
@@ -101,13 +101,10 @@ export class FacilitatorRoute {
     this.breaker = new CircuitBreaker(settings.breaker);
     const http =
       facilitator.client ??
-      new HTTPFacilitatorClient({
-        url: facilitator.url,
-        timeoutMs: settings.timeoutMs,
-        createAuthHeaders: facilitator.url
-          ? facilitatorAuthHeaders(facilitator.url, facilitator.auth ?? { kind: "none" })
-          : undefined,
-      });
+      new AuthenticatedFacilitatorClient(
+        { url: facilitator.url!, timeoutMs: settings.timeoutMs },
+        facilitator.auth ?? { kind: "none" },
+      );
     this.client = {
       verify: (payload, requirements) => this.timed("verify", () => http.verify(payload, requirements)),
       settle: (payload, requirements) => this.timed("settle", () => http.settle(payload, requirements)),
