@@ -17,6 +17,7 @@ import { postgresSection, startPostgresApps, type PostgresApps } from "./lib/pos
 import { settleSection } from "./lib/settle-section";
 import { slowFacilitatorSection } from "./lib/slow-facilitator-section";
 import { uptoSection } from "./lib/upto-section";
+import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { serverTimings } from "./lib/server-timing";
@@ -405,6 +406,10 @@ try {
   // 10. Paid calls against a facilitator as slow as a real chain's.
   say("\n## 10. Paid calls on a slow chain: a facilitator that takes a real network's time, in both settlement orders");
   for (const line of await slowFacilitatorSection({ stack, client, key, rounds: size(10, 1) })) say(line);
+
+  // 11. A CDP facilitator's credentials, per call to it.
+  say("\n## 11. Facilitator credentials: the CDP JWT of each facilitator call (median, in this process)");
+  for (const line of await facilitatorAuthSection(size(400, 20))) say(line);
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);
 } finally {
