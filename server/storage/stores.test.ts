@@ -52,12 +52,16 @@ describe.each(engines)("the stores on %s", (engine) => {
     const ids = claims.filter((id) => id !== undefined);
     expect(ids).toHaveLength(1);
     const id = ids[0]!;
-    await second.ledger.update(id, { status: "verified", verifyMs: 2.6 });
-    await first.ledger.update(id, { status: "settled", transaction: "0xtx", settleMs: 5 });
+    await second.ledger.update(id, { status: "verified", verifyMs: 2.6, facilitator: "cdp" });
+    expect((await first.ledger.findByNonce("0xnonce"))!.facilitator).toBe("cdp");
+    // The facilitator that settled replaces the one that verified; an update that names none keeps it.
+    await first.ledger.update(id, { status: "settled", transaction: "0xtx", facilitator: "built-in" });
+    await first.ledger.update(id, { status: "settled", settleMs: 5 });
     expect(await second.ledger.findByNonce("0xNONCE")).toMatchObject({
       id,
       status: "settled",
       transaction: "0xtx",
+      facilitator: "built-in",
       failureReason: null,
       amount: 123_456_789_012_345_678_901_234_567_890n,
       scheme: "exact",
