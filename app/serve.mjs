@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import next from "next";
-import { createNodeHandler, startAppContext } from "../dist/server.mjs";
+import { createNodeHandler, shutDown, startAppContext } from "../dist/server.mjs";
 
 const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { type: "string" } } });
 const port = Number(values.port ?? 3000);
@@ -43,10 +43,20 @@ const server = createServer((request, response) => {
 server.keepAliveTimeout = 65_000;
 server.listen(port, hostname, () => console.log(`paysvc app listening on http://${hostname}:${port}`));
 
+// A deploy's SIGTERM (or Ctrl-C) drains: what is under way finishes and is billed, new requests are refused, then
+// the process exits 0. A second signal does not cut the drain short; SIGKILL does (leases and reconciliation cover
+// what it leaves).
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-    setTimeout(() => process.exit(0), 5000).unref();
+    if (stopping) return void console.log(`paysvc app: ${signal} again: still draining (SIGKILL stops at once)`);
+    stopping = true;
+    shutDown(server).then(
+      () => process.exit(0),
+      (error) => {
+        console.error(`paysvc app: the drain failed: ${error instanceof Error ? error.stack : String(error)}`);
+        process.exit(1);
+      },
+    );
   });
 }

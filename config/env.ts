@@ -128,6 +128,8 @@ export const sharedSchema = z.object({
   FACILITATOR_FAILURE_THRESHOLD: positiveInteger(3),
   FACILITATOR_COOLDOWN_SECONDS: positiveInteger(30),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
+  // How long a process given SIGTERM lets the requests and streams under way finish before it cuts them.
+  SHUTDOWN_GRACE_SECONDS: positiveInteger(30),
   // Whether chat and Responses 402s also offer x402 `upto` (charged the tokens used), where the facilitator settles it.
   X402_UPTO: z
     .string()

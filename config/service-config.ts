@@ -63,6 +63,8 @@ export interface ServiceConfig {
   reconcileIntervalMs: number;
   /** How long a paid answer is kept for a retry under its payment-identifier. */
   paymentIdTtlMs: number;
+  /** On SIGTERM: how long the requests and streams under way may take before the streams are cut. */
+  shutdownGraceMs: number;
   /** Origins whose pages may read the API's answers (CORS). */
   corsOrigins: CorsOrigins;
 }
@@ -191,6 +193,7 @@ export function loadServiceConfig(
     metricsToken: values.METRICS_TOKEN,
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
     paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,
+    shutdownGraceMs: values.SHUTDOWN_GRACE_SECONDS * 1000,
     corsOrigins: values.CORS_ORIGINS,
   };
 }

@@ -1,4 +1,4 @@
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,9 +8,9 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { waitFor } from "../cli/dev-stack/wait-for";
 import { chatBody, payingOpenAI, quote, stack, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
+import { startService, stopService } from "./support/paysvc-service";
 import Database from "better-sqlite3";
 import { cdpApiKey, cdpTokenProblem } from "./support/cdp-keys";
 import { startFacilitatorFront } from "./support/facilitator-front";
@@ -59,34 +59,6 @@ const appServersOn = (port: string) => {
     return "";
   }
 };
-
-/** `paysvc start` as a long-running service, ready once its /health answers. */
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; log: string[] }> {
-  const log: string[] = [];
-  const child = spawn(process.execPath, ["cli/bin.mjs", "start"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-  const url = `http://127.0.0.1:${env.PORT}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`paysvc start exited ${child.exitCode}:\n${log.join("")}`);
-      return fetch(`${url}/health`).then(
-        (response) => response.ok,
-        () => false,
-      );
-    },
-    { timeoutMs: 60_000, intervalMs: 100, what: "paysvc start" },
-  );
-  return { child, url, log };
-}
-
-async function stopService(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  child.kill("SIGTERM");
-  return exited;
-}
 
 beforeAll(async () => {
   provider = await startLocalUpstream({ port: 0 });
@@ -165,7 +137,7 @@ describe("paysvc start (production)", () => {
       expect(before.payer - after.payer).toBe(quoted);
       expect(after.payTo - before.payTo).toBe(quoted);
     } finally {
-      expect(await stopService(service.child)).toBe(0);
+      expect(await stopService(service)).toBe(0);
     }
     expect(appServersOn(env.PORT!)).toBe("");
   });
@@ -200,7 +172,7 @@ describe("paysvc start (production)", () => {
       expect(completion.choices).toHaveLength(1);
       expect((await usdcBalance(PAY_TO)) - before).toBe(quoted);
     } finally {
-      expect(await stopService(service.child)).toBe(0);
+      expect(await stopService(service)).toBe(0);
     }
   });
 
@@ -262,7 +234,7 @@ describe("paysvc start (production)", () => {
       await cdp.refuse();
       expect(await paidCall("paid through the fallback")).toEqual({ status: "settled", facilitator: "built-in" });
     } finally {
-      expect(await stopService(service.child)).toBe(0);
+      expect(await stopService(service)).toBe(0);
       await cdp.stop();
     }
   });

@@ -17,6 +17,7 @@ import type { Storage } from "./storage/storage";
 import { ProviderRoutes } from "./upstream/provider-routes";
 import { ServiceMetrics } from "./metrics/service-metrics";
 import { reconcileInBackground } from "./reconcile/background-reconcile";
+import { Drain } from "./lifecycle/drain";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -35,6 +36,8 @@ export interface AppContext {
   freeChatWindows: FreeChatWindows;
   /** This process's metrics (GET /metrics). */
   metrics: ServiceMetrics;
+  /** The way out on SIGTERM: what is under way, and the deadline that cuts the streams still running. */
+  drain: Drain;
 }
 
 /** The context, once the database is reached and migrated; fails with a clear message when it cannot be. */
@@ -50,7 +53,8 @@ export async function createAppContext(
   const gateway = gatewayFor(config, (facilitator, operation, outcome, seconds) =>
     metrics.facilitatorCall(facilitator, operation, outcome, seconds),
   );
-  reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys });
+  const drain = new Drain();
+  drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys }));
   return {
     config,
     storage,
@@ -72,12 +76,14 @@ export async function createAppContext(
       gas: liveGas(config, storage.quoteHolds),
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       settlement: config.settlement,
+      keep: (work) => drain.keep(work),
     }),
     catalog,
     providers: new ProviderRoutes(config.catalog, config.providers, metrics),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: new FreeChatWindows(storage.freeChatLog),
     metrics,
+    drain,
   };
 }
 

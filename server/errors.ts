@@ -33,6 +33,7 @@ const errorTable = {
   upstream_error: { status: 502, type: "upstream_error" },
   facilitator_unavailable: { status: 503, type: "service_unavailable" },
   service_unavailable: { status: 503, type: "service_unavailable" },
+  shutting_down: { status: 503, type: "service_unavailable" },
   internal_error: { status: 500, type: "server_error" },
 } as const satisfies Record<string, { status: number; type: string }>;
 

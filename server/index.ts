@@ -2,6 +2,9 @@
  * The server as one module: app/serve.mjs and the console's pages load this file's compiled form (dist/server.mjs,
  * `npm run build:server`), one instance per process, so that they share one AppContext.
  */
+import type { Server } from "node:http";
+import net from "node:net";
+import { STREAM_USAGE_GRACE_MS } from "../config/limits";
 import { loadServiceConfig } from "../config/service-config";
 import { createAppContext, type AppContext } from "./app-context";
 import { deploymentFacts } from "./discovery/discovery-documents";
@@ -10,6 +13,7 @@ import { endpointsFor } from "./endpoints";
 import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
 import { appRoutes } from "./app-routes";
+import { logEvent } from "./log";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
@@ -51,7 +55,28 @@ function startedRouter(): Router {
  * left to it; true for every other, answered.
  */
 export function createNodeHandler(origin: string, framework: (path: string) => boolean) {
-  return nodeHandler(startedRouter(), origin, framework);
+  const { drain, config } = appContext();
+  return nodeHandler(startedRouter(), origin, framework, { drain, network: config.network.id });
+}
+
+/**
+ * The process's way out on SIGTERM or SIGINT (app/serve.mjs): stops listening, answers new requests on kept
+ * connections 503, lets what is under way finish for SHUTDOWN_GRACE_SECONDS, then cuts the streams still running
+ * (billed what they passed on) and waits for their charges and settlements (at most the facilitator's timeout
+ * and the usage grace more), stops the background reconciliation and closes the database.
+ */
+export async function shutDown(server: Server): Promise<void> {
+  const { drain, config, storage } = appContext();
+  drain.begin();
+  // No new connection is accepted. Kept ones stay open (http.Server's close would close the idle ones): a request
+  // that arrives on one is answered 503 with Connection: close, which tells its client to go elsewhere.
+  net.Server.prototype.close.call(server);
+  logEvent("info", "draining", { grace_seconds: config.shutdownGraceMs / 1000, ...drain.underWay });
+  const afterCutMs = config.facilitatorTimeoutMs + STREAM_USAGE_GRACE_MS + 5000;
+  const { drained, cut } = await drain.finish(config.shutdownGraceMs, afterCutMs);
+  logEvent(drained ? "info" : "error", "drained", { streams_cut: cut, left_under_way: drain.underWay });
+  server.closeAllConnections();
+  await storage.close();
 }
 
 /** The deployment as a visitor reaches it at `host`, for the console's pages. */

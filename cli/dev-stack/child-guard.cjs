@@ -1,13 +1,23 @@
 // Runs one command and ends it when the process that started this guard goes away, even when that process was
 // killed with SIGKILL and could not clean up: the guard's stdin is a pipe from its parent, and the pipe closes
-// when the parent dies. Usage: node child-guard.cjs [--as <uid>:<gid>] <command> [args...]
+// when the parent dies. Usage: node child-guard.cjs [--as <uid>:<gid>] [--grace <ms>] <command> [args...]
 "use strict";
 const { spawn } = require("node:child_process");
 
-// `--as <uid>:<gid>` first: the command runs as that user (the guard itself stays who it is).
-const as = process.argv[2] === "--as" ? process.argv[3].split(":").map(Number) : undefined;
+const argv = process.argv.slice(2);
+/** The value of a leading `--name <value>` option, taken off the arguments. */
+function option(name) {
+  if (argv[0] !== name) return undefined;
+  const value = argv[1];
+  argv.splice(0, 2);
+  return value;
+}
+// `--as <uid>:<gid>`: the command runs as that user (the guard itself stays who it is).
+const as = option("--as")?.split(":").map(Number);
+// `--grace <ms>`: how long a stopped command may take to exit (an app draining its requests) before SIGKILL.
+const graceMs = Number(option("--grace") ?? 5000);
 const user = as ? { uid: as[0], gid: as[1] } : {};
-const [command, ...args] = process.argv.slice(as ? 4 : 2);
+const [command, ...args] = argv;
 if (!command) {
   process.stderr.write("child-guard: no command given\n");
   process.exit(2);
@@ -20,8 +30,8 @@ function stop(signal) {
   if (stopping || child.exitCode !== null || child.signalCode !== null) return;
   stopping = true;
   child.kill(signal);
-  // A child that ignores the polite signal is killed outright.
-  setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+  // A child that ignores the polite signal, or outlasts its grace, is killed outright.
+  setTimeout(() => child.kill("SIGKILL"), graceMs).unref();
 }
 
 process.stdin.on("end", () => stop("SIGTERM"));

@@ -19,10 +19,19 @@ export function startGuardedProcess(
   command: string,
   args: string[],
   /** `uid`/`gid`: the command runs as that user (the guard stays ours). */
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; output: "pipe" | "ignore"; uid?: number; gid?: number },
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    output: "pipe" | "ignore";
+    uid?: number;
+    gid?: number;
+    /** How long it may take to exit once stopped before it is killed (5 s unless told). */
+    graceMs?: number;
+  },
 ): GuardedProcess {
   const as = options.uid === undefined ? [] : ["--as", `${options.uid}:${options.gid ?? options.uid}`];
-  const child = spawn(process.execPath, [guardScript, ...as, command, ...args], {
+  const grace = options.graceMs === undefined ? [] : ["--grace", String(options.graceMs)];
+  const child = spawn(process.execPath, [guardScript, ...as, ...grace, command, ...args], {
     stdio: ["pipe", options.output, options.output],
     env: options.env,
     cwd: options.cwd,

@@ -7,6 +7,8 @@ import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
 import { waitFor } from "./wait-for";
 
 const projectRoot = process.cwd();
+/** The longest an app is let drain before it is killed: beyond any grace and settlement configured in practice. */
+const APP_DRAIN_LIMIT_MS = 15 * 60_000;
 const SOURCE_ROOTS = ["app", "server", "config", "networks"];
 const SOURCE_FILES = ["next.config.ts", "package.json", "tsconfig.json"];
 
@@ -67,6 +69,8 @@ export async function startNextApp(options: {
     output: "pipe",
     cwd: projectRoot,
     env: options.env as NodeJS.ProcessEnv,
+    // The app drains on SIGTERM (SHUTDOWN_GRACE_SECONDS, then its settlements) and exits by itself.
+    graceMs: APP_DRAIN_LIMIT_MS,
   });
   const tail: string[] = [];
   for (const stream of [app.child.stdout, app.child.stderr]) {

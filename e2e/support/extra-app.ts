@@ -43,6 +43,8 @@ export async function startExtraApp(
       UPSTREAM_TIMEOUT_MS: "3000",
       FACILITATOR_TIMEOUT_MS: "3000",
       RECONCILE_INTERVAL_SECONDS: "0",
+      // A stopped app drains what is under way; a test's stalled caller should not hold it long.
+      SHUTDOWN_GRACE_SECONDS: "5",
       ...Object.fromEntries(
         Object.entries(overrides).map(([name, value]) => [name, value.replace("CLOSED_PORT", String(closedPort))]),
       ),

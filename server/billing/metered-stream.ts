@@ -1,4 +1,5 @@
 import type { EventStream, SseEvent } from "../http/event-stream";
+import { ShutdownCut } from "../lifecycle/drain";
 import { logEvent } from "../log";
 import type { StreamMeter } from "./stream-meter";
 
@@ -80,7 +81,8 @@ export function meteredStream(source: EventStream, meter: StreamMeter, budget: S
     },
     async cancel(reason) {
       clientLeft = true;
-      if (meter.hasOutput) await readForUsage();
+      // A stream cut by the shutdown is billed what it passed on: nobody waits for the rest.
+      if (meter.hasOutput && !(reason instanceof ShutdownCut)) await readForUsage();
       await finish();
       await upstream.cancel(reason);
     },

@@ -76,6 +76,8 @@ export type X402Services = {
   ledger: PaymentLedger;
   metrics: ServiceMetrics;
   retries: PaidRetries;
+  /** Work that outlives its answer (a settlement beside a stream, a ledger record): a draining process waits for it. */
+  keep?: <T>(work: Promise<T>) => Promise<T>;
 };
 
 /** One request to bill: what was asked, and its price. */

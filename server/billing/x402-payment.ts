@@ -103,7 +103,14 @@ export class X402Payment implements PaymentMethod {
         const verdict = this.verifyClaimed(paymentId, terms, refuse);
         // In strict order the verdict comes first: a refusal is answered here, before any work.
         if (!overlapped) await verdict;
-        const services = { gateway: this.gateway, ledger: this.ledger, metrics: this.metrics, retries: this.retries };
+        const { keep } = this.options;
+        const services = {
+          gateway: this.gateway,
+          ledger: this.ledger,
+          metrics: this.metrics,
+          retries: this.retries,
+          keep,
+        };
         const session = new X402Session({
           services,
           call,

@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { errorObject } from "../errors";
+import { ShutdownCut } from "../lifecycle/drain";
 import { logEvent } from "../log";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
@@ -83,12 +85,22 @@ function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
+/** The last event of a stream the shutdown cut: an error in OpenAI's shape, which the official SDKs raise. */
+const SHUTDOWN_EVENT = `data: ${JSON.stringify({
+  error: errorObject(
+    "shutting_down",
+    "The service is restarting: this answer was cut short at the end of its shutdown grace; only what was passed on is billed",
+  ),
+})}\n\n`;
+
 /**
  * Writes an answer to a Node response. A whole body goes out in one write with its length; an event stream is
  * written chunk by chunk as it arrives (its headers leave with the first chunk), and a client that goes away
- * cancels it, which releases whatever the stream holds (a prepaid reservation, the upstream call).
+ * cancels it, which releases whatever the stream holds (a prepaid reservation, the upstream call). `cut` ends a
+ * stream still running (the shutdown's grace ran out): it is cancelled with ShutdownCut, billed what it passed on,
+ * and ends with an error event. Resolves once the answer is out and what its cancellation bills is done.
  */
-export async function sendAnswer(answer: ApiAnswer, target: ServerResponse): Promise<void> {
+export async function sendAnswer(answer: ApiAnswer, target: ServerResponse, cut?: AbortSignal): Promise<void> {
   const { body } = answer;
   if (typeof body === "string") {
     const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(body)) };
@@ -102,24 +114,38 @@ export async function sendAnswer(answer: ApiAnswer, target: ServerResponse): Pro
     return;
   }
   const reader = body.getReader();
-  const cancel = () => void reader.cancel().catch(() => undefined);
+  let cancelling: Promise<void> | undefined;
+  const cancel = (reason?: unknown) => (cancelling ??= reader.cancel(reason).catch(() => undefined));
   // A client that left while the answer was being prepared has closed the response already: no close event is
   // coming, so the stream is cancelled here, or it would hold its reservation and its upstream call for good.
   if (target.destroyed) return cancel();
   target.once("close", () => {
-    if (!target.writableFinished) cancel();
+    if (!target.writableFinished) void cancel();
   });
+  const onCut = () => {
+    void cancel(new ShutdownCut());
+    // A caller that stopped reading gets no last event: its connection is closed, which ends the wait for it.
+    if (target.writableNeedDrain) target.destroy();
+  };
+  if (cut?.aborted) onCut();
+  else cut?.addEventListener("abort", onCut, { once: true });
   target.writeHead(answer.status, answer.headers);
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
-      if (target.destroyed) return cancel();
+      if (done || cancelling) break;
+      if (target.destroyed) return await cancel();
       if (!target.write(value)) await new Promise((resolve) => target.once("drain", resolve).once("close", resolve));
     }
+    // Cut (or left): what it passed on is billed before the last event, so the process waits for the charge.
+    await cancelling;
+    if (cut?.aborted && !target.destroyed) target.write(SHUTDOWN_EVENT);
     target.end();
   } catch {
     // The stream failed after the status line was sent: all that is left is to cut the connection.
     target.destroy();
+    await cancelling;
+  } finally {
+    cut?.removeEventListener("abort", onCut);
   }
 }

@@ -10,14 +10,15 @@ import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
 /**
  * Reconciles the ledger's open rows every RECONCILE_INTERVAL_SECONDS in this process, as `paysvc ledger
  * reconcile` does (safe beside other instances doing the same). One run at a time; the timer does not keep the
- * process alive. A run that changed or found something is logged; mismatches as errors.
+ * process alive. A run that changed or found something is logged; mismatches as errors. Returns what stops it: no
+ * run starts after, and the one under way is waited for.
  */
 export function reconcileInBackground(
   config: ServiceConfig,
   services: { ledger: PaymentLedger; gateway: PaymentGateway; metrics: ServiceMetrics; prepaidKeys: PrepaidKeyStore },
-): void {
-  if (config.reconcileIntervalMs === 0) return;
-  let running = false;
+): () => Promise<void> {
+  if (config.reconcileIntervalMs === 0) return async () => undefined;
+  let running: Promise<void> | undefined;
   const run = async () => {
     // A reader per run: what it caches of the chain's history is for one pass.
     const reconciler = new LedgerReconciler({
@@ -40,12 +41,15 @@ export function reconcileInBackground(
   };
   const timer = setInterval(() => {
     if (running) return;
-    running = true;
-    run()
+    running = run()
       .catch((error: unknown) => logEvent("error", "ledger_reconcile_failed", { error: (error as Error).message }))
       .finally(() => {
-        running = false;
+        running = undefined;
       });
   }, config.reconcileIntervalMs);
   timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
