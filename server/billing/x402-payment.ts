@@ -103,16 +103,9 @@ export class X402Payment implements PaymentMethod {
         const verdict = this.verifyClaimed(paymentId, terms, refuse);
         // In strict order the verdict comes first: a refusal is answered here, before any work.
         if (!overlapped) await verdict;
-        const { keep } = this.options;
-        const services = {
-          gateway: this.gateway,
-          ledger: this.ledger,
-          metrics: this.metrics,
-          retries: this.retries,
-          keep,
-        };
         const session = new X402Session({
-          services,
+          // The options are the services a session works with (the gateway, the ledger, the metrics...).
+          services: this.options,
           call,
           payment,
           paymentId,
