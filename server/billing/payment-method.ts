@@ -77,7 +77,7 @@ export type X402Services = {
   metrics: ServiceMetrics;
   retries: PaidRetries;
   /** Work that outlives its answer (a settlement beside a stream, a ledger record): a draining process waits for it. */
-  keep?: <T>(work: Promise<T>) => Promise<T>;
+  keep: <T>(work: Promise<T>) => Promise<T>;
 };
 
 /** One request to bill: what was asked, and its price. */

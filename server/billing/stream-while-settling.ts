@@ -41,7 +41,7 @@ export function streamedWhileSettling(
   const meter = payment.call.usage?.streamMeter(payment.call.quote.tokens?.maxOutput ?? 0);
   const outcome = settle(payment);
   // The settlement runs beside the stream, and on after it was cut or its caller left: a draining process waits.
-  payment.services.keep?.(outcome);
+  payment.services.keep(outcome);
   const paid = outcome.then((result) => result.kind !== "refused");
   void outcome.then(async (result) => {
     if (result.kind === "refused") await recordUnpaid(payment, result, meter?.result(false));

@@ -82,6 +82,7 @@ describe("an upto stream and its payment's deadline", () => {
       ledger: storage.ledger,
       metrics: new ServiceMetrics(network.id),
       retries: new PaidRetries(storage.paidAnswers, 60_000),
+      keep: <T>(work: Promise<T>) => work,
     };
     const paymentId = (await storage.ledger.claim({
       nonce: nonce,

@@ -73,6 +73,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       ledger,
       metrics,
       retries: new PaidRetries(storage.paidAnswers, 3_600_000),
+      keep: (work) => work,
       signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
     });
   });
@@ -342,6 +343,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
         ledger,
         metrics,
         retries: new PaidRetries(storage.paidAnswers, 3_600_000),
+        keep: (work) => work,
         signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
         settlement: { order: "overlap", strictAfterUnpaidMs: 60_000 },
       });

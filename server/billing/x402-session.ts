@@ -166,8 +166,7 @@ export class X402Session {
     // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
     // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
     if (answer.kind === "stream") await record();
-    const keep = this.start.services.keep ?? ((work: Promise<void>) => work);
-    const afterSent = answer.kind === "json" ? () => void keep(record()) : undefined;
+    const afterSent = answer.kind === "json" ? () => void this.start.services.keep(record()) : undefined;
     const paid = paidAnswer(answer, settlement, timings, afterSent);
     return this.finished(paid, "paid", amount);
   };
