@@ -122,6 +122,8 @@ export const sharedSchema = z.object({
       }
     }),
   DATABASE_POOL_SIZE: positiveInteger(10),
+  // How long a request waits for the database (a connection, then each statement) before it is answered 503.
+  DATABASE_TIMEOUT_SECONDS: positiveInteger(10),
   UPSTREAM_TIMEOUT_MS: positiveInteger(120_000),
   FACILITATOR_TIMEOUT_MS: positiveInteger(30_000),
   // A facilitator that fails this many calls in a row is skipped for the cooldown, then tried again with one call.

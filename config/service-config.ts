@@ -46,6 +46,8 @@ export interface ServiceConfig {
   databaseUrl: string;
   /** PostgreSQL connections per process; callers beyond it queue. */
   databasePoolSize: number;
+  /** How long a request waits for the database (a connection, then each statement) before it is answered 503. */
+  databaseTimeoutMs: number;
   paymentTimeoutSeconds: number;
   /**
    * Whether a chat or Responses 402 also offers the `upto` scheme (the caller signs the quote as a
@@ -187,6 +189,7 @@ export function loadServiceConfig(
     },
     databaseUrl: values.DATABASE_URL,
     databasePoolSize: values.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: values.DATABASE_TIMEOUT_SECONDS * 1000,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
     upto: values.X402_UPTO,
     settlement: { order: values.SETTLEMENT_ORDER, strictAfterUnpaidMs: values.SETTLEMENT_STRICT_SECONDS * 1000 },

@@ -18,6 +18,7 @@ import { ProviderRoutes } from "./upstream/provider-routes";
 import { ServiceMetrics } from "./metrics/service-metrics";
 import { reconcileInBackground } from "./reconcile/background-reconcile";
 import { Drain } from "./lifecycle/drain";
+import { DeferredWrites } from "./storage/deferred-writes";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -38,6 +39,8 @@ export interface AppContext {
   metrics: ServiceMetrics;
   /** The way out on SIGTERM: what is under way, and the deadline that cuts the streams still running. */
   drain: Drain;
+  /** Records of what already happened (a settlement, a prepaid charge) waiting for a database away for now. */
+  writes: DeferredWrites;
 }
 
 /** The context, once the database is reached and migrated; fails with a clear message when it cannot be. */
@@ -45,7 +48,11 @@ export async function createAppContext(
   config: ServiceConfig,
   catalog: readonly CatalogEndpoint[],
 ): Promise<AppContext> {
-  const storage = await openStorage(config.databaseUrl, { poolSize: config.databasePoolSize, walFlush: true });
+  const storage = await openStorage(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    timeoutMs: config.databaseTimeoutMs,
+    walFlush: true,
+  });
   const { prepaidKeys, ledger } = storage;
   // Reservations left by a process that died: ended now, what they held freed (reserving and balances also sweep).
   await prepaidKeys.deleteExpired();
@@ -55,6 +62,8 @@ export async function createAppContext(
   );
   const drain = new Drain();
   drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys }));
+  const writes = new DeferredWrites((work) => drain.keep(work));
+  drain.onStop(() => writes.abandon());
   return {
     config,
     storage,
@@ -77,6 +86,7 @@ export async function createAppContext(
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       settlement: config.settlement,
       keep: (work) => drain.keep(work),
+      writes,
     }),
     catalog,
     providers: new ProviderRoutes(config.catalog, config.providers, metrics),
@@ -84,6 +94,7 @@ export async function createAppContext(
     freeChatWindows: new FreeChatWindows(storage.freeChatLog),
     metrics,
     drain,
+    writes,
   };
 }
 

@@ -34,6 +34,8 @@ const errorTable = {
   facilitator_unavailable: { status: 503, type: "service_unavailable" },
   service_unavailable: { status: 503, type: "service_unavailable" },
   shutting_down: { status: 503, type: "service_unavailable" },
+  // The database is stopped, restarting or not answering in time (storage/database-unavailable.ts).
+  database_unavailable: { status: 503, type: "service_unavailable" },
   internal_error: { status: 500, type: "server_error" },
 } as const satisfies Record<string, { status: number; type: string }>;
 

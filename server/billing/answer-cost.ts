@@ -25,20 +25,23 @@ export function x402Cost(price: X402Price, transaction: string | undefined): Ans
 
 /**
  * A prepaid answer: what the tokens charged are worth at the key's price (atomic units), the tokens charged, and
- * the tokens the key has left after this call.
+ * the tokens the key has left after this call (left out when the charge waits for the database).
  */
 export function prepaidCost(charge: {
   amount: bigint;
   decimals: number;
   chargedTokens: number;
-  remainingTokens: number;
+  remainingTokens: number | undefined;
 }): AnswerCost {
   const cost = atomicToDecimal(charge.amount, charge.decimals);
   const { chargedTokens, remainingTokens } = charge;
-  return {
-    usage: { cost, prepaid_charged_tokens: chargedTokens, prepaid_remaining_tokens: remainingTokens },
-    headers: { [COST_HEADER]: cost, [PREPAID_REMAINING_HEADER]: String(remainingTokens) },
-  };
+  const usage: Record<string, unknown> = { cost, prepaid_charged_tokens: chargedTokens };
+  const headers: Record<string, string> = { [COST_HEADER]: cost };
+  if (remainingTokens !== undefined) {
+    usage.prepaid_remaining_tokens = remainingTokens;
+    headers[PREPAID_REMAINING_HEADER] = String(remainingTokens);
+  }
+  return { usage, headers };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -15,7 +15,7 @@ import { PrepaidPayment } from "./prepaid-payment";
  * is counted once in the metrics, with what it came to.
  */
 export async function billRequest(
-  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "providers">,
+  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
   extensions: Record<string, unknown> | undefined,
@@ -80,11 +80,12 @@ export async function billRequest(
 
 /** A prepaid key where the endpoint takes one and the bearer is one; x402 otherwise. */
 function paymentMethod(
-  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics">,
+  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "writes">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
 ): PaymentMethod {
   const code = endpoint.access.includes("prepaid") ? prepaidCodeFor(request) : undefined;
   if (code === undefined) return context.x402;
-  return new PrepaidPayment(context.prepaidKeys, code, context.config.prepaid.reservationTtlMs, context.metrics);
+  const { prepaidKeys, config, metrics, writes } = context;
+  return new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes);
 }

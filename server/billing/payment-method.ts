@@ -1,4 +1,5 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
+import type { DeferredWrites } from "../storage/deferred-writes";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import type { PaymentKind, RequestOutcome, ServiceMetrics } from "../metrics/service-metrics";
@@ -78,6 +79,8 @@ export type X402Services = {
   retries: PaidRetries;
   /** Work that outlives its answer (a settlement beside a stream, a ledger record): a draining process waits for it. */
   keep: <T>(work: Promise<T>) => Promise<T>;
+  /** The ledger records of what already happened (a settlement): a database away delays them, never loses them. */
+  writes: DeferredWrites;
 };
 
 /** One request to bill: what was asked, and its price. */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { DeferredWrites } from "../storage/deferred-writes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -25,6 +26,7 @@ describe("prepaid billing on a real SQLite file", () => {
   let storage: Storage;
   let store: PrepaidKeyStore;
   const metrics = new ServiceMetrics("eip155:137");
+  const writes = new DeferredWrites((work) => work);
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), "paysvc-prepaid-"));
     storage = openSqliteStorage(join(directory, "keys.sqlite"));
@@ -63,7 +65,7 @@ describe("prepaid billing on a real SQLite file", () => {
     },
   });
   async function granted(code: string, billable: BillableCall, leaseMs = 60_000): Promise<PaymentSession> {
-    const result = await new PrepaidPayment(store, code, leaseMs, metrics).authorize(billable);
+    const result = await new PrepaidPayment(store, code, leaseMs, metrics, writes).authorize(billable);
     if (result.kind !== "granted") throw new Error("expected a grant");
     return result.session;
   }
@@ -248,7 +250,7 @@ describe("prepaid billing on a real SQLite file", () => {
   it("refuses an unknown key (401), a key for another model (400) and a spent budget (429), reserving nothing", async () => {
     const key = await keyFor(100);
     const refusal = async (code: string, billable: BillableCall) =>
-      new PrepaidPayment(store, code, 60_000, metrics).authorize(billable).then(
+      new PrepaidPayment(store, code, 60_000, metrics, writes).authorize(billable).then(
         () => undefined,
         (error: unknown) => (isApiError(error) ? error.status : error),
       );

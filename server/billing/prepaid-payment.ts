@@ -13,6 +13,7 @@ import { prepaidCost, withUsageCost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
 import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 import type { ServiceMetrics } from "../metrics/service-metrics";
+import type { DeferredWrites } from "../storage/deferred-writes";
 import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
 
 /**
@@ -27,13 +28,15 @@ export class PrepaidPayment implements PaymentMethod {
     private readonly code: string,
     private readonly reservationTtlMs: number,
     private readonly metrics: ServiceMetrics,
+    /** Where a charge waits while the database is away: the answer is out, the tokens are charged when it is back. */
+    private readonly writes: DeferredWrites,
   ) {}
 
   async authorize(call: BillableCall): Promise<Authorization> {
     const { tokens } = call.quote;
     const { usage } = call;
     if (!tokens || !usage) throw new Error("a prepaid key can pay only for calls billed in tokens");
-    const { store, code, metrics } = this;
+    const { store, code, metrics, writes } = this;
     const started = performance.now();
     // The usual case is one statement; only a refused reservation looks the key up to say why.
     const reservation = await store.reserve(
@@ -48,23 +51,26 @@ export class PrepaidPayment implements PaymentMethod {
     const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
     // Settled once, by whichever comes first: a stream's usage event (whose answer states the charge) or its end.
     // The settlement answers what the key has left after it, in the same round trip.
-    let settled: Promise<{ charged: number; remaining: number }> | undefined;
+    // `remaining` is unknown while the database is away: the charge then waits for it (deferred-writes.ts).
+    let settled: Promise<{ charged: number; remaining: number | undefined }> | undefined;
     const lease = this.renewWhileRunning(reservation);
+    /** Ends the reservation, charging `charged` of it (0 releases it whole). */
+    const end = async (charged: number) => {
+      lease.stop();
+      const ended = { keyId: reservation.keyId, reservation: reservation.id, tokens: charged };
+      const remaining = await writes.write("prepaid_charge", ended, () => store.settle(reservation, charged));
+      return { charged, remaining };
+    };
     /** Charges the input plus the output (never more than reserved). */
     const charge = (outputTokens: number) =>
       (settled ??= (async () => {
-        lease.stop();
         const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
-        const remaining = await store.settle(reservation, charged);
         metrics.prepaid("charged", model, charged);
-        return { charged, remaining };
+        return end(charged);
       })());
-    const release = async () => {
-      lease.stop();
-      await (settled ??= store.settle(reservation, 0).then((remaining) => ({ charged: 0, remaining })));
-    };
+    const release = async () => void (await (settled ??= end(0)));
     /** What the tokens charged are worth at the key's price, and what the key has left once they are charged. */
-    const costOf = ({ charged, remaining }: { charged: number; remaining: number }): AnswerCost => {
+    const costOf = ({ charged, remaining }: { charged: number; remaining: number | undefined }): AnswerCost => {
       const amount = prepaidTokensCost(tokens.model, charged, tokens.decimals);
       return prepaidCost({ amount, decimals: tokens.decimals, chargedTokens: charged, remainingTokens: remaining });
     };

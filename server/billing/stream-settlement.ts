@@ -1,4 +1,3 @@
-import { logEvent } from "../log";
 import type { Settlement } from "../payment/facilitator-answers";
 import type { DecodedPayment } from "../payment/payment-signature";
 import type { facilitatorTerms } from "../payment/x402-v1";
@@ -42,8 +41,8 @@ export interface StreamPayment extends VerifiedPayment {
 
 /**
  * A settlement whose outcome is unknown (the facilitator failed, or answered `settlement_pending`): the row keeps
- * the amount it was asked to move, and the transaction when one is known, for reconciliation. A failure to write it
- * is logged, never thrown (the stream is under way; the row stays `verified`, which reconciliation also reads).
+ * the amount it was asked to move, and the transaction when one is known, for reconciliation. Never thrown: a
+ * database away delays the record (deferred-writes.ts); the row is `verified` meanwhile, which reconciliation reads.
  */
 export async function recordSettleUnknown(
   payment: StreamPayment,
@@ -61,15 +60,16 @@ export async function recordSettleUnknown(
     settledAmount: amount,
     facilitator,
   };
-  await payment.services.ledger.update(paymentId, { ...update, upstreamMs, settleMs }).catch((error: unknown) => {
-    logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
-  });
+  const { writes, ledger } = payment.services;
+  await writes.write("ledger_update", { paymentId, status: update.status, transaction }, () =>
+    ledger.update(paymentId, { ...update, upstreamMs, settleMs }),
+  );
   payment.log("settle_unknown", reason, transaction, amount);
 }
 
 /**
- * A settlement that moved `amount`: the row says so (a failure to write it is logged, the row stays `verified` for
- * reconciliation: the transfer is on chain), and the revenue counts it.
+ * A settlement that moved `amount`: the row says so (a database away delays the record; the transfer is on chain),
+ * and the revenue counts it.
  */
 export async function recordSettled(
   payment: StreamPayment,
@@ -77,13 +77,13 @@ export async function recordSettled(
   settlement: Settlement,
   settleMs: number,
 ): Promise<void> {
-  const { ledger, metrics } = payment.services;
+  const { ledger, metrics, writes } = payment.services;
   const { paymentId, upstreamMs } = payment;
   const { transaction, facilitator } = settlement;
   const update = { status: "settled" as const, transaction, settledAmount: amount, upstreamMs, settleMs, facilitator };
-  await ledger.update(paymentId, update).catch((error: unknown) => {
-    logEvent("error", "ledger_update_failed", { paymentId, transaction, error: String(error) });
-  });
+  await writes.write("ledger_update", { paymentId, status: update.status, transaction }, () =>
+    ledger.update(paymentId, update),
+  );
   metrics.settled(payment.call.endpoint, payment.call.quote.model, amount);
   payment.log("settled", undefined, transaction, amount);
 }

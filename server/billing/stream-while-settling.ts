@@ -2,7 +2,6 @@ import type { SettleResponse } from "@x402/core/types";
 import type { Settlement } from "../payment/facilitator-answers";
 import { errorObject } from "../errors";
 import { SseEvent, type EventStream } from "../http/event-stream";
-import { logEvent } from "../log";
 import type { PreparedAnswer } from "./payment-method";
 import {
   facilitatorOf,
@@ -96,18 +95,18 @@ async function recordUnpaid(
   outputTokens: number | undefined,
 ): Promise<void> {
   const unpaidAmount = payment.delivered(outputTokens);
-  try {
-    await payment.services.ledger.update(payment.paymentId, {
+  const { paymentId, upstreamMs, services } = payment;
+  const { reason, facilitator, settleMs } = refused;
+  await services.writes.write("ledger_update", { paymentId, status: "unpaid" }, () =>
+    services.ledger.update(paymentId, {
       status: "unpaid",
-      failureReason: refused.reason,
+      failureReason: reason,
       unpaidAmount,
-      facilitator: refused.facilitator,
-      upstreamMs: payment.upstreamMs,
-      settleMs: refused.settleMs,
-    });
-  } catch (error) {
-    logEvent("error", "ledger_update_failed", { paymentId: payment.paymentId, error: String(error) });
-  }
+      facilitator,
+      upstreamMs,
+      settleMs,
+    }),
+  );
   payment.services.metrics.deliveredUnpaid(payment.call.endpoint, payment.call.quote.model, unpaidAmount);
   payment.log("unpaid", refused.reason, undefined, unpaidAmount);
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { DeferredWrites } from "../storage/deferred-writes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FacilitatorClient } from "@x402/core/server";
@@ -83,6 +84,7 @@ describe("an upto stream and its payment's deadline", () => {
       metrics: new ServiceMetrics(network.id),
       retries: new PaidRetries(storage.paidAnswers, 60_000),
       keep: <T>(work: Promise<T>) => work,
+      writes: new DeferredWrites(<T>(work: Promise<T>) => work),
     };
     const paymentId = (await storage.ledger.claim({
       nonce: nonce,

@@ -167,11 +167,10 @@ async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Pr
 
 /** A stream that passed no output: nothing is settled. */
 async function settleNothing(payment: UptoStreamPayment): Promise<undefined> {
-  await payment.services.ledger.update(payment.paymentId, {
-    status: "not_charged",
-    failureReason: "no_output",
-    upstreamMs: payment.upstreamMs,
-  });
+  const { paymentId, upstreamMs, services } = payment;
+  await services.writes.write("ledger_update", { paymentId, status: "not_charged" }, () =>
+    services.ledger.update(paymentId, { status: "not_charged", failureReason: "no_output", upstreamMs }),
+  );
   payment.log("not_charged", "no_output");
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { DeferredWrites } from "../storage/deferred-writes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
@@ -74,6 +75,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       metrics,
       retries: new PaidRetries(storage.paidAnswers, 3_600_000),
       keep: (work) => work,
+      writes: new DeferredWrites((work) => work),
       signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
     });
   });
@@ -344,6 +346,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
         metrics,
         retries: new PaidRetries(storage.paidAnswers, 3_600_000),
         keep: (work) => work,
+        writes: new DeferredWrites((work) => work),
         signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
         settlement: { order: "overlap", strictAfterUnpaidMs: 60_000 },
       });

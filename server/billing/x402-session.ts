@@ -1,7 +1,6 @@
 import type { Settlement } from "../payment/facilitator-answers";
 import { ApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
-import { logEvent } from "../log";
 import { logPaidRequest } from "./paid-request-log";
 import type { DecodedPayment } from "../payment/payment-signature";
 import type { facilitatorTerms } from "../payment/x402-v1";
@@ -106,11 +105,10 @@ export class X402Session {
     const refused = await this.refusal();
     if (refused) return refused;
     const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
-    await this.start.services.ledger.update(this.start.paymentId, {
-      status: "not_charged",
-      failureReason: reason,
-      upstreamMs: timings.upstream,
-    });
+    const { paymentId, services } = this.start;
+    await services.writes.write("ledger_update", { paymentId, status: "not_charged" }, () =>
+      services.ledger.update(paymentId, { status: "not_charged", failureReason: reason, upstreamMs: timings.upstream }),
+    );
     this.log("not_charged", reason);
     if (!(error instanceof UpstreamError)) throw error;
     throw new ApiError("upstream_error", `The model provider failed (${error.message}); your payment was not settled`);
@@ -130,8 +128,7 @@ export class X402Session {
       if (this.start.overlapped) return this.finishWhileSettling(answer);
     }
     const { timings } = this;
-    const { paymentId } = this.start;
-    const { ledger } = this.start.services;
+    const { paymentId, services } = this.start;
     // What every answer built below says it cost, settled or not: what this payment settles.
     const amount = this.settlementAmount(answer);
     answer = { ...answer, price: this.priceOf(amount) };
@@ -154,19 +151,17 @@ export class X402Session {
     if (!settlement.success) return this.unsettled(answer, settlement);
     const record = async () => {
       const update = { transaction, facilitator, settledAmount: amount, settleMs: timings.settle };
-      try {
-        await ledger.update(paymentId, { status: "settled", ...update, upstreamMs: timings.upstream });
-      } catch (error) {
-        // The transfer is on chain and the work delivered; the row stays "verified" for reconciliation.
-        logEvent("error", "ledger_update_failed", { paymentId, transaction, error: (error as Error).message });
-      }
+      // The transfer is on chain and the work delivered: a database away delays the record (deferred-writes.ts).
+      await services.writes.write("ledger_update", { paymentId, status: "settled", transaction }, () =>
+        services.ledger.update(paymentId, { status: "settled", ...update, upstreamMs: timings.upstream }),
+      );
       this.log("settled", undefined, transaction, amount);
     };
     timings.total = this.sinceEntry();
     // The payment is settled: a whole answer goes out before the ledger records it (the nonce was claimed before
     // verify, so recording later cannot let it be used twice); a stream's answer waits for the record.
     if (answer.kind === "stream") await record();
-    const afterSent = answer.kind === "json" ? () => void this.start.services.keep(record()) : undefined;
+    const afterSent = answer.kind === "json" ? () => void services.keep(record()) : undefined;
     const paid = paidAnswer(answer, settlement, timings, afterSent);
     return this.finished(paid, "paid", amount);
   };
@@ -252,16 +247,12 @@ export class X402Session {
     facilitator: string | undefined,
   ): Promise<Finished> {
     const { timings } = this;
-    await this.start.services.ledger.update(this.start.paymentId, {
-      status: "settle_unknown",
-      failureReason: reason,
-      transaction,
-      facilitator,
-      // What the settlement was asked to move, which reconciliation checks against the chain.
-      settledAmount: amount,
-      upstreamMs: timings.upstream,
-      settleMs: timings.settle,
-    });
+    const { paymentId, services } = this.start;
+    // What the settlement was asked to move (settledAmount), which reconciliation checks against the chain.
+    const update = { failureReason: reason, transaction, facilitator, settledAmount: amount };
+    await services.writes.write("ledger_update", { paymentId, status: "settle_unknown", transaction }, () =>
+      services.ledger.update(paymentId, { status: "settle_unknown", ...update, ...this.phases() }),
+    );
     this.log("settle_unknown", reason, transaction);
     timings.total = this.sinceEntry();
     return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
@@ -269,25 +260,27 @@ export class X402Session {
 
   /** The facilitator refused to settle: the work is dropped and undone, and the caller told why. */
   private async unsettled(answer: PreparedAnswer, settlement: Settlement): Promise<Finished> {
-    const { timings } = this;
     const reason = settlement.errorReason ?? "settlement_failed";
-    await this.start.services.ledger.update(this.start.paymentId, {
-      status: "failed",
-      failureReason: reason,
-      facilitator: settlement.facilitator,
-      upstreamMs: timings.upstream,
-      settleMs: timings.settle,
-    });
+    const { paymentId, services } = this.start;
+    const { facilitator } = settlement;
+    await services.writes.write("ledger_update", { paymentId, status: "failed" }, () =>
+      services.ledger.update(paymentId, { status: "failed", failureReason: reason, facilitator, ...this.phases() }),
+    );
     await this.drop(answer);
     this.log("settlement_failed", reason);
     const detail = settlement.errorMessage ? ` (${settlement.errorMessage})` : "";
-    const { call, priced, services } = this.start;
+    const { call, priced } = this.start;
     const document = paymentRequiredDocument(call, priced, services.retries.declaration);
     const message = `Settlement failed: ${reason}${detail}`;
     return this.finished(
       paymentChallenge(document, "settlement_failed", message, services.gateway.v1Network),
       "refused",
     );
+  }
+
+  /** The phases' times a final ledger row keeps. */
+  private phases() {
+    return { upstreamMs: this.timings.upstream, settleMs: this.timings.settle };
   }
 
   private sinceEntry(): number {

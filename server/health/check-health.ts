@@ -31,7 +31,7 @@ async function probe(check: () => Promise<unknown> | unknown): Promise<Component
  * down.
  */
 export async function checkHealth(
-  context: Pick<AppContext, "providers" | "storage" | "gateway" | "config">,
+  context: Pick<AppContext, "providers" | "storage" | "gateway" | "config" | "writes">,
 ): Promise<{ status: number; body: unknown }> {
   const states = context.providers.states();
   const { routes } = context.gateway;
@@ -84,7 +84,8 @@ export async function checkHealth(
       network: context.config.network.id,
       version: SERVICE_VERSION,
       checks: {
-        database: { engine: context.storage.engine, ...database },
+        // Records of what already happened (a settlement, a prepaid charge) waiting for the database to be back.
+        database: { engine: context.storage.engine, ...database, pending_writes: context.writes.pending },
         facilitator,
         facilitators,
         upstream,
@@ -96,7 +97,7 @@ export async function checkHealth(
 
 /** Endpoint 15 as an HTTP answer, never cached. */
 export async function healthResponse(
-  context: Pick<AppContext, "providers" | "storage" | "gateway" | "config">,
+  context: Pick<AppContext, "providers" | "storage" | "gateway" | "config" | "writes">,
 ): Promise<ApiAnswer> {
   const health = await checkHealth(context);
   return jsonAnswer(health.body, { status: health.status, headers: { "Cache-Control": "no-store" } });

@@ -1,13 +1,15 @@
 import { ApiError, isApiError } from "../errors";
 import { logEvent } from "../log";
+import { databaseUnavailable, isDatabaseUnavailable } from "../storage/database-unavailable";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiAnswer>;
 
 /**
- * Wraps every handler: known errors become their OpenAI-shaped answer; anything else is logged and answered with
- * a generic 500 whose body reveals nothing of the cause.
+ * Wraps every handler: known errors become their OpenAI-shaped answer; a database away for now is a 503 (the
+ * request is tried before anything is charged); anything else is logged and answered with a generic 500 whose body
+ * reveals nothing of the cause.
  */
 export function answerErrors(handler: ApiHandler): ApiHandler {
   return async (request) => {
@@ -15,6 +17,13 @@ export function answerErrors(handler: ApiHandler): ApiHandler {
       return await handler(request);
     } catch (error) {
       if (isApiError(error)) return error.toAnswer();
+      if (isDatabaseUnavailable(error)) {
+        logEvent("warn", "database_unavailable", {
+          path: new URL(request.url).pathname,
+          error: (error as Error).message,
+        });
+        return databaseUnavailable().toAnswer();
+      }
       logEvent("error", "unhandled_error", {
         path: new URL(request.url).pathname,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),

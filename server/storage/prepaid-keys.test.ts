@@ -236,7 +236,7 @@ async function storeOf(
     opened.push({ close: async () => void database.$client.close() });
     return new SqlitePrepaidKeys(database, ids);
   }
-  const database = await openPostgres(url, 2);
+  const database = await openPostgres(url, { poolSize: 2 });
   opened.push({ close: () => database.$client.end() });
   return new PostgresPrepaidKeys(database, ids);
 }

@@ -17,17 +17,36 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+export interface PoolOptions {
+  /** Connections; callers beyond it queue for one. */
+  poolSize: number;
+  /**
+   * How long a query waits for a connection, then for its answer, before it fails; unbounded when undefined. A
+   * statement that timed out has its connection closed (the server rolls back what it had not committed).
+   */
+  timeoutMs?: number;
+}
+
 /**
- * A pool of `poolSize` connections to the PostgreSQL server at `url`, migrated. Callers beyond the pool's size
- * queue for a connection. Fails with a message naming the server (never its password) when it cannot be reached.
+ * A pool of connections to the PostgreSQL server at `url`, migrated. Fails with a message naming the server (never
+ * its password) when it cannot be reached. A server that stops or restarts costs the queries of its outage: the
+ * pool replaces the connections it lost on the next queries, with no restart of the process.
  */
-export async function openPostgres(url: string, poolSize: number): Promise<PostgresDatabase> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000 });
+export async function openPostgres(url: string, options: PoolOptions): Promise<PostgresDatabase> {
+  const { poolSize, timeoutMs } = options;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeoutMs ?? 10_000,
+    // A server gone without a word (a paused process, a lost host) is found out by TCP rather than never.
+    keepAlive: true,
+    ...(timeoutMs === undefined ? {} : { query_timeout: timeoutMs }),
+  });
   // An idle connection the server dropped (a restart, a failover) is replaced on the next query; without a
   // listener its error would end the process.
   pool.on("error", (error) => logEvent("warn", "database_connection_lost", { error: error.message }));
   try {
-    await migrate(pool);
+    await migrate(new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs ?? 10_000 }));
   } catch (error) {
     await pool.end().catch(() => undefined);
     const { code, message } = error as { code?: string; message: string };
@@ -42,8 +61,9 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
  * Applies the pending migrations in one transaction that first takes an advisory lock: a second process starting
  * at once waits for it, then finds nothing left to do. The record table is the one drizzle's migrator keeps.
  */
-async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
+async function migrate(client: pg.Client): Promise<void> {
+  // Its own connection, with no statement timeout: the lock may wait for another process's migrations.
+  await client.connect();
   try {
     await client.query("begin");
     await client.query("select pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
@@ -67,6 +87,6 @@ async function migrate(pool: pg.Pool): Promise<void> {
     await client.query("rollback").catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    await client.end().catch(() => undefined);
   }
 }

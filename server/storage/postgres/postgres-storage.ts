@@ -1,14 +1,14 @@
 import type { Storage } from "../storage";
-import { openPostgres } from "./open-postgres";
+import { openPostgres, type PoolOptions } from "./open-postgres";
 import { PostgresFreeChatLog } from "./postgres-free-chat-log";
 import { PostgresPaymentLedger } from "./postgres-payment-ledger";
 import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
 import { PostgresPaidAnswers } from "./postgres-paid-answers";
 import { PostgresQuoteHolds } from "./postgres-quote-holds";
 
-/** The stores over a pool of `poolSize` connections to the PostgreSQL database at `url`, migrated. */
-export async function openPostgresStorage(url: string, poolSize: number): Promise<Storage> {
-  const database = await openPostgres(url, poolSize);
+/** The stores over a pool of connections to the PostgreSQL database at `url`, migrated. */
+export async function openPostgresStorage(url: string, pool: PoolOptions): Promise<Storage> {
+  const database = await openPostgres(url, pool);
   return {
     engine: "postgresql",
     ledger: new PostgresPaymentLedger(database),
