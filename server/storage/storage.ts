@@ -4,6 +4,7 @@ import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { Engine } from "../../config/database-url";
+import type { ChannelStorage } from "@x402/evm/batch-settlement/server";
 
 /**
  * The service's state, on SQLite (one file, the embedded default) or PostgreSQL (shared by several instances).
@@ -17,6 +18,8 @@ export interface Storage {
   quoteHolds: QuoteHoldStore;
   /** Paid answers kept for retries under a payment-identifier. */
   paidAnswers: PaidAnswerStore;
+  /** x402 batch-settlement channels: the state the scheme's server keeps, shared by every instance. */
+  channels: ChannelStorage;
   /** One round trip to the database, for /health. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import type { Storage } from "../storage";
+import { PostgresChannels } from "./postgres-channels";
 import { openPostgres, type PoolOptions } from "./open-postgres";
 import { PostgresFreeChatLog } from "./postgres-free-chat-log";
 import { PostgresPaymentLedger } from "./postgres-payment-ledger";
@@ -16,6 +17,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     freeChatLog: new PostgresFreeChatLog(database),
     quoteHolds: new PostgresQuoteHolds(database),
     paidAnswers: new PostgresPaidAnswers(database),
+    channels: new PostgresChannels(database),
     ping: async () => void (await database.$client.query("select 1")),
     close: () => database.$client.end(),
   };

@@ -109,3 +109,29 @@ export const paidAnswers = pgTable(
     index("paid_answers_expires_at_idx").on(table.expiresAt),
   ],
 );
+
+/** See sqlite/schema.ts: amounts as numeric, the chain's and the scheme's times as bigint, as the scheme gives them. */
+export const paymentChannels = pgTable(
+  "payment_channels",
+  {
+    channelId: text("channel_id").primaryKey(),
+    payer: text("payer").notNull(),
+    receiver: text("receiver").notNull(),
+    token: text("token").notNull(),
+    channelConfig: text("channel_config").notNull(),
+    chargedCumulativeAmount: numeric("charged_cumulative_amount", { precision: 78, scale: 0 }).notNull(),
+    signedMaxClaimable: numeric("signed_max_claimable", { precision: 78, scale: 0 }).notNull(),
+    signature: text("signature").notNull(),
+    balance: numeric("balance", { precision: 78, scale: 0 }).notNull(),
+    totalClaimed: numeric("total_claimed", { precision: 78, scale: 0 }).notNull(),
+    withdrawRequestedAt: count("withdraw_requested_at").notNull(),
+    refundNonce: count("refund_nonce").notNull(),
+    onchainSyncedAt: count("onchain_synced_at"),
+    lastRequestTimestamp: count("last_request_timestamp").notNull(),
+    pendingId: text("pending_id"),
+    pendingSignedMaxClaimable: numeric("pending_signed_max_claimable", { precision: 78, scale: 0 }),
+    pendingExpiresAt: count("pending_expires_at"),
+    version: count("version").notNull(),
+  },
+  (table) => [index("payment_channels_payer_idx").on(table.payer)],
+);

@@ -147,3 +147,36 @@ export const paidAnswers = sqliteTable(
     index("paid_answers_expires_at_idx").on(table.expiresAt),
   ],
 );
+
+/**
+ * x402 `batch-settlement` channels: per channel opened to this deployment's receiver, the state the scheme's server
+ * keeps (@x402/evm's ChannelStorage, channel-rows.ts): the running total charged and the highest voucher signed, the
+ * deposit and claims mirrored from the chain, and the request in flight. Amounts are decimal strings of atomic
+ * units, as in payments; times are milliseconds, or the chain's seconds where the chain sets them
+ * (`withdraw_requested_at`). `version` moves with every write: an update applies only to the state it was made from.
+ */
+export const paymentChannels = sqliteTable(
+  "payment_channels",
+  {
+    channelId: text("channel_id").primaryKey(),
+    payer: text("payer").notNull(),
+    receiver: text("receiver").notNull(),
+    token: text("token").notNull(),
+    /** The channel's configuration as the scheme signs it (JSON). */
+    channelConfig: text("channel_config").notNull(),
+    chargedCumulativeAmount: text("charged_cumulative_amount").notNull(),
+    signedMaxClaimable: text("signed_max_claimable").notNull(),
+    signature: text("signature").notNull(),
+    balance: text("balance").notNull(),
+    totalClaimed: text("total_claimed").notNull(),
+    withdrawRequestedAt: integer("withdraw_requested_at").notNull(),
+    refundNonce: integer("refund_nonce").notNull(),
+    onchainSyncedAt: integer("onchain_synced_at"),
+    lastRequestTimestamp: integer("last_request_timestamp").notNull(),
+    pendingId: text("pending_id"),
+    pendingSignedMaxClaimable: text("pending_signed_max_claimable"),
+    pendingExpiresAt: integer("pending_expires_at"),
+    version: integer("version").notNull(),
+  },
+  (table) => [index("payment_channels_payer_idx").on(table.payer)],
+);

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { SqliteChannels } from "./sqlite-channels";
 import type { Storage } from "../storage";
 import { openSqlite } from "./open-sqlite";
 import { SqliteFreeChatLog } from "./sqlite-free-chat-log";
@@ -17,6 +18,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     freeChatLog: new SqliteFreeChatLog(database),
     quoteHolds: new SqliteQuoteHolds(database),
     paidAnswers: new SqlitePaidAnswers(database),
+    channels: new SqliteChannels(database),
     ping: async () => void database.get(sql`select 1`),
     close: async () => void database.$client.close(),
   };
