@@ -2,7 +2,12 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
-import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from "@x402/evm";
+import {
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  PERMIT2_ADDRESS,
+  x402UptoPermit2ProxyAddress,
+} from "@x402/evm";
 import { createPublicClient, createTestClient, createWalletClient, http, type Abi, type Chain } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { EvmNetwork } from "../../networks";
@@ -11,6 +16,9 @@ import usdcArtifact from "./contracts/local-usdc.artifact.json";
 import multicallArtifact from "./contracts/multicall3.artifact.json";
 import permit2Artifact from "./contracts/permit2.artifact.json";
 import uptoProxyArtifact from "./contracts/x402-upto-permit2-proxy.artifact.json";
+import batchSettlementArtifact from "./contracts/x402-batch-settlement.artifact.json";
+import erc3009CollectorArtifact from "./contracts/erc3009-deposit-collector.artifact.json";
+import permit2CollectorArtifact from "./contracts/permit2-deposit-collector.artifact.json";
 import {
   DEV_MNEMONIC,
   FACILITATOR_ACCOUNT_INDEX,
@@ -23,6 +31,10 @@ import { waitFor } from "./wait-for";
 
 export const localUsdcAbi = usdcArtifact.abi as Abi;
 export const localPermit2Abi = permit2Artifact.abi as Abi;
+export const localBatchSettlementAbi = batchSettlementArtifact.abi as Abi;
+/** Where @x402/evm 2.27's batch-settlement client and facilitator expect the Permit2 deposit collector (the package
+ * uses this address but does not export it from its entry points). */
+export const PERMIT2_DEPOSIT_COLLECTOR_ADDRESS = "0x4020425FAf3B746C082C2f942b4E5159887B0005";
 
 export interface LocalChain {
   rpcUrl: string;
@@ -41,7 +53,8 @@ function anvilBinary(): string {
 
 /**
  * Starts anvil with the network's chain id, places our EIP-3009/EIP-2612 USDC at the network's canonical USDC
- * address, Multicall3, Permit2 and the x402 `upto` Permit2 proxy at their usual addresses, and funds the development
+ * address, Multicall3, Permit2, the x402 `upto` Permit2 proxy and the x402 `batch-settlement` contracts (the
+ * channel contract and its ERC-3009 and Permit2 deposit collectors) at their usual addresses, and funds the development
  * payers. With `stateFile`, the chain (its state, blocks and receipts) is loaded from that file when it exists, and
  * written back to it when anvil stops (SIGTERM or SIGINT; a chain killed outright loses what happened since it
  * started); a loaded chain keeps its balances and everything done with them, and gets the current code of any of our
@@ -118,14 +131,17 @@ function localContracts(network: EvmNetwork): { address: `0x${string}`; code: `0
     { address: MULTICALL3_ADDRESS, code: multicallArtifact.runtimeBytecode as `0x${string}` },
     { address: PERMIT2_ADDRESS, code: permit2Artifact.runtimeBytecode as `0x${string}` },
     { address: x402UptoPermit2ProxyAddress, code: uptoProxyArtifact.runtimeBytecode as `0x${string}` },
+    { address: BATCH_SETTLEMENT_ADDRESS, code: batchSettlementArtifact.runtimeBytecode as `0x${string}` },
+    { address: ERC3009_DEPOSIT_COLLECTOR_ADDRESS, code: erc3009CollectorArtifact.runtimeBytecode as `0x${string}` },
+    { address: PERMIT2_DEPOSIT_COLLECTOR_ADDRESS, code: permit2CollectorArtifact.runtimeBytecode as `0x${string}` },
   ];
 }
 
 /**
  * Places each of our contracts whose code is missing or differs from its artifact (a chain saved by an older
- * version of this project lacks Permit2 and the proxy, and has a USDC without EIP-2612). Replacing code keeps the
- * contract's storage: the contracts' storage layouts only ever grow, so a saved USDC keeps its balances. Permit2
- * and the proxy need no setup (no immutables, no initializer). USDC is set up (its minter named, the payers funded)
+ * version of this project lacks Permit2, the proxy and the batch-settlement contracts, and has a USDC without EIP-2612).
+ * Replacing code keeps the contract's storage: the contracts' storage layouts only ever grow, so a saved USDC keeps its
+ * balances. Permit2, the proxy and the batch-settlement contracts need no setup (no immutables, no initializer). USDC is set up (its minter named, the payers funded)
  * only where it was not there at all.
  */
 async function placeContracts(network: EvmNetwork, rpcUrl: string, chain: Chain): Promise<void> {

@@ -166,6 +166,23 @@ contract LocalUsdc {
         );
     }
 
+    /// ERC-3009 with the signature as bytes (FiatToken v2.2 has both forms): what x402's batch-settlement deposit
+    /// collector calls.
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external {
+        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
+        _transferWithAuthorization(
+            RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
+        );
+    }
+
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
         require(!usedAuthorizations[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
         bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));

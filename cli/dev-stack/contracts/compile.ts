@@ -1,7 +1,7 @@
 // Compiles the local-chain contracts with solc-js and writes their ABI and runtime bytecode next to the sources.
 // Run with `npm run contracts:compile` after editing a .sol file; the artifacts are committed so that starting
 // the embedded stack never needs the compiler.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import solc from "solc";
@@ -16,12 +16,30 @@ const contracts = [
     name: "x402UptoPermit2Proxy",
     artifact: "x402-upto-permit2-proxy.artifact.json",
   },
+  {
+    file: "X402BatchSettlement.sol",
+    name: "x402BatchSettlement",
+    artifact: "x402-batch-settlement.artifact.json",
+  },
+  {
+    file: "DepositCollectors.sol",
+    name: "ERC3009DepositCollector",
+    artifact: "erc3009-deposit-collector.artifact.json",
+  },
+  {
+    file: "DepositCollectors.sol",
+    name: "Permit2DepositCollector",
+    artifact: "permit2-deposit-collector.artifact.json",
+  },
 ];
 
 const input = {
   language: "Solidity",
+  // Every source here, also those only imported by others (BatchSettlementSignatures.sol).
   sources: Object.fromEntries(
-    contracts.map((contract) => [contract.file, { content: readFileSync(join(here, contract.file), "utf8") }]),
+    readdirSync(here)
+      .filter((file) => file.endsWith(".sol"))
+      .map((file) => [file, { content: readFileSync(join(here, file), "utf8") }]),
   ),
   settings: {
     optimizer: { enabled: true, runs: 200 },
