@@ -140,6 +140,19 @@ export const sharedSchema = z.object({
     .default("on")
     .pipe(z.enum(["on", "off"], { error: "must be on or off" }))
     .transform((value) => value === "on"),
+  // Whether 402s also offer x402 `batch-settlement` channels (EVM), where the facilitator lists the scheme and
+  // CHANNEL_AUTHORIZER_PRIVATE_KEY is set.
+  X402_CHANNELS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default("on")
+    .pipe(z.enum(["on", "off"], { error: "must be on or off" }))
+    .transform((value) => value === "on"),
+  // The key that signs the channels' claims and refunds (their receiverAuthorizer); it never sends a transaction.
+  CHANNEL_AUTHORIZER_PRIVATE_KEY: z.string().trim().optional(),
+  // How long a payer leaving a channel waits for its deposit: the deployment's time to claim what was charged.
+  CHANNEL_WITHDRAW_DELAY_SECONDS: positiveInteger(86_400),
   // `overlap`: the facilitator verifies while the upstream starts, and a stream is passed on while it settles;
   // `strict`: verify, the work, settle, then the answer.
   SETTLEMENT_ORDER: z

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { channelSettings, type ChannelSettings } from "./channels";
 import type { NetworkDefinition } from "../networks";
 import { loadCatalog } from "./catalog/load-catalog";
 import type { DefaultRoutes } from "./catalog/default-catalog";
@@ -54,6 +55,8 @@ export interface ServiceConfig {
    * maximum and is charged the tokens used), where the facilitator lists it for the network.
    */
   upto: boolean;
+  /** x402 `batch-settlement` channels, where offered (config/channels.ts). */
+  channels: ChannelSettings | undefined;
   /**
    * `overlap`: verify runs beside the upstream's start, and a stream is passed on while its payment settles, except
    * for a payer whose stream went unpaid within `strictAfterUnpaidMs`; `strict`: verify, work, settle, answer.
@@ -162,6 +165,7 @@ export function loadServiceConfig(
       `PAYMENT_TIMEOUT_SECONDS: at least ${UPTO_MIN_VALIDITY_MS / 1000} while X402_UPTO is on: an upto payer signs its deadline that far ahead, and a payment with less than ${UPTO_MIN_VALIDITY_MS / 1000} s to answer and settle is refused; raise it, or set X402_UPTO=off`,
     );
   }
+  const channels = channelSettings(values, network, problems);
   const catalog = collectProblems(problems, () => catalogFrom(values, env, true));
   if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
   return {
@@ -192,6 +196,7 @@ export function loadServiceConfig(
     databaseTimeoutMs: values.DATABASE_TIMEOUT_SECONDS * 1000,
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
     upto: values.X402_UPTO,
+    channels,
     settlement: { order: values.SETTLEMENT_ORDER, strictAfterUnpaidMs: values.SETTLEMENT_STRICT_SECONDS * 1000 },
     metricsToken: values.METRICS_TOKEN,
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,

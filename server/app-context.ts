@@ -2,6 +2,7 @@ import { chainRpcUrlOf, type ServiceConfig } from "../config/service-config";
 import { catalogModels } from "../config/catalog/model-catalog";
 import { identifierHoldMs, PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
+import { ChannelPayment } from "./billing/channel-payment";
 import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import { LocalSignatureCheck } from "./payment/local-signature";
@@ -19,6 +20,7 @@ import { ServiceMetrics } from "./metrics/service-metrics";
 import { reconcileInBackground } from "./reconcile/background-reconcile";
 import { Drain } from "./lifecycle/drain";
 import { DeferredWrites } from "./storage/deferred-writes";
+import { channelScheme } from "./payment/channel-scheme";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -29,6 +31,8 @@ export interface AppContext {
   gateway: PaymentGateway;
   /** Payment per request; the prepaid key, the other way to pay, is per call (billing/prepaid-payment.ts). */
   x402: X402Payment;
+  /** Payment from an x402 `batch-settlement` channel: a voucher per request. */
+  channels: ChannelPayment;
   /** The endpoints as the discovery documents describe them. */
   catalog: readonly CatalogEndpoint[];
   /** The providers of every model of the catalog in force, in order, with their circuit breakers. */
@@ -57,37 +61,46 @@ export async function createAppContext(
   // Reservations left by a process that died: ended now, what they held freed (reserving and balances also sweep).
   await prepaidKeys.deleteExpired();
   const metrics = new ServiceMetrics(config.network.id);
-  const gateway = gatewayFor(config, (facilitator, operation, outcome, seconds) =>
-    metrics.facilitatorCall(facilitator, operation, outcome, seconds),
+  const channels = config.channels && channelScheme(config.payTo, config.channels, storage.channels);
+  const gateway = gatewayFor(
+    config,
+    (facilitator, operation, outcome, seconds) => metrics.facilitatorCall(facilitator, operation, outcome, seconds),
+    channels,
   );
   const drain = new Drain();
   drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys }));
   const writes = new DeferredWrites((work) => drain.keep(work));
   drain.onStop(() => writes.abandon());
+  const retries = new PaidRetries(
+    storage.paidAnswers,
+    config.paymentIdTtlMs,
+    identifierHoldMs({
+      routes: Math.max(...catalogModels(config.catalog).map(({ model }) => model.routes.length)),
+      upstreamTimeoutMs: config.providers.timeoutMs,
+      facilitatorTimeoutMs: config.facilitatorTimeoutMs,
+    }),
+  );
+  // What every x402 payment works with, whatever its scheme.
+  const services = {
+    gateway,
+    ledger,
+    metrics,
+    retries,
+    gas: liveGas(config, storage.quoteHolds),
+    keep: <T>(work: Promise<T>) => drain.keep(work),
+    writes,
+  };
   return {
     config,
     storage,
     prepaidKeys,
     gateway,
     x402: new X402Payment({
-      gateway,
-      ledger,
-      metrics,
-      retries: new PaidRetries(
-        storage.paidAnswers,
-        config.paymentIdTtlMs,
-        identifierHoldMs({
-          routes: Math.max(...catalogModels(config.catalog).map(({ model }) => model.routes.length)),
-          upstreamTimeoutMs: config.providers.timeoutMs,
-          facilitatorTimeoutMs: config.facilitatorTimeoutMs,
-        }),
-      ),
-      gas: liveGas(config, storage.quoteHolds),
+      ...services,
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       settlement: config.settlement,
-      keep: (work) => drain.keep(work),
-      writes,
     }),
+    channels: new ChannelPayment(services),
     catalog,
     providers: new ProviderRoutes(config.catalog, config.providers, metrics),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),

@@ -9,6 +9,8 @@ export const DEV_MNEMONIC = "test test test test test test test test test test t
 export const FACILITATOR_ACCOUNT_INDEX = 0;
 export const PAY_TO_ACCOUNT_INDEX = 1;
 export const PAYER_ACCOUNT_INDEXES = [2, 3, 4, 5, 6, 7, 8, 9] as const;
+/** The key that signs the embedded deployment's channel claims and refunds (it sends no transaction). */
+export const CHANNEL_AUTHORIZER_ACCOUNT_INDEX = 10;
 /** Local USDC each payer holds at start: 10,000 USDC in atomic units. */
 export const PAYER_STARTING_BALANCE = 10_000n * 10n ** 6n;
 

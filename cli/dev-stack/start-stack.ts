@@ -4,7 +4,13 @@ import { redactedDatabaseUrl } from "../../config/database-url";
 import { childEnvironment } from "../../config/env";
 import { type LaunchConfig } from "../../config/dev-launch-config";
 import { openStorage } from "../../server/storage/open-storage";
-import { DEV_MNEMONIC, devAccountsFor, type DevKey } from "./dev-accounts";
+import {
+  CHANNEL_AUTHORIZER_ACCOUNT_INDEX,
+  DEV_MNEMONIC,
+  devAccount,
+  devAccountsFor,
+  type DevKey,
+} from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
 import { startFacilitatorServer } from "../lib/facilitator-server";
 import { startLocalSolana } from "./local-solana";
@@ -112,7 +118,7 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       });
       stoppers.push(facilitator.stop);
       facilitatorUrl = facilitator.url;
-      const schemes = network.kind === "evm" ? "exact and upto" : "exact";
+      const schemes = network.kind === "evm" ? "exact, upto and batch-settlement" : "exact";
       say(
         `facilitator  ${facilitator.url}  (x402 ${schemes} on ${config.network.id}, settles from ${facilitator.address})`,
       );
@@ -144,6 +150,9 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       UPSTREAM_API_KEY: config.configured.upstreamApiKey ?? "",
       DATABASE_URL: config.configured.databaseUrl,
       PUBLIC_BASE_URL: config.configured.publicBaseUrl ?? "",
+      // Channels on the embedded chain only: this development key is public, and worthless anywhere else.
+      CHANNEL_AUTHORIZER_PRIVATE_KEY:
+        embeddedChain && network.kind === "evm" ? devAccount(CHANNEL_AUTHORIZER_ACCOUNT_INDEX).privateKey : "",
       NODE_ENV: "production",
     });
     const instances: AppInstance[] = [];

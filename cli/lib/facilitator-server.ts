@@ -1,7 +1,14 @@
 import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { PERMIT2_ADDRESS, toFacilitatorEvmSigner, x402UptoPermit2ProxyAddress } from "@x402/evm";
+import {
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  PERMIT2_ADDRESS,
+  toFacilitatorEvmSigner,
+  x402UptoPermit2ProxyAddress,
+} from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import { EIP2612_GAS_SPONSORING } from "@x402/extensions";
@@ -125,26 +132,33 @@ async function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
   type SignerClient = Parameters<typeof toFacilitatorEvmSigner>[0];
   const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as SignerClient);
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: options.network.id });
-  if (options.embeddedChain || (await uptoContractsDeployed(options))) {
+  if (options.embeddedChain || (await deployed(options, [PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress]))) {
     // The payer signs for this account, the only one the proxy lets settle: /supported names it as
     // `extra.facilitatorAddress`. A payer without a Permit2 allowance may sign an EIP-2612 permit of the token to
     // Permit2 instead, which the settlement applies first (this account pays its gas): /supported names that
     // extension so that a server knows it may declare it.
     facilitator.register(options.network.id, new UptoEvmScheme(signer)).registerExtension(EIP2612_GAS_SPONSORING);
   }
+  if (
+    options.embeddedChain ||
+    (await deployed(options, [BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS]))
+  ) {
+    // batch-settlement channels: deposits, claims, settlements and refunds, sent for the seller, who signs its own
+    // claims and refunds (no authorizer key here: a facilitator holding one would sign them for any caller).
+    facilitator.register(options.network.id, new BatchSettlementEvmScheme(signer));
+  }
   return { facilitator, address: account.address };
 }
 
 /**
- * Whether Permit2 and the x402 upto proxy have code on the chain, at their canonical addresses: a public network may
- * lack them, and `upto` is then not offered. A chain that cannot be asked quickly counts as lacking them.
+ * Whether the contracts a scheme needs have code on the chain, at their canonical addresses (Permit2 and the x402
+ * upto proxy; the batch-settlement channel contract and its ERC-3009 deposit collector): a public network may lack
+ * them, and the scheme is then not offered. A chain that cannot be asked quickly counts as lacking them.
  */
-async function uptoContractsDeployed(options: FacilitatorOptions<EvmNetwork>): Promise<boolean> {
+async function deployed(options: FacilitatorOptions<EvmNetwork>, addresses: `0x${string}`[]): Promise<boolean> {
   const client = createPublicClient({ transport: http(options.rpcUrl, { retryCount: 0, timeout: 5_000 }) });
   try {
-    const codes = await Promise.all(
-      [PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress].map((address) => client.getCode({ address })),
-    );
+    const codes = await Promise.all(addresses.map((address) => client.getCode({ address })));
     return codes.every((code) => code !== undefined && code !== "0x");
   } catch {
     return false;

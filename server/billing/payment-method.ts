@@ -99,6 +99,8 @@ export interface BillableCall {
    * verdict; a refusal aborts it): the endpoint's `overlapsVerify`.
    */
   overlapsVerify?: boolean;
+  /** A `batch-settlement` channel may pay for it, where the deployment offers channels: the endpoint's `channels`. */
+  channels?: boolean;
   /** Extensions the 402 names beside the quote (the bazaar discovery extension). */
   extensions?: Record<string, unknown>;
   /**

@@ -37,7 +37,7 @@ export function paymentRequiredDocument(
     x402Version: 2,
     resource: resourceInfo(call),
     // `exact` first: a client that takes the first entry it can pay pays as it always did.
-    accepts: priced.upto ? [priced.requirements, priced.upto] : [priced.requirements],
+    accepts: [priced.requirements, ...(priced.upto ? [priced.upto] : []), ...(priced.batch ? [priced.batch] : [])],
     extensions: {
       quote: priced.quote,
       "payment-identifier": paymentIdentifier,

@@ -17,6 +17,11 @@ export interface PricedRequest {
   upto?: PaymentRequirements;
   /** The extensions a 402 offering `upto` declares (EIP-2612 gas sponsoring, where the facilitator applies it). */
   uptoExtensions?: Record<string, unknown>;
+  /**
+   * Where offered, the `batch-settlement` requirements: a channel's voucher for at most `amount` more, charged what
+   * `upto` would charge (the tokens used) or, for a call not billed in tokens, `amount`.
+   */
+  batch?: PaymentRequirements;
 }
 
 /** A held quote as the database keeps it: JSON, with the amount as a decimal string. */
@@ -64,21 +69,23 @@ export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas
 }
 
 /**
- * The call's requirements: `exact` for `amount`; and `upto` with `amount` as its maximum for a call billed in
- * tokens (chat, Responses, whole or streamed), where the deployment offers it.
+ * The call's requirements: `exact` for `amount`; `upto` with `amount` as its maximum for a call billed in tokens
+ * (chat, Responses, whole or streamed), where the deployment offers it; and a channel's, likewise, where offered.
  */
 async function requirementsOrUnavailable(
   gateway: PaymentGateway,
   call: BillableCall,
   amount: bigint,
-): Promise<Pick<PricedRequest, "requirements" | "upto" | "uptoExtensions">> {
+): Promise<Pick<PricedRequest, "requirements" | "upto" | "uptoExtensions" | "batch">> {
   const usageCharged = call.usage !== undefined && call.quote.tokens !== undefined;
   try {
-    const [requirements, upto] = await Promise.all([
+    const [requirements, upto, batch] = await Promise.all([
       gateway.requirementsFor(amount),
       usageCharged ? gateway.uptoRequirementsFor(amount) : undefined,
+      call.channels ? gateway.channelRequirementsFor(amount) : undefined,
     ]);
-    return upto ? { requirements, upto: upto.requirements, uptoExtensions: upto.extensions } : { requirements };
+    const offers = upto ? { upto: upto.requirements, uptoExtensions: upto.extensions } : {};
+    return { requirements, ...offers, ...(batch ? { batch } : {}) };
   } catch (error) {
     throw facilitatorUnavailable(error);
   }

@@ -13,6 +13,7 @@ export const chatCompletions = (catalog: ModelCatalog) =>
     method: "POST",
     paths: ["/v1/chat/completions", "/api/v1/chat/completions"],
     access: ["x402", "prepaid"],
+    channels: true,
     overlapsVerify: true,
     schema: chatRequestSchema,
     parse: (value) => parseChatRequest(value, catalog),

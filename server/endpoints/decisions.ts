@@ -14,6 +14,7 @@ export function decisions(catalog: ModelCatalog) {
     method: "POST",
     paths: ["/jev"],
     access: ["x402"],
+    channels: true,
     overlapsVerify: true,
     schema: requests.schema,
     parse(value) {

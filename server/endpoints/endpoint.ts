@@ -72,6 +72,8 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
    * bought) waits for the verdict.
    */
   overlapsVerify?: boolean;
+  /** An x402 `batch-settlement` channel may pay for it (answers, not a key purchase), where channels are offered. */
+  channels?: boolean;
   /** Present when a prepaid key (or x402 `upto`) may pay for the tokens used: how they are read. */
   usage?: UsageReader<Parsed>;
 }

@@ -19,6 +19,7 @@ export const responses = (catalog: ModelCatalog) =>
     method: "POST",
     paths: ["/v1/responses", "/api/v1/responses"],
     access: ["x402", "prepaid"],
+    channels: true,
     overlapsVerify: true,
     schema: responsesRequestSchema,
     parse(value) {

@@ -4,13 +4,16 @@ import {
   VerifyError,
   type Network,
   type PaymentPayload,
+  type PaymentRequired,
   type PaymentRequirements,
+  type ResourceInfo,
   type SettleResponse,
   type SupportedResponse,
   type VerifyResponse,
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
+import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { FacilitatorAuth } from "../../config/facilitators";
 import type { NetworkDefinition } from "../../networks";
@@ -30,6 +33,8 @@ export interface GatewayFacilitator {
 export interface RouteSettings {
   network: NetworkDefinition;
   upto: boolean;
+  /** The deployment's batch-settlement scheme, where it offers channels: one instance for every route. */
+  channels?: BatchSettlementEvmScheme;
   timeoutMs: number;
   breaker: { failureThreshold: number; cooldownMs: number };
   /** Told of every call: which facilitator, which operation, whether it answered, how long it took. */
@@ -118,6 +123,7 @@ export class FacilitatorRoute {
     // v1 payments name the network by its v1 name; the resource server looks their scheme up by it.
     if (network.kind === "evm" && network.x402V1Network) this.server.register(network.x402V1Network as Network, scheme);
     if (settings.upto && network.kind === "evm") this.server.register(network.id, new UptoEvmScheme());
+    if (settings.channels && network.kind === "evm") this.server.register(network.id, settings.channels);
   }
 
   private async timed<T>(operation: FacilitatorOperation, call: () => Promise<T>): Promise<T> {
@@ -162,7 +168,7 @@ export class FacilitatorRoute {
 
   /** The requirements this facilitator would serve for `amount` of the asset under `scheme` (initialized first). */
   async build(
-    scheme: "exact" | "upto",
+    scheme: "exact" | "upto" | "batch-settlement",
     terms: { amount: bigint; payTo: string; maxTimeoutSeconds: number },
   ): Promise<PaymentRequirements> {
     await this.initialize();
@@ -222,6 +228,24 @@ export class FacilitatorRoute {
       }
       throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
     }
+  }
+
+  /**
+   * The x402 document of a refused payment, as its scheme completes it: a channel whose voucher did not match the
+   * running total gets the channel's state, which the official client resyncs from (the "corrective 402").
+   */
+  paymentRequired(
+    accepts: PaymentRequirements[],
+    resource: ResourceInfo,
+    error: string,
+    payload: PaymentPayload,
+  ): Promise<PaymentRequired> {
+    return this.server.createPaymentRequiredResponse(accepts, resource, error, undefined, undefined, payload);
+  }
+
+  /** A verified payment whose work failed: what its scheme holds for it (a channel's reservation) is let go. */
+  async cancel(payload: PaymentPayload, requirements: PaymentRequirements, reason: "handler_threw" | "handler_failed") {
+    await this.server.createPaymentCancellationDispatcher(payload, requirements).cancel({ reason });
   }
 
   /** A fresh /supported, for health and the capability check; failures come out as FacilitatorCallError. */

@@ -19,6 +19,7 @@ export function gatewayFor(
     | "chainRpcUrl"
   >,
   observe?: PaymentGatewayConfig["observe"],
+  channels?: PaymentGatewayConfig["channels"],
 ): PaymentGateway {
   return new PaymentGateway({
     network: config.network,
@@ -28,12 +29,17 @@ export function gatewayFor(
     facilitatorBreaker: config.facilitatorBreaker,
     paymentTimeoutSeconds: config.paymentTimeoutSeconds,
     upto: config.upto,
+    channels,
     chain: chainReaderFor(config.network, chainRpcUrlOf(config)),
     observe,
   });
 }
 
-/** The schemes a deployment offers: `exact`, and `upto` on EVM networks where X402_UPTO is on. */
-export function offeredSchemes(config: Pick<ServiceConfig, "network" | "upto">): string[] {
-  return config.network.kind === "evm" && config.upto ? ["exact", "upto"] : ["exact"];
+/**
+ * The schemes a deployment offers: `exact`; on EVM networks `upto` where X402_UPTO is on, and `batch-settlement`
+ * where channels are configured (config/channels.ts).
+ */
+export function offeredSchemes(config: Pick<ServiceConfig, "network" | "upto" | "channels">): string[] {
+  if (config.network.kind !== "evm") return ["exact"];
+  return ["exact", ...(config.upto ? ["upto"] : []), ...(config.channels ? ["batch-settlement"] : [])];
 }

@@ -1,5 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { declareEip2612GasSponsoringExtension, EIP2612_GAS_SPONSORING } from "@x402/extensions";
+import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import type { NetworkDefinition } from "../../networks";
 import type { ChainReader } from "../reconcile/chain-payment";
 import {
@@ -23,6 +24,8 @@ export interface PaymentGatewayConfig {
   paymentTimeoutSeconds: number;
   /** Offer `upto` beside `exact` where the facilitator settles it for the network (EVM). */
   upto?: boolean;
+  /** Offer `batch-settlement` channels with this scheme, where the facilitator lists it for the network (EVM). */
+  channels?: BatchSettlementEvmScheme;
   /**
    * The chain, asked whether a payment moved before a second facilitator is asked to settle it after the first
    * failed in a way that leaves its outcome open; without it such a payment is left for reconciliation.
@@ -40,6 +43,8 @@ export interface SettleOptions {
   payment?: DecodedPayment;
 }
 
+type Scheme = Parameters<FacilitatorRoute["build"]>[0];
+
 const DEFAULT_BREAKER = { failureThreshold: 3, cooldownMs: 30_000 };
 
 /**
@@ -56,6 +61,7 @@ export class PaymentGateway {
     const settings: RouteSettings = {
       network: config.network,
       upto: config.upto === true,
+      channels: config.channels,
       timeoutMs: config.facilitatorTimeoutMs,
       breaker: config.facilitatorBreaker ?? DEFAULT_BREAKER,
       observe: config.observe,
@@ -136,6 +142,22 @@ export class PaymentGateway {
     };
   }
 
+  /**
+   * The `batch-settlement` requirements with `amount` as the most one request may charge, where channels are offered
+   * and the facilitator that serves the 402 lists them for the network; undefined otherwise.
+   */
+  async channelRequirementsFor(amount: bigint): Promise<PaymentRequirements | undefined> {
+    if (!this.config.channels) return undefined;
+    const route = await this.primary();
+    if (!route.lists("batch-settlement", this.config.network.id)) return undefined;
+    return route.build("batch-settlement", this.terms(amount));
+  }
+
+  /** The facilitator of that name. */
+  route(name: string): FacilitatorRoute | undefined {
+    return this.routes.find((route) => route.name === name);
+  }
+
   /** True when the payload was signed for exactly these requirements (deep equality of `accepted`). */
   matches(payload: PaymentPayload, requirements: PaymentRequirements): boolean {
     return this.routes[0]!.matches(payload, requirements);
@@ -152,7 +174,7 @@ export class PaymentGateway {
       if (!route.knownSupport || !route.lists(offered.scheme, offered.network)) continue;
       const { scheme, amount, payTo, maxTimeoutSeconds } = offered;
       const terms = { amount: BigInt(amount), payTo, maxTimeoutSeconds };
-      const built = await route.build(scheme as "exact" | "upto", terms).catch(() => undefined);
+      const built = await route.build(scheme as Scheme, terms).catch(() => undefined);
       if (built && this.matches(payload, built)) return built;
     }
     return undefined;
@@ -167,7 +189,7 @@ export class PaymentGateway {
     if (payload.x402Version === 1) return route.lists(requirements.scheme, requirements.network, 1);
     if (!route.lists(requirements.scheme, requirements.network)) return false;
     const { scheme, amount, payTo, maxTimeoutSeconds } = requirements;
-    const built = await route.build(scheme as "exact" | "upto", { amount: BigInt(amount), payTo, maxTimeoutSeconds });
+    const built = await route.build(scheme as Scheme, { amount: BigInt(amount), payTo, maxTimeoutSeconds });
     return route.matches({ ...payload, accepted: requirements }, built);
   }
 

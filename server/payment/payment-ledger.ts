@@ -1,7 +1,10 @@
 import type { PaymentStatus } from "../storage/payment-status";
 
-/** How a payment is settled: its amount (`exact`), or at most its amount, what the call used (`upto`). */
-export type PaymentScheme = "exact" | "upto";
+/**
+ * How a payment is settled: its amount (`exact`); at most its amount, what the call used (`upto`); or charged to a
+ * channel's running total, claimed later with others (`batch-settlement`).
+ */
+export type PaymentScheme = "exact" | "upto" | "batch-settlement";
 
 export interface NewPayment {
   nonce: string;
