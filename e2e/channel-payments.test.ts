@@ -1,16 +1,22 @@
 import { x402Client } from "@x402/core/client";
-import { decodePaymentResponseHeader } from "@x402/core/http";
-import { toClientEvmSigner } from "@x402/evm";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, toClientEvmSigner, voucherTypes } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { createPublicClient, http } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { decimalToAtomic } from "../server/money";
 import { fundedPayer } from "./support/funded-payer";
-import { quote, stack, usdcBalance } from "./support/payments";
+import { polygon, quote, stack, usdcBalance } from "./support/payments";
 
 const MODEL = "vendor-a/gpt-6-luna";
 
@@ -47,6 +53,29 @@ function channelRow(channelId: string): Record<string, unknown> | undefined {
   } finally {
     database.close();
   }
+}
+
+/** POSTs a chat request through `send` (a paying fetch, or plain fetch with a payment header). */
+function post(send: typeof fetch, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
+  return send(`${stack().appUrl}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
+}
+
+/** A channel payment's header again, its voucher for `channelId` and `maxClaimableAmount`, signed by `key`. */
+async function resigned(payment: PaymentPayload, key: `0x${string}`, channelId: `0x${string}`, max: bigint) {
+  const signature = await privateKeyToAccount(key).signTypedData({
+    domain: { ...BATCH_SETTLEMENT_DOMAIN, chainId: polygon.chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS },
+    types: voucherTypes,
+    primaryType: "Voucher",
+    message: { channelId, maxClaimableAmount: max },
+  });
+  const inner = payment.payload as { voucher: Record<string, unknown> };
+  const voucher = { ...inner.voucher, channelId, maxClaimableAmount: max.toString(), signature };
+  return encodePaymentSignatureHeader({ ...payment, payload: { ...inner, voucher } });
 }
 
 const chat = (content: string) => ({ model: MODEL, messages: [{ role: "user" as const, content }], max_tokens: 60 });
@@ -89,5 +118,120 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
     const channel = channelRow(channelId)!;
     expect(BigInt(channel.charged_cumulative_amount as string)).toBe(stated);
     expect(BigInt(channel.balance as string)).toBe(deposited);
+  });
+
+  it("charges a stream at its usage event, a stream cut short what it passed on, a failed call nothing", async () => {
+    const payer = await fundedPayer(5_000_000n);
+    const { client } = channelClient(payer.key);
+    const openai = new OpenAI({
+      apiKey: "x402",
+      baseURL: `${stack().appUrl}/v1`,
+      fetch: wrapFetchWithPayment(fetch, client),
+      maxRetries: 0,
+    });
+    const streamed = await openai.chat.completions.create({
+      ...chat("a streamed channel call"),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: { cost?: string } | undefined;
+    for await (const chunk of streamed) usage = (chunk.usage as typeof usage) ?? usage;
+    const streamedCost = decimalToAtomic(usage!.cost!, 6);
+    const afterStream = ledgerRows(payer.address);
+    expect(afterStream.map((row) => BigInt(row.settled_amount as string))).toEqual([streamedCost]);
+
+    // The upstream fails: the channel is let go of, nothing charged, and the next call is served from it at once.
+    await expect(openai.chat.completions.create(chat("[paysvc-dev-fault:http-error] fail me"))).rejects.toMatchObject({
+      status: 502,
+    });
+    const broken = await openai.chat.completions.create({
+      ...chat("[paysvc-dev-fault:break-mid-stream] break me"),
+      max_tokens: 400,
+      stream: true,
+    });
+    const chunks: unknown[] = [];
+    await expect(
+      (async () => {
+        for await (const chunk of broken) chunks.push(chunk);
+      })(),
+    ).rejects.toThrow();
+    expect(chunks.length).toBeGreaterThan(0);
+    await openai.chat.completions.create(chat("served after a failure"));
+    const rows = ledgerRows(payer.address);
+    expect(rows).toHaveLength(3);
+    const channelId = String(rows[0]!.nonce).split(":")[0]!;
+    const charged = rows.reduce((sum, row) => sum + BigInt(row.settled_amount as string), 0n);
+    // The broken stream was charged less than its quote's maximum: what it passed on.
+    expect(BigInt(channelRow(channelId)!.charged_cumulative_amount as string)).toBe(charged);
+  });
+
+  it("refuses a voucher replayed, off the running total, for another channel or by another key: nothing free", async () => {
+    const payer = await fundedPayer(5_000_000n);
+    const { client } = channelClient(payer.key);
+    const sent: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      const header = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {})).get(
+        "payment-signature",
+      );
+      if (header) sent.push(header);
+      return fetch(input, init);
+    };
+    const paid = wrapFetchWithPayment(recording, client);
+    const body = chat("refusals");
+    expect((await post(paid, body)).status).toBe(200);
+    expect((await post(paid, body)).status).toBe(200);
+    const voucher = decodePaymentSignatureHeader(sent.at(-1)!);
+    const { channelId } = (voucher.payload as { voucher: { channelId: `0x${string}` } }).voucher;
+    const charged = () => BigInt(channelRow(channelId)!.charged_cumulative_amount as string);
+    const before = charged();
+    const next = before + BigInt(voucher.accepted.amount);
+    const attempts = {
+      replayed: sent.at(-1)!,
+      above: await resigned(voucher, payer.key, channelId, next + 1n),
+      below: await resigned(voucher, payer.key, channelId, next - 1n),
+      "another key": await resigned(voucher, generatePrivateKey(), channelId, next),
+      "another channel": await resigned(voucher, payer.key, `0x${"ab".repeat(32)}`, next),
+    };
+    for (const [what, header] of Object.entries(attempts)) {
+      const answer = await post(fetch, body, { "PAYMENT-SIGNATURE": header });
+      expect(answer.status, what).toBe(402);
+      const json = (await answer.json()) as { choices?: unknown };
+      expect(json.choices, what).toBeUndefined();
+      const reason = decodePaymentRequiredHeader(answer.headers.get("payment-required")!).error;
+      expect(reason, what).toMatch(/^invalid_batch_settlement_evm_/);
+      if (what !== "another key" && what !== "another channel") {
+        expect(reason, what).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+      }
+    }
+    expect(charged()).toBe(before);
+    expect(ledgerRows(payer.address)).toHaveLength(2);
+    // The payer's own client goes on from where the channel is.
+    expect((await post(paid, body)).status).toBe(200);
+    expect(ledgerRows(payer.address)).toHaveLength(3);
+  });
+
+  it("serves one call at a time per channel: a second at once is refused with channel_busy, not a 500", async () => {
+    const payer = await fundedPayer(5_000_000n);
+    const { client } = channelClient(payer.key);
+    const paid = wrapFetchWithPayment(fetch, client);
+    expect((await post(paid, chat("open the channel"))).status).toBe(200);
+    const stalled = new AbortController();
+    const first = await post(
+      paid,
+      { ...chat("[paysvc-dev-fault:stall-mid-stream] hold the channel"), max_tokens: 400, stream: true },
+      {},
+      stalled.signal,
+    );
+    expect(first.status).toBe(200);
+    const reader = first.body!.getReader();
+    await reader.read();
+    const second = await post(paid, chat("at the same time"));
+    expect(second.status).toBe(402);
+    const reason = decodePaymentRequiredHeader(second.headers.get("payment-required")!).error;
+    expect(reason).toBe("invalid_batch_settlement_evm_channel_busy");
+    stalled.abort();
+    await reader.cancel().catch(() => undefined);
+    // Once the stalled call is charged what it passed on, the channel serves again.
+    await expect.poll(async () => (await post(paid, chat("after the stall"))).status, { timeout: 20_000 }).toBe(200);
   });
 });
