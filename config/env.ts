@@ -153,6 +153,11 @@ export const sharedSchema = z.object({
   CHANNEL_AUTHORIZER_PRIVATE_KEY: z.string().trim().optional(),
   // How long a payer leaving a channel waits for its deposit: the deployment's time to claim what was charged.
   CHANNEL_WITHDRAW_DELAY_SECONDS: positiveInteger(86_400),
+  // Charges not claimed yet are claimed this often, or sooner once they add up to CHANNEL_CLAIM_THRESHOLD_USD.
+  CHANNEL_CLAIM_INTERVAL_SECONDS: positiveInteger(3600),
+  CHANNEL_CLAIM_THRESHOLD_USD: z.string().trim().default("1"),
+  // How often the unclaimed sum and the payers' withdrawals (on chain) are looked at.
+  CHANNEL_CHECK_SECONDS: positiveInteger(30),
   // `overlap`: the facilitator verifies while the upstream starts, and a stream is passed on while it settles;
   // `strict`: verify, the work, settle, then the answer.
   SETTLEMENT_ORDER: z

@@ -21,6 +21,8 @@ import { reconcileInBackground } from "./reconcile/background-reconcile";
 import { Drain } from "./lifecycle/drain";
 import { DeferredWrites } from "./storage/deferred-writes";
 import { channelScheme } from "./payment/channel-scheme";
+import { claimInBackground } from "./channels/claim-in-background";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
 export interface AppContext {
@@ -68,8 +70,26 @@ export async function createAppContext(
     channels,
   );
   const drain = new Drain();
-  drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys }));
   const writes = new DeferredWrites((work) => drain.keep(work));
+  // On the way out, in order: the reconciliation stops, what channels owe is claimed, the writes still waiting for
+  // the database are given up on.
+  drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys }));
+  if (channels && config.channels && config.network.kind === "evm") {
+    drain.onStop(
+      claimInBackground({
+        scheme: channels,
+        storage: storage.channels,
+        gateway,
+        ledger,
+        writes,
+        network: config.network,
+        settings: config.channels.claims,
+        chainRpcUrl: chainRpcUrlOf(config),
+        contract: BATCH_SETTLEMENT_ADDRESS,
+        exclusive: (name, work) => storage.exclusive(name, work),
+      }),
+    );
+  }
   drain.onStop(() => writes.abandon());
   const retries = new PaidRetries(
     storage.paidAnswers,

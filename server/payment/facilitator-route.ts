@@ -154,6 +154,11 @@ export class FacilitatorRoute {
     return this.initialized;
   }
 
+  /** Its client, with its credentials, timed and observed as each of the gateway's calls is. */
+  get facilitator(): FacilitatorClient {
+    return this.client;
+  }
+
   /** What it listed, once known. */
   get knownSupport(): SupportedResponse | undefined {
     return this.supported;

@@ -20,6 +20,11 @@ export interface Storage {
   paidAnswers: PaidAnswerStore;
   /** x402 batch-settlement channels: the state the scheme's server keeps, shared by every instance. */
   channels: ChannelStorage;
+  /**
+   * Runs `work` unless another holder runs work of that name (any process over the database: a PostgreSQL advisory
+   * lock; SQLite: this process); undefined when it was not run.
+   */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T | undefined>;
   /** One round trip to the database, for /health. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,6 +11,7 @@ import { SqliteQuoteHolds } from "./sqlite-quote-holds";
 /** The stores over one SQLite file, migrated; `walFlush` for a server's long-lived connection. */
 export function openSqliteStorage(path: string, options: { walFlush?: boolean } = {}): Storage {
   const database = openSqlite(path, options);
+  const running = new Set<string>();
   return {
     engine: "sqlite",
     ledger: new SqlitePaymentLedger(database),
@@ -19,7 +20,19 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     quoteHolds: new SqliteQuoteHolds(database),
     paidAnswers: new SqlitePaidAnswers(database),
     channels: new SqliteChannels(database),
+    exclusive: (name, work) => exclusively(running, name, work),
     ping: async () => void database.get(sql`select 1`),
     close: async () => void database.$client.close(),
   };
+}
+
+/** Runs `work` unless work of that name runs over this storage: SQLite serves one process (or machine). */
+async function exclusively<T>(running: Set<string>, name: string, work: () => Promise<T>): Promise<T | undefined> {
+  if (running.has(name)) return undefined;
+  running.add(name);
+  try {
+    return await work();
+  } finally {
+    running.delete(name);
+  }
 }

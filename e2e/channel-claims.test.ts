@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { BATCH_SETTLEMENT_ADDRESS, toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import Database from "better-sqlite3";
+import { createPublicClient, createWalletClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { polygon as polygonChain } from "viem/chains";
+import { afterAll, describe, expect, it } from "vitest";
+import { localBatchSettlementAbi } from "../cli/dev-stack/local-chain";
+import { decimalToAtomic } from "../server/money";
+import { startExtraApp } from "./support/extra-app";
+import { fundedPayer } from "./support/funded-payer";
+import { stack, usdcBalance } from "./support/payments";
+
+const directory = mkdtempSync(join(tmpdir(), "paysvc-claims-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+/** A deployment of its own (pay-to, channel authorizer, database) on the shared chain and facilitator. */
+async function deployment(name: string, settings: Record<string, string>) {
+  const payTo = privateKeyToAccount(generatePrivateKey()).address;
+  const databasePath = join(directory, `${name}.sqlite`);
+  const log: string[] = [];
+  const app = await startExtraApp(
+    {
+      PAY_TO: payTo,
+      DATABASE_URL: `file:${databasePath}`,
+      CHANNEL_AUTHORIZER_PRIVATE_KEY: generatePrivateKey(),
+      CHANNEL_CHECK_SECONDS: "1",
+      ...settings,
+    },
+    { onLogLine: (line) => log.push(line) },
+  );
+  const rows = (sql: string) => {
+    const database = new Database(databasePath, { readonly: true });
+    try {
+      return database.prepare(sql).all() as Record<string, unknown>[];
+    } finally {
+      database.close();
+    }
+  };
+  return { app, payTo, rows, log };
+}
+
+/** Ten calls from a new payer's channel (1 USDC deposited); what the answers say they cost, and the channel. */
+async function tenCalls(url: string) {
+  const payer = await fundedPayer(5_000_000n);
+  const signer = toClientEvmSigner(
+    privateKeyToAccount(payer.key),
+    createPublicClient({ transport: http(stack().chainRpcUrl) }),
+  );
+  const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => 1_000_000n });
+  const client = new x402Client(
+    (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
+  ).register("eip155:*", scheme);
+  const paid = wrapFetchWithPayment(fetch, client);
+  let stated = 0n;
+  let channel: { channelId: string; config?: unknown } = { channelId: "" };
+  for (let index = 0; index < 10; index++) {
+    const answer = await paid(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "vendor-a/gpt-6-luna",
+        messages: [{ role: "user", content: `claimed ${index}` }],
+        max_tokens: 40,
+      }),
+    });
+    expect(answer.status).toBe(200);
+    stated += decimalToAtomic(((await answer.json()) as { usage: { cost: string } }).usage.cost, 6);
+    const settlement = decodePaymentResponseHeader(answer.headers.get("payment-response")!);
+    channel = (settlement.extra as { channelState: typeof channel }).channelState;
+  }
+  return { payer, stated, channelId: channel.channelId };
+}
+
+describe("channels are claimed: what they were charged reaches the pay-to, to the unit", () => {
+  it("claims and pays out every channel's charges when the app stops, in one claim transaction", async () => {
+    const { app, payTo, rows, log } = await deployment("flush", {});
+    const first = await tenCalls(app.url);
+    const second = await tenCalls(app.url);
+    expect(await usdcBalance(payTo)).toBe(0n);
+    await app.stop();
+    const claimed = rows("select * from payments where scheme = 'batch-settlement'");
+    expect(claimed).toHaveLength(20);
+    expect(new Set(claimed.map((row) => row.status))).toEqual(new Set(["settled"]));
+    // Both channels in one claim transaction.
+    const transactions = new Set(claimed.map((row) => row.transaction));
+    expect(transactions.size).toBe(1);
+    expect(await usdcBalance(payTo)).toBe(first.stated + second.stated);
+    const channels = rows("select * from payment_channels");
+    for (const channel of channels) expect(channel.total_claimed).toBe(channel.charged_cumulative_amount);
+    expect(log.join("\n")).toMatch(/"event":"channels_claimed".*"why":"shutdown"/);
+  });
+
+  it("claims at once for a payer who starts to withdraw, long before the withdrawal can end", async () => {
+    const { app, payTo, rows } = await deployment("withdrawal", {
+      CHANNEL_CLAIM_INTERVAL_SECONDS: "40000",
+      CHANNEL_CLAIM_THRESHOLD_USD: "1000",
+    });
+    try {
+      const { payer, stated, channelId } = await tenCalls(app.url);
+      const [channel] = rows(`select channel_config from payment_channels where channel_id = '${channelId}'`);
+      const config = JSON.parse(channel!.channel_config as string) as Record<string, unknown>;
+      const chain = { ...polygonChain, rpcUrls: { default: { http: [stack().chainRpcUrl] } } };
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(payer.key),
+        chain,
+        transport: http(stack().chainRpcUrl),
+      });
+      await createPublicClient({ transport: http(stack().chainRpcUrl) }).waitForTransactionReceipt({
+        hash: await wallet.writeContract({
+          address: BATCH_SETTLEMENT_ADDRESS,
+          abi: localBatchSettlementAbi,
+          functionName: "initiateWithdraw",
+          args: [config, 1_000_000n - stated],
+        }),
+      });
+      await expect
+        .poll(() => rows("select status from payments where status = 'charged'").length, { timeout: 20_000 })
+        .toBe(0);
+      await expect.poll(() => usdcBalance(payTo), { timeout: 10_000 }).toBe(stated);
+    } finally {
+      await app.stop();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import type { FacilitatorClient } from "@x402/core/server";
+import type { BatchSettlementEvmScheme, Channel, ChannelStorage } from "@x402/evm/batch-settlement/server";
+import type { EvmNetwork } from "../../networks";
+import { logEvent } from "../log";
+import type { PaymentGateway } from "../payment/payment-gateway";
+import type { PaymentLedger } from "../payment/payment-ledger";
+import type { DeferredWrites } from "../storage/deferred-writes";
+
+/** Channels per claim transaction: a claim is all or nothing, so one bad voucher costs no more than its batch. */
+const BATCH = 25;
+
+/** What claiming did: each transaction with the channels and amount it claimed, and the payout to the pay-to. */
+export interface ClaimReport {
+  claims: { transaction: string; channels: string[]; amount: bigint }[];
+  /** The transaction that sent the claimed sum to the pay-to; undefined when there was nothing to send. */
+  payout?: string;
+  /** Channels whose claim failed (their batch), with why. */
+  failed: { channels: string[]; reason: string }[];
+}
+
+export interface ClaimServices {
+  scheme: BatchSettlementEvmScheme;
+  storage: ChannelStorage;
+  gateway: PaymentGateway;
+  ledger: PaymentLedger;
+  writes: DeferredWrites;
+  network: EvmNetwork;
+}
+
+/** What a channel owes the deployment that is not claimed yet. */
+export function unclaimedOf(channel: Channel): bigint {
+  return BigInt(channel.chargedCumulativeAmount) - BigInt(channel.totalClaimed);
+}
+
+/**
+ * Claims what channels owe: their latest vouchers, in batches, through the facilitator (the deployment's authorizer
+ * signs each batch; the facilitator sends it), then one payout of everything claimed to the pay-to. Each ledger row
+ * a claim covers moves from `charged` to `settled`, with the claim's transaction. Claiming twice is harmless: the
+ * contract claims nothing a second time.
+ */
+export async function claimChannels(services: ClaimServices, channelIds?: readonly string[]): Promise<ClaimReport> {
+  const wanted = channelIds && new Set(channelIds.map((id) => id.toLowerCase()));
+  const owing = (await services.storage.list()).filter(
+    (channel) => unclaimedOf(channel) > 0n && (!wanted || wanted.has(channel.channelId.toLowerCase())),
+  );
+  const report: ClaimReport = { claims: [], failed: [] };
+  if (owing.length === 0) return report;
+  const manager = services.scheme.createChannelManager(
+    await channelFacilitator(services.gateway, services.network.id),
+    services.network.id,
+    services.network.usdc.address as `0x${string}`,
+  );
+  for (let start = 0; start < owing.length; start += BATCH) {
+    const batch = owing.slice(start, start + BATCH);
+    const ids = new Set(batch.map((channel) => channel.channelId));
+    try {
+      const [result] = await manager.claim({
+        maxClaimsPerBatch: BATCH,
+        selectClaimChannels: (channels) => channels.filter((channel) => ids.has(channel.channelId)),
+      });
+      if (!result) continue;
+      const amount = batch.reduce((sum, channel) => sum + unclaimedOf(channel), 0n);
+      report.claims.push({ transaction: result.transaction, channels: [...ids], amount });
+      for (const channel of batch) await recordClaim(services, channel, result.transaction);
+    } catch (error) {
+      report.failed.push({ channels: [...ids], reason: (error as Error).message });
+      logEvent("error", "channel_claim_failed", { channels: [...ids], error: (error as Error).message });
+    }
+  }
+  if (report.claims.length > 0) {
+    try {
+      report.payout = (await manager.settle()).transaction;
+    } catch (error) {
+      // Nothing to send (another process sent it), or the payout failed: the next claim's payout sends it.
+      logEvent("warn", "channel_payout_failed", { error: (error as Error).message });
+    }
+  }
+  return report;
+}
+
+/** The first facilitator up that lists channels on the network: claims, payouts and refunds go through it. */
+export async function channelFacilitator(gateway: PaymentGateway, network: string): Promise<FacilitatorClient> {
+  for (const route of gateway.routes) {
+    if (route.breaker.state() === "open") continue;
+    const listed = await route.initialize().then(
+      () => route.lists("batch-settlement", network),
+      () => false,
+    );
+    if (listed) return route.facilitator;
+  }
+  throw new Error(`no facilitator up lists batch-settlement on ${network}`);
+}
+
+/** The ledger rows of a claimed channel, up to the total claimed: settled, with the claim's transaction. */
+async function recordClaim(services: ClaimServices, channel: Channel, transaction: string): Promise<void> {
+  const prefix = `${channel.channelId.toLowerCase()}:`;
+  const claimedTotal = BigInt(channel.chargedCumulativeAmount);
+  await services.writes.write("ledger_update", { channel: channel.channelId, transaction }, async () => {
+    for (let after = 0; ;) {
+      const page = await services.ledger.listByStatus(["charged"], after, 500);
+      if (page.length === 0) return;
+      for (const row of page) {
+        if (!row.nonce.startsWith(prefix) || BigInt(row.nonce.slice(prefix.length)) > claimedTotal) continue;
+        await services.ledger.updateIf(row.id, "charged", { status: "settled", transaction });
+      }
+      after = page.at(-1)!.id;
+    }
+  });
+}
