@@ -134,7 +134,8 @@ describe("paysvc CLI", () => {
     );
     const unknown = await generate("eip155:1", stack().payTo);
     expect(unknown.stderr).toMatch(/network: must be one of/);
-    const good = await generate("eip155:137", stack().payTo, "--json");
+    // The shared stack's deployment offers channels, as `paysvc dev` runs it.
+    const good = await generate("eip155:137", stack().payTo, "--channels", "--json");
     expect(good.code).toBe(0);
     expect(JSON.parse(good.stdout).files).toHaveLength(2);
     expect(readFileSync(join(configDir, "eip155-137.env"), "utf8")).toContain(`PAY_TO=${stack().payTo}`);

@@ -80,7 +80,8 @@ describe("paid chat completions through the official openai SDK and x402 client"
       maxTimeoutSeconds: 300,
       extra: { name: "USD Coin", version: "2" },
     };
-    // exact first, as every client pays today; then upto, the same amount as the most a whole answer may cost.
+    // exact first, as every client pays today; then upto, the same amount as the most a whole answer may cost; then a
+    // channel's voucher for at most that amount, signed for the deployment's own channel authorizer.
     expect(required.accepts).toEqual([
       exact,
       {
@@ -91,6 +92,17 @@ describe("paid chat completions through the official openai SDK and x402 client"
           ...exact.extra,
           assetTransferMethod: "permit2",
           facilitatorAddress: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+        },
+      },
+      {
+        ...exact,
+        scheme: "batch-settlement",
+        amount: required.accepts[0]!.amount,
+        extra: {
+          ...exact.extra,
+          receiverAuthorizer: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+          withdrawDelay: 86_400,
+          minDeposit: expect.stringMatching(/^\d+$/),
         },
       },
     ]);

@@ -99,7 +99,7 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
   it("charges a Responses answer its output tokens", async () => {
     const request = { model: model.id, input: "Describe a harbor in a line", max_output_tokens: 3000 };
     const required = await quote("/v1/responses", request);
-    expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact", "upto"]);
+    expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact", "upto", "batch-settlement"]);
     const inputTokens = (required.extensions?.quote as { input_tokens: number }).input_tokens;
     const before = await balances(payer().address);
     const response = await uptoOpenAI(payer().privateKey).responses.create(request as never);
@@ -110,7 +110,7 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
   it("settles a stream on its usage event, which states the cost and the transaction", async () => {
     const request = body("Stream me something short", { stream: true, stream_options: { include_usage: true } });
     const required = await quote("/v1/chat/completions", request);
-    expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact", "upto"]);
+    expect(required.accepts.map((entry) => entry.scheme)).toEqual(["exact", "upto", "batch-settlement"]);
     const inputTokens = (required.extensions?.quote as { input_tokens: number }).input_tokens;
     const before = await balances(payer().address);
 
@@ -311,10 +311,10 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     });
   });
 
-  it("offers only exact for images, which the same client then pays with exact", async () => {
+  it("offers no upto for images, which the same client then pays with exact", async () => {
     const request = { model: "gpt-image-2", prompt: "a harbor", size: "1024x1024" };
     const image = await quote("/api/v1/images/generations", request);
-    expect(image.accepts.map((entry) => entry.scheme)).toEqual(["exact"]);
+    expect(image.accepts.map((entry) => entry.scheme)).toEqual(["exact", "batch-settlement"]);
     const before = await balances(payer().address);
     const pay = wrapFetchWithPayment(fetch, uptoPaymentClient(payer().privateKey));
     const response = await pay(`${stack().appUrl}/api/v1/images/generations`, {
@@ -413,14 +413,20 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     };
     const schemes = (path: string) =>
       manifest.items.find((item) => item.resource.endsWith(path))!.accepts.map((entry) => entry.scheme);
-    expect(schemes("/v1/chat/completions")).toEqual(["exact", "upto"]);
-    expect(schemes("/v1/responses")).toEqual(["exact", "upto"]);
-    expect(schemes("/api/v1/images/generations")).toEqual(["exact"]);
+    expect(schemes("/v1/chat/completions")).toEqual(["exact", "upto", "batch-settlement"]);
+    expect(schemes("/v1/responses")).toEqual(["exact", "upto", "batch-settlement"]);
+    expect(schemes("/api/v1/images/generations")).toEqual(["exact", "batch-settlement"]);
+    expect(schemes("/prepaid/codes")).toEqual(["exact"]);
     const openapi = (await (await fetch(`${stack().appUrl}/openapi.json`)).json()) as {
       paths: Record<string, { post?: { "x-payment-info"?: { schemes: string[] } } }>;
     };
-    expect(openapi.paths["/v1/chat/completions"]!.post!["x-payment-info"]!.schemes).toEqual(["exact", "upto"]);
+    expect(openapi.paths["/v1/chat/completions"]!.post!["x-payment-info"]!.schemes).toEqual([
+      "exact",
+      "upto",
+      "batch-settlement",
+    ]);
     const guide = await (await fetch(`${stack().appUrl}/AI-AGENTS.md`)).text();
     expect(guide).toContain("@x402/evm/upto/client");
+    expect(guide).toContain("@x402/evm/batch-settlement/client");
   });
 });

@@ -10,6 +10,7 @@ interface Options {
   facilitator?: string;
   asset?: string;
   prepaidApiBase?: string;
+  channels?: boolean;
   out: string;
   json?: boolean;
 }
@@ -25,6 +26,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--facilitator <url>", "x402 facilitator URL")
     .option("--asset <address>", "USDC address, for networks that leave it to configuration")
     .option("--prepaid-api-base <url>", "where prepaid keys are used (default: origin + /v1)")
+    .option("--channels", "the deployment offers batch-settlement channels (CHANNEL_AUTHORIZER_PRIVATE_KEY is set)")
     .option("--out <dir>", "directory to write to, relative to the current directory", "deployments")
     .option("--json", "print JSON")
     .addHelpText(
@@ -40,6 +42,7 @@ export function registerConfigCommand(program: Command): void {
           facilitatorUrl: options.facilitator,
           asset: options.asset,
           prepaidApiBase: options.prepaidApiBase,
+          channels: options.channels === true,
         });
         const files = writeDeploymentConfig(validated, userPath(options.out));
         print(options.json === true, { config: validated, files }, () => `wrote ${files.join(", ")}`);

@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
 import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { PERMIT2_ADDRESS, toClientEvmSigner, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from "@x402/evm";
+import {
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  PERMIT2_ADDRESS,
+  toClientEvmSigner,
+  x402UptoPermit2ProxyABI,
+  x402UptoPermit2ProxyAddress,
+} from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme as UptoEvmClientScheme } from "@x402/evm/upto/client";
@@ -435,14 +442,21 @@ describe("a chain loaded from a state saved before Permit2 existed", () => {
       args: [payTo, 1_000n],
     });
     expect((await olderClient.waitForTransactionReceipt({ hash })).status).toBe("success");
-    // What an older version left: no Permit2, no proxy, and a USDC of other code (the same storage layout).
-    for (const address of [PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress]) {
+    // What an older version left: no Permit2, no proxy, no channel contracts, and a USDC of other code (the same
+    // storage layout).
+    for (const address of [
+      PERMIT2_ADDRESS,
+      x402UptoPermit2ProxyAddress,
+      BATCH_SETTLEMENT_ADDRESS,
+      ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+    ]) {
       await olderClient.request({ method: "anvil_setCode" as never, params: [address, "0x"] as never });
     }
     const otherUsdcCode = usdcArtifact.runtimeBytecode.replace(/a2646970667358.*$/, "00");
     await olderClient.request({ method: "anvil_setCode" as never, params: [usdc, otherUsdcCode] as never });
     expect(await olderClient.getCode({ address: PERMIT2_ADDRESS })).toBeUndefined();
-    // The built-in facilitator on a chain that is not the embedded one offers `upto` only where the contracts are.
+    // The built-in facilitator on a chain that is not the embedded one offers `upto` and channels only where their
+    // contracts are.
     expect(await supportedSchemes(older.rpcUrl)).toEqual(["exact"]);
     await older.stop();
 
@@ -457,7 +471,7 @@ describe("a chain loaded from a state saved before Permit2 existed", () => {
       // Neither minted again nor lost.
       expect(await balance(payer.address)).toBe(PAYER_STARTING_BALANCE - 1_000n);
       expect(await balance(payTo)).toBe(1_000n);
-      expect(await supportedSchemes(loaded.rpcUrl)).toEqual(["exact", "upto"]);
+      expect(await supportedSchemes(loaded.rpcUrl)).toEqual(["exact", "upto", "batch-settlement"]);
     } finally {
       await loaded.stop();
     }

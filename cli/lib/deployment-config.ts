@@ -27,6 +27,8 @@ export const deploymentConfigSchema = z
     paymentTimeoutSeconds: z.number().int().positive().default(300),
     /** Chat and Responses also take x402 `upto` (X402_UPTO), where the facilitator settles it. */
     upto: z.boolean().default(true),
+    /** x402 `batch-settlement` channels are offered (the deployment has CHANNEL_AUTHORIZER_PRIVATE_KEY set). */
+    channels: z.boolean().default(false),
   })
   .superRefine((config, context) => {
     if (!(networkIds as string[]).includes(config.network)) return;
@@ -105,5 +107,6 @@ export function factsOf(config: DeploymentConfig, models: ModelCatalog): Deploym
     catalog: catalogOf(endpointsFor(models)),
     models,
     upto: config.upto && getNetwork(config.network).kind === "evm",
+    channels: config.channels && getNetwork(config.network).kind === "evm",
   };
 }

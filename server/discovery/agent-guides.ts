@@ -1,4 +1,5 @@
 import { embeddings, freeChat } from "../../config/free-tier";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { chatLimits, pricingRules } from "../../config/limits";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { atomicToDecimal } from "../money";
@@ -165,6 +166,26 @@ function uptoLines(facts: DeploymentFacts): string[] {
   ];
 }
 
+/** Paying many calls from one channel (`batch-settlement`), where the deployment offers it; nothing elsewhere. */
+function channelLines(facts: DeploymentFacts): string[] {
+  if (!facts.channels) return [];
+  return [
+    "## Many calls, one deposit (batch-settlement channels)",
+    "",
+    `A 402 for a chat completion, a response, an image or a decision also offers the batch-settlement scheme, last in accepts: deposit USDC once into a channel (the x402 batch-settlement contract ${BATCH_SETTLEMENT_ADDRESS}; an ERC-3009 authorization, no gas), then pay each request with a voucher you sign for the channel's running total plus at most amount. No transaction and, usually, no facilitator call per request: the deposit is settled with the first request, and the deployment claims the vouchers later, many in one transaction. Each call is charged as upto charges it (chat and Responses: the tokens used; images and decisions: amount), stated in usage.cost and X-Paysvc-Cost; PAYMENT-RESPONSE carries the channel's state. One request at a time per channel: a second at once is refused with invalid_batch_settlement_evm_channel_busy (use a channel per concurrent worker: another salt). A stream's charge comes in its usage event; your next request then gets a 402 carrying the channel's state, from which the official client resyncs by itself. To leave, call initiateWithdraw on the contract, then finalizeWithdraw once the channel's withdrawDelay (in the 402's extra) has passed: you get back the deposit less what was charged, which the deployment claims meanwhile.`,
+    "",
+    "```ts",
+    'import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";',
+    "// With the signer of the example above; deposit 1 USDC when the channel opens or runs short:",
+    "const channel = new BatchSettlementEvmScheme(signer, { depositStrategy: () => 1_000_000n });",
+    'const client = new x402Client((_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!);',
+    'client.register("eip155:*", channel);',
+    "registerExactEvmScheme(client, { signer }); // key purchases are exact",
+    "```",
+    "",
+  ];
+}
+
 /** How x402 v1 clients pay, on networks with a v1 name; nothing elsewhere. */
 function v1ClientLines(facts: DeploymentFacts): string[] {
   const v1Network = facts.network.kind === "evm" ? facts.network.x402V1Network : undefined;
@@ -208,6 +229,7 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     "Spend controls: the official client refuses payments above $1 and assets it does not know unless allowed, as above. Set maxAmountPerPayment to the most you accept to pay per request.",
     "",
     ...uptoLines(facts),
+    ...channelLines(facts),
     ...v1ClientLines(facts),
     "## Safe retries (payment-identifier)",
     "",

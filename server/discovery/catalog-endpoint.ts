@@ -15,10 +15,11 @@ export interface CatalogEndpoint {
   successStatus: 200 | 201;
   responseDescription: string;
   /**
-   * The x402 schemes a paid endpoint takes: `exact` (the quote), and `upto` (the quote as a maximum, charged the
-   * tokens used) for whole answers billed in tokens, where the deployment offers it.
+   * The x402 schemes a paid endpoint takes: `exact` (the quote), `upto` (the quote as a maximum, charged the tokens
+   * used) for answers billed in tokens, and `batch-settlement` (a channel's voucher, charged as `upto` would be or
+   * the quote) for answers, where the deployment offers them.
    */
-  schemes?: readonly ("exact" | "upto")[];
+  schemes?: readonly ("exact" | "upto" | "batch-settlement")[];
   /** How the price is computed, in words (paid endpoints). */
   pricing?: string;
   streaming?: boolean;

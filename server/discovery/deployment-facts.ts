@@ -16,12 +16,14 @@ export interface DeploymentFacts {
   models: ModelCatalog;
   /** `upto` is offered beside `exact` (EVM, where the facilitator settles it). */
   upto: boolean;
+  /** `batch-settlement` channels are offered (EVM, configured; where the facilitator lists them). */
+  channels: boolean;
 }
 
 /** The schemes a paid endpoint of this deployment takes. */
-export function schemesOf(facts: DeploymentFacts, endpoint: CatalogEndpoint): readonly ("exact" | "upto")[] {
-  const schemes = endpoint.schemes ?? ["exact"];
-  return facts.upto ? schemes : schemes.filter((scheme) => scheme === "exact");
+export function schemesOf(facts: DeploymentFacts, endpoint: CatalogEndpoint): NonNullable<CatalogEndpoint["schemes"]> {
+  const offered = { exact: true, upto: facts.upto, "batch-settlement": facts.channels };
+  return (endpoint.schemes ?? ["exact"]).filter((scheme) => offered[scheme]);
 }
 
 export function paymentInfo(facts: DeploymentFacts) {

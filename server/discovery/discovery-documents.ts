@@ -32,6 +32,7 @@ export function deploymentFacts(context: Pick<AppContext, "config" | "catalog">,
     catalog: context.catalog,
     models: context.config.catalog,
     upto: context.config.upto && context.config.network.kind === "evm",
+    channels: context.config.channels !== undefined && context.config.network.kind === "evm",
   };
 }
 

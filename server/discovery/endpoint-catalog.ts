@@ -32,7 +32,11 @@ export function catalogOf(endpoints: readonly Endpoint[]): CatalogEndpoint[] {
       successStatus: docs.successStatus ?? 200,
       pricing: docs.pricing,
       ...(endpoint.kind === "paid" && {
-        schemes: endpoint.usage ? (["exact", "upto"] as const) : (["exact"] as const),
+        schemes: [
+          "exact" as const,
+          ...(endpoint.usage ? (["upto"] as const) : []),
+          ...(endpoint.channels ? (["batch-settlement"] as const) : []),
+        ],
       }),
       streaming: docs.streaming,
       errors: docs.errors ?? {},

@@ -38,9 +38,9 @@ const paymentRequiredSchema = {
         required: ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"],
         properties: {
           scheme: {
-            enum: ["exact", "upto"],
+            enum: ["exact", "upto", "batch-settlement"],
             description:
-              "exact: pay amount; upto (offered after exact for chat and Responses, where the deployment settles it): sign amount as a maximum, be charged the tokens used",
+              "exact: pay amount; upto (offered after exact for chat and Responses, where the deployment settles it): sign amount as a maximum, be charged the tokens used; batch-settlement (chat, Responses, images, decisions, where offered): a voucher from a channel you deposited into once, for at most amount more, charged as upto would be (images and decisions: amount)",
           },
           network: { type: "string" },
           amount: { type: "string", description: "atomic units of the asset (upto: the most that may be charged)" },
