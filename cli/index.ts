@@ -6,6 +6,7 @@ import { registerDevCommand } from "./commands/dev";
 import { registerDiscoveryCommand } from "./commands/discovery-build";
 import { registerHealthCommand } from "./commands/health";
 import { registerLedgerCommand } from "./commands/ledger";
+import { registerChannelsCommand } from "./commands/channels";
 import { registerMcpCommand } from "./commands/mcp";
 import { registerNetworksCommand } from "./commands/networks";
 import { registerQuoteCommand } from "./commands/quote";
@@ -27,6 +28,7 @@ registerDiscoveryCommand(program);
 registerHealthCommand(program);
 registerQuoteCommand(program);
 registerLedgerCommand(program);
+registerChannelsCommand(program);
 registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -5,6 +5,7 @@ import { networkWithAddresses, parse, sharedSchema } from "./env";
 import { loadFacilitators, SINGLE_FACILITATOR, type FacilitatorEntry } from "./facilitators";
 import { chainRpcUrlOf } from "./service-config";
 import { startSchema, type BuiltInFacilitator } from "./start-config";
+import { channelSettings, type ChannelSettings } from "./channels";
 
 /** What `paysvc ledger` reads of a deployment's configuration, from the same variables as the app. */
 export interface LedgerConfig {
@@ -83,4 +84,29 @@ export function loadReconcileConfig(
     },
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
   };
+}
+
+/** What `paysvc channels claim|refund` reads besides what reconciliation does: the channels' owner and authorizer. */
+export interface ChannelClaimConfig extends ReconcileConfig {
+  payTo: string;
+  channels: ChannelSettings;
+}
+
+/**
+ * The app's variables for claiming and refunding channels: those of reconciliation (the facilitators, the chain),
+ * PAY_TO and CHANNEL_AUTHORIZER_PRIVATE_KEY (the channels' receiver and the key that signs their claims and
+ * refunds), both required: without them there are no channels of this deployment to act on.
+ */
+export function loadChannelClaimConfig(env: Environment = process.env): ChannelClaimConfig {
+  const base = loadReconcileConfig(env);
+  const values = parse(reconcileSchema, env);
+  const problems: string[] = [];
+  if (!values.PAY_TO) problems.push("PAY_TO: required: the address the channels pay (the deployment's)");
+  if (!values.CHANNEL_AUTHORIZER_PRIVATE_KEY) {
+    problems.push("CHANNEL_AUTHORIZER_PRIVATE_KEY: required: the key that signs this deployment's claims and refunds");
+  }
+  const channels = channelSettings({ ...values, X402_CHANNELS: true }, base.network, problems);
+  if (base.network.kind !== "evm") problems.push(`NETWORK: ${base.network.id} has no batch-settlement channels`);
+  if (problems.length > 0 || !channels) throw new ConfigurationError(problems);
+  return { ...base, payTo: values.PAY_TO!, channels };
 }

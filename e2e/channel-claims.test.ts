@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { localBatchSettlementAbi } from "../cli/dev-stack/local-chain";
 import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
+import { paysvc } from "./support/run-paysvc";
 import { fundedPayer } from "./support/funded-payer";
 import { stack, usdcBalance } from "./support/payments";
 
@@ -24,12 +25,13 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 async function deployment(name: string, settings: Record<string, string>) {
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
   const databasePath = join(directory, `${name}.sqlite`);
+  const authorizer = generatePrivateKey();
   const log: string[] = [];
   const app = await startExtraApp(
     {
       PAY_TO: payTo,
       DATABASE_URL: `file:${databasePath}`,
-      CHANNEL_AUTHORIZER_PRIVATE_KEY: generatePrivateKey(),
+      CHANNEL_AUTHORIZER_PRIVATE_KEY: authorizer,
       CHANNEL_CHECK_SECONDS: "1",
       ...settings,
     },
@@ -43,7 +45,16 @@ async function deployment(name: string, settings: Record<string, string>) {
       database.close();
     }
   };
-  return { app, payTo, rows, log };
+  // What `paysvc channels` reads: the app's own variables.
+  const env = {
+    NETWORK: "eip155:137",
+    DATABASE_URL: `file:${databasePath}`,
+    PAY_TO: payTo,
+    CHANNEL_AUTHORIZER_PRIVATE_KEY: authorizer,
+    FACILITATOR_URL: stack().facilitatorUrl,
+    CHAIN_RPC_URL: stack().chainRpcUrl,
+  };
+  return { app, payTo, rows, log, env };
 }
 
 /** Ten calls from a new payer's channel (1 USDC deposited); what the answers say they cost, and the channel. */
@@ -124,6 +135,46 @@ describe("channels are claimed: what they were charged reaches the pay-to, to th
         .poll(() => rows("select status from payments where status = 'charged'").length, { timeout: 20_000 })
         .toBe(0);
       await expect.poll(() => usdcBalance(payTo), { timeout: 10_000 }).toBe(stated);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it("lists, claims and refunds channels from the command line: the payer gets back exactly what was not charged", async () => {
+    const { app, payTo, env } = await deployment("cli", {
+      CHANNEL_CLAIM_INTERVAL_SECONDS: "40000",
+      CHANNEL_CLAIM_THRESHOLD_USD: "1000",
+    });
+    try {
+      const kept = await tenCalls(app.url);
+      const refunded = await tenCalls(app.url);
+      const listed = await paysvc(["channels", "list", "--json"], 30_000, env);
+      expect(listed.code, listed.stderr).toBe(0);
+      const rows = JSON.parse(listed.stdout) as {
+        channel: string;
+        deposit: string;
+        charged: string;
+        unclaimed: string;
+      }[];
+      const row = (id: string) => rows.find((entry) => entry.channel === id.toLowerCase())!;
+      expect(row(kept.channelId)).toMatchObject({
+        deposit: "1000000",
+        charged: String(kept.stated),
+        unclaimed: String(kept.stated),
+      });
+
+      const before = await usdcBalance(refunded.payer.address);
+      const refund = await paysvc(["channels", "refund", refunded.channelId, "--json"], 60_000, env);
+      expect(refund.code, refund.stderr).toBe(0);
+      expect(JSON.parse(refund.stdout)).toMatchObject({ refunded: String(1_000_000n - refunded.stated) });
+      expect((await usdcBalance(refunded.payer.address)) - before).toBe(1_000_000n - refunded.stated);
+
+      const claim = await paysvc(["channels", "claim", "--json"], 60_000, env);
+      expect(claim.code, claim.stderr).toBe(0);
+      expect(JSON.parse(claim.stdout).claims).toHaveLength(1);
+      expect(await usdcBalance(payTo)).toBe(kept.stated + refunded.stated);
+      const after = JSON.parse((await paysvc(["channels", "list", "--json"], 30_000, env)).stdout) as typeof rows;
+      expect(after.map((entry) => entry.unclaimed)).toEqual(["0"]);
     } finally {
       await app.stop();
     }

@@ -38,18 +38,19 @@ export function unclaimedOf(channel: Channel): bigint {
  * a claim covers moves from `charged` to `settled`, with the claim's transaction. Claiming twice is harmless: the
  * contract claims nothing a second time.
  */
-export async function claimChannels(services: ClaimServices, channelIds?: readonly string[]): Promise<ClaimReport> {
+export async function claimChannels(
+  services: ClaimServices,
+  channelIds?: readonly string[],
+  options: { payout?: "always" | "after-claims" } = {},
+): Promise<ClaimReport> {
   const wanted = channelIds && new Set(channelIds.map((id) => id.toLowerCase()));
   const owing = (await services.storage.list()).filter(
     (channel) => unclaimedOf(channel) > 0n && (!wanted || wanted.has(channel.channelId.toLowerCase())),
   );
   const report: ClaimReport = { claims: [], failed: [] };
-  if (owing.length === 0) return report;
-  const manager = services.scheme.createChannelManager(
-    await channelFacilitator(services.gateway, services.network.id),
-    services.network.id,
-    services.network.usdc.address as `0x${string}`,
-  );
+  const always = options.payout === "always";
+  if (owing.length === 0 && !always) return report;
+  const manager = await channelManager(services);
   for (let start = 0; start < owing.length; start += BATCH) {
     const batch = owing.slice(start, start + BATCH);
     const ids = new Set(batch.map((channel) => channel.channelId));
@@ -67,15 +68,28 @@ export async function claimChannels(services: ClaimServices, channelIds?: readon
       logEvent("error", "channel_claim_failed", { channels: [...ids], error: (error as Error).message });
     }
   }
-  if (report.claims.length > 0) {
-    try {
-      report.payout = (await manager.settle()).transaction;
-    } catch (error) {
-      // Nothing to send (another process sent it), or the payout failed: the next claim's payout sends it.
-      logEvent("warn", "channel_payout_failed", { error: (error as Error).message });
-    }
-  }
+  if (report.claims.length > 0 || always) report.payout = await payOut(manager);
   return report;
+}
+
+/** The SDK's channel manager for this deployment's channels, through the first facilitator up that lists them. */
+export async function channelManager(services: ClaimServices) {
+  return services.scheme.createChannelManager(
+    await channelFacilitator(services.gateway, services.network.id),
+    services.network.id,
+    services.network.usdc.address as `0x${string}`,
+  );
+}
+
+/** Sends everything claimed and not sent yet to the pay-to: its transaction, or undefined when there was none. */
+export async function payOut(manager: Awaited<ReturnType<typeof channelManager>>): Promise<string | undefined> {
+  try {
+    return (await manager.settle()).transaction;
+  } catch (error) {
+    // Nothing to send (another process sent it), or the payout failed: the next claim's payout sends it.
+    logEvent("warn", "channel_payout_failed", { error: (error as Error).message });
+    return undefined;
+  }
 }
 
 /** The first facilitator up that lists channels on the network: claims, payouts and refunds go through it. */
@@ -92,7 +106,7 @@ export async function channelFacilitator(gateway: PaymentGateway, network: strin
 }
 
 /** The ledger rows of a claimed channel, up to the total claimed: settled, with the claim's transaction. */
-async function recordClaim(services: ClaimServices, channel: Channel, transaction: string): Promise<void> {
+export async function recordClaim(services: ClaimServices, channel: Channel, transaction: string): Promise<void> {
   const prefix = `${channel.channelId.toLowerCase()}:`;
   const claimedTotal = BigInt(channel.chargedCumulativeAmount);
   await services.writes.write("ledger_update", { channel: channel.channelId, transaction }, async () => {
