@@ -1,10 +1,14 @@
-import { x402HTTPClient } from "@x402/core/client";
-import { encodePaymentSignatureHeader } from "@x402/core/http";
+import { x402Client, x402HTTPClient } from "@x402/core/client";
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import OpenAI from "openai";
-import { createTestClient, http } from "viem";
+import { createPublicClient, createTestClient, http } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../cli/dev-stack/wait-for";
+import { decimalToAtomic } from "../server/money";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
 import { startPostgresStack } from "./support/postgres-stack";
 import { requestFrom } from "./support/request-from";
@@ -210,6 +214,41 @@ describe("two instances over one PostgreSQL database", () => {
         tokens: { total: 100_000, used: 100_000, reserved: 0, remaining: 0 },
       });
     }
+  });
+
+  it("keeps one channel's running total across both instances: calls alternating between them agree to the unit", async () => {
+    const account = privateKeyToAccount(payer(5).privateKey as `0x${string}`);
+    const signer = toClientEvmSigner(account, createPublicClient({ transport: http(started.stack.chainRpcUrl) }));
+    const client = new x402Client(
+      (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
+    ).register("eip155:*", new BatchSettlementEvmScheme(signer, { depositStrategy: () => 1_000_000n }));
+    client.setSpendControls({
+      allowedAssets: [{ network: NETWORK, asset: USDC, maxAmountPerPayment: "5000000" }],
+    });
+    const paid = wrapFetchWithPayment(fetch, client);
+    let stated = 0n;
+    let channelId = "";
+    for (let index = 0; index < 10; index++) {
+      const answer = await paid(`${urls[index % 2]!}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(chatBody(`channel at instance ${index % 2}`)),
+      });
+      expect(answer.status).toBe(200);
+      stated += decimalToAtomic(((await answer.json()) as { usage: { cost: string } }).usage.cost, 6);
+      const settlement = decodePaymentResponseHeader(answer.headers.get("payment-response")!);
+      channelId = (settlement.extra as { channelState: { channelId: string } }).channelState.channelId;
+    }
+    const [channel] = await started.query<{ charged: string }>(
+      "select charged_cumulative_amount::text as charged from payment_channels where channel_id = $1",
+      [channelId.toLowerCase()],
+    );
+    expect(BigInt(channel!.charged)).toBe(stated);
+    const [ledger] = await started.query<{ rows: string; sum: string }>(
+      "select count(*)::text as rows, sum(settled_amount)::text as sum from payments where nonce like $1",
+      [`${channelId.toLowerCase()}:%`],
+    );
+    expect(ledger).toEqual({ rows: "10", sum: String(stated) });
   });
 
   it("releases the reservation of an instance killed mid-stream once it expires, charges nothing twice, and the key serves again", async () => {
