@@ -18,6 +18,8 @@ import { settleSection } from "./lib/settle-section";
 import { slowFacilitatorSection } from "./lib/slow-facilitator-section";
 import { uptoSection } from "./lib/upto-section";
 import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
+import { channelSection } from "./lib/channel-section";
+import { claimBenchChannels } from "./lib/channel-claim";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { serverTimings } from "./lib/server-timing";
@@ -410,6 +412,12 @@ try {
   // 11. A CDP facilitator's credentials, per call to it.
   say("\n## 11. Facilitator credentials: the CDP JWT of each facilitator call (median, in this process)");
   for (const line of await facilitatorAuthSection(size(400, 20))) say(line);
+  // 12. Many calls from one channel, beside exact and a prepaid key.
+  say(
+    "\n## 12. Channels: short answers (max_tokens 16) from one batch-settlement channel, with exact, and with a prepaid key, in turn",
+  );
+  for (const line of await channelSection(stack, key, size(200, 3), () => claimBenchChannels(stack))) say(line);
+
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);
 } finally {

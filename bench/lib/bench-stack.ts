@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadLaunchConfig } from "../../config/dev-launch-config";
 import { polygon } from "../../networks/eip155-137";
-import { devAccount, PAY_TO_ACCOUNT_INDEX } from "../../cli/dev-stack/dev-accounts";
+import { CHANNEL_AUTHORIZER_ACCOUNT_INDEX, devAccount, PAY_TO_ACCOUNT_INDEX } from "../../cli/dev-stack/dev-accounts";
 import type { GuardedProcess } from "../../cli/dev-stack/guarded-process";
 import { startLocalChain } from "../../cli/dev-stack/local-chain";
 import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
@@ -19,7 +19,7 @@ import { startSideProcess } from "./side-process";
 export async function startBenchStack(upstream: {
   deltaGapMs: number;
   deltas: number;
-}): Promise<RunningStack & { bareProxyBaseUrl: string; stopAll(): Promise<void> }> {
+}): Promise<RunningStack & { bareProxyBaseUrl: string; databaseUrl: string; stopAll(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "paysvc-bench-"));
   const chain = await startLocalChain(polygon, 0);
   const sideProcesses: GuardedProcess[] = [];
@@ -48,9 +48,11 @@ export async function startBenchStack(upstream: {
         UPSTREAM_BASE_URL: provider.firstLine,
         DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
       }),
+      { appEnv: { CHANNEL_AUTHORIZER_PRIVATE_KEY: devAccount(CHANNEL_AUTHORIZER_ACCOUNT_INDEX).privateKey } },
     );
     return {
       ...stack,
+      databaseUrl: `file:${join(dataDir, "bench.sqlite")}`,
       bareProxyBaseUrl: bareProxy.firstLine,
       stopAll: async () => {
         await stack.stop();
