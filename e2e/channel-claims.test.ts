@@ -175,6 +175,20 @@ describe("channels are claimed: what they were charged reaches the pay-to, to th
       expect(await usdcBalance(payTo)).toBe(kept.stated + refunded.stated);
       const after = JSON.parse((await paysvc(["channels", "list", "--json"], 30_000, env)).stdout) as typeof rows;
       expect(after.map((entry) => entry.unclaimed)).toEqual(["0"]);
+      // Reconciliation reads the channel back: its rows add up to its running total, which is what is claimed.
+      const reconciled = await paysvc(["ledger", "reconcile", "--all", "--json"], 60_000, env);
+      expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(0);
+      const report = JSON.parse(reconciled.stdout) as { checked: number; channels: Record<string, string>[] };
+      expect(report.checked).toBe(0);
+      expect(report.channels).toEqual([
+        expect.objectContaining({
+          channel: kept.channelId.toLowerCase(),
+          outcome: "agrees",
+          charged: String(kept.stated),
+          ledgerCharged: String(kept.stated),
+          claimedOnChain: String(kept.stated),
+        }),
+      ]);
     } finally {
       await app.stop();
     }

@@ -1,3 +1,4 @@
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentGateway } from "../server/payment/payment-gateway";
 import { chainReaderFor } from "../server/reconcile/chain-reader-for";
@@ -32,8 +33,12 @@ describe("the e2e ledger after every journey", () => {
         paymentTimeoutSeconds: 300,
       }),
       paymentTimeoutMs: 300_000,
+      channels: { channels: storage.channels, chainRpcUrl: stack().chainRpcUrl, contract: BATCH_SETTLEMENT_ADDRESS },
     });
     const report = await reconciler.run({ check: true, all: true });
+    // The channels the journeys paid from: each one's rows add up to its running total, claimed or not.
+    expect(report.channels.length).toBeGreaterThan(0);
+    expect(report.channels.filter((channel) => channel.outcome !== "agrees")).toEqual([]);
     expect(report.checked).toBeGreaterThan(50);
     expect(report.rows.filter((row) => row.outcome === "mismatch" || row.outcome === "error")).toEqual([]);
     expect(report.outcomes.agrees.count).toBeGreaterThan(40);

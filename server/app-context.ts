@@ -73,7 +73,7 @@ export async function createAppContext(
   const writes = new DeferredWrites((work) => drain.keep(work));
   // On the way out, in order: the reconciliation stops, what channels owe is claimed, the writes still waiting for
   // the database are given up on.
-  drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys }));
+  drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys, channels: storage.channels }));
   if (channels && config.channels && config.network.kind === "evm") {
     drain.onStop(
       claimInBackground({

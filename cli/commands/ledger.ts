@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { ConfigurationError } from "../../config/env";
 import { EMBEDDED_FACILITATOR_URL, EMBEDDED_CHAIN_URL } from "../../config/embedded-stack";
 import { loadLedgerConfig, loadReconcileConfig } from "../../config/ledger-config";
@@ -144,10 +145,16 @@ Examples:
                     chainRpcUrl: config.chainRpcUrl,
                   }),
             paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
+            channels: {
+              channels: storage.channels,
+              chainRpcUrl: config.chainRpcUrl,
+              contract: BATCH_SETTLEMENT_ADDRESS,
+            },
           });
           const report = await reconciler.run({ check, all: options.all === true });
           print(options.json === true, report, () => reconcileText(report, config.network));
           failures = report.outcomes.mismatch.count + report.outcomes.error.count;
+          failures += report.channels.filter((channel) => channel.outcome === "mismatch").length;
         } finally {
           await builtIn?.stop();
           await storage.close();

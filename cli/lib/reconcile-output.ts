@@ -34,6 +34,22 @@ export function reconcileText(report: ReconcileReport, network: NetworkDefinitio
     );
   }
   lines.push("", `settled in the rows read: ${usd(report.settledAmount)} USD (${report.settledAmount} atomic units)`);
+  if (report.channels.length > 0) {
+    lines.push(
+      "",
+      table([
+        ["CHANNEL", "OUTCOME", "CHARGED_ATOMIC", "LEDGER_ATOMIC", "CLAIMED_ON_CHAIN", "DETAIL"],
+        ...report.channels.map((channel) => [
+          channel.channel,
+          channel.outcome,
+          channel.charged.toString(),
+          channel.ledgerCharged.toString(),
+          channel.claimedOnChain.toString(),
+          channel.detail ?? "",
+        ]),
+      ]),
+    );
+  }
   const mismatches = report.outcomes.mismatch.count;
   if (mismatches > 0)
     lines.push(`${mismatches} mismatch${mismatches === 1 ? "" : "es"}: the chain disagrees with the ledger`);

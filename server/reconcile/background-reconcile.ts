@@ -1,3 +1,5 @@
+import type { ChannelStorage } from "@x402/evm/batch-settlement/server";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { chainRpcUrlOf, type ServiceConfig } from "../../config/service-config";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import { logEvent } from "../log";
@@ -15,7 +17,13 @@ import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
  */
 export function reconcileInBackground(
   config: ServiceConfig,
-  services: { ledger: PaymentLedger; gateway: PaymentGateway; metrics: ServiceMetrics; prepaidKeys: PrepaidKeyStore },
+  services: {
+    ledger: PaymentLedger;
+    gateway: PaymentGateway;
+    metrics: ServiceMetrics;
+    prepaidKeys: PrepaidKeyStore;
+    channels: ChannelStorage;
+  },
 ): () => Promise<void> {
   if (config.reconcileIntervalMs === 0) return async () => undefined;
   let running: Promise<void> | undefined;
@@ -28,10 +36,20 @@ export function reconcileInBackground(
       reader: chainReaderFor(config.network, chainRpcUrlOf(config)),
       paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
       prepaidKeys: services.prepaidKeys,
+      channels: { channels: services.channels, chainRpcUrl: chainRpcUrlOf(config), contract: BATCH_SETTLEMENT_ADDRESS },
     });
     const report = await reconciler.run({ check: false, all: false });
     for (const outcome of reconcileOutcomes) services.metrics.reconciledRows(outcome, report.outcomes[outcome].count);
     const { settled, recovered, unsettled, mismatch, error } = report.outcomes;
+    const channels = report.channels.filter((channel) => channel.outcome !== "agrees");
+    for (const channel of channels) {
+      logEvent(channel.outcome === "mismatch" ? "error" : "info", "channel_reconciled", {
+        ...channel,
+        charged: channel.charged.toString(),
+        ledgerCharged: channel.ledgerCharged.toString(),
+        claimedOnChain: channel.claimedOnChain.toString(),
+      });
+    }
     if (settled.count + recovered.count + unsettled.count + mismatch.count + error.count === 0) return;
     logEvent(mismatch.count + error.count > 0 ? "error" : "info", "ledger_reconciled", {
       checked: report.checked,

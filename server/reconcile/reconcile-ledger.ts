@@ -1,4 +1,5 @@
 import type { NetworkDefinition } from "../../networks";
+import { reconcileChannels, type ChannelReconcilerServices, type ReconciledChannel } from "./reconcile-channels";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
@@ -53,6 +54,8 @@ export interface ReconcileReport {
   rows: ReconciledRow[];
   /** What the rows read that are (or, checking, would be) settled add up to. */
   settledAmount: bigint;
+  /** Each batch-settlement channel against the chain and its ledger rows (whose rows the run above leaves out). */
+  channels: ReconciledChannel[];
 }
 
 /** The statuses not known to be final: what a run reads unless told to read them all. */
@@ -69,6 +72,8 @@ export interface ReconcilerServices {
   paymentTimeoutMs: number;
   /** Where a key bought with a payment that will never be settled is voided. */
   prepaidKeys: Pick<PrepaidKeyStore, "voidBoughtWith">;
+  /** The deployment's batch-settlement channels, reconciled channel by channel (EVM networks). */
+  channels?: Omit<ChannelReconcilerServices, "ledger" | "network">;
 }
 
 /**
@@ -89,11 +94,13 @@ export class LedgerReconciler {
       outcomes: Object.fromEntries(reconcileOutcomes.map((outcome) => [outcome, { count: 0, amount: 0n }])) as never,
       rows: [],
       settledAmount: 0n,
+      channels: [],
     };
     const statuses = options.all ? paymentStatuses : openStatuses;
     for (let afterId = 0; ;) {
       const page = await this.services.ledger.listByStatus(statuses, afterId, PAGE);
       for (const record of page) {
+        if (record.scheme === "batch-settlement") continue;
         const row = await this.reconcile(record, options.check, now).catch((error: unknown): ReconciledRow => ({
           ...rowOf(record, "error"),
           detail: `the chain could not be read: ${(error as Error).message}`,
@@ -107,6 +114,10 @@ export class LedgerReconciler {
       }
       if (page.length < PAGE) break;
       afterId = page.at(-1)!.id;
+    }
+    const { channels, network, ledger } = this.services;
+    if (channels && network.kind === "evm") {
+      report.channels = await reconcileChannels({ ...channels, network, ledger }, options.check);
     }
     return report;
   }
