@@ -7,11 +7,14 @@ import { BATCH_SETTLEMENT_ADDRESS, toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
-import { createPublicClient, createWalletClient, http } from "viem";
+import { createPublicClient, createTestClient, createWalletClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { polygon as polygonChain } from "viem/chains";
-import { afterAll, describe, expect, it } from "vitest";
-import { localBatchSettlementAbi } from "../cli/dev-stack/local-chain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localBatchSettlementAbi, localUsdcAbi } from "../cli/dev-stack/local-chain";
+import { getNetwork, type EvmNetwork } from "../networks";
+import { chainFor } from "../networks/viem-chain";
+import { startNetworkStack } from "./support/network-stack";
 import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
 import { paysvc } from "./support/run-paysvc";
@@ -194,3 +197,114 @@ describe("channels are claimed: what they were charged reaches the pay-to, to th
     }
   });
 });
+
+describe(
+  "a payer leaves a channel: the charges are claimed before its withdrawal can end",
+  { timeout: 180_000 },
+  () => {
+    // A chain of its own: its clock is moved past the withdrawal delay, which would expire the shared chain's payments.
+    let base: Awaited<ReturnType<typeof startNetworkStack>>;
+    beforeAll(async () => {
+      base = await startNetworkStack("eip155:8453");
+    }, 120_000);
+    afterAll(async () => {
+      await base?.remove();
+    });
+
+    it("claims within seconds of initiateWithdraw; after the delay the payer gets back exactly what was not charged", async () => {
+      const payTo = privateKeyToAccount(generatePrivateKey()).address;
+      const databasePath = join(directory, "base-withdrawal.sqlite");
+      const app = await startExtraApp(
+        {
+          PAY_TO: payTo,
+          DATABASE_URL: `file:${databasePath}`,
+          CHANNEL_AUTHORIZER_PRIVATE_KEY: generatePrivateKey(),
+          CHANNEL_WITHDRAW_DELAY_SECONDS: "900",
+          CHANNEL_CLAIM_INTERVAL_SECONDS: "450",
+          CHANNEL_CLAIM_THRESHOLD_USD: "1000",
+          CHANNEL_CHECK_SECONDS: "1",
+        },
+        { over: base.deployment },
+      );
+      try {
+        const rpcUrl = base.stack.chainRpcUrl!;
+        const payer = base.stack.payers[0]!;
+        const account = privateKeyToAccount(payer.privateKey as `0x${string}`);
+        const usdc = getNetwork("eip155:8453").usdc.address as `0x${string}`;
+        const chain = createPublicClient({ transport: http(rpcUrl) });
+        const balance = (address: string) =>
+          chain.readContract({
+            address: usdc,
+            abi: localUsdcAbi,
+            functionName: "balanceOf",
+            args: [address],
+          }) as Promise<bigint>;
+        const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain), {
+          depositStrategy: () => 1_000_000n,
+        });
+        const client = new x402Client(
+          (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
+        ).register("eip155:*", scheme);
+        const paid = wrapFetchWithPayment(fetch, client);
+        const before = await balance(account.address);
+        let charged = 0n;
+        let channelId = "";
+        for (let index = 0; index < 5; index++) {
+          const answer = await paid(`${app.url}/v1/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              model: "vendor-a/gpt-6-luna",
+              messages: [{ role: "user", content: `leaving ${index}` }],
+            }),
+          });
+          expect(answer.status).toBe(200);
+          charged += decimalToAtomic(((await answer.json()) as { usage: { cost: string } }).usage.cost, 6);
+          const settlement = decodePaymentResponseHeader(answer.headers.get("payment-response")!);
+          channelId = (settlement.extra as { channelState: { channelId: string } }).channelState.channelId;
+        }
+        const database = () => new Database(databasePath, { readonly: true });
+        const read = (sql: string) => {
+          const handle = database();
+          try {
+            return handle.prepare(sql).all() as Record<string, unknown>[];
+          } finally {
+            handle.close();
+          }
+        };
+        const [row] = read(
+          `select channel_config from payment_channels where channel_id = '${channelId.toLowerCase()}'`,
+        );
+        const config = JSON.parse(row!.channel_config as string) as Record<string, unknown>;
+        const wallet = createWalletClient({
+          account,
+          transport: http(rpcUrl),
+          chain: chainFor(getNetwork("eip155:8453") as EvmNetwork, rpcUrl),
+        });
+        const send = async (functionName: "initiateWithdraw" | "finalizeWithdraw", args: unknown[]) => {
+          const hash = await wallet.writeContract({
+            address: BATCH_SETTLEMENT_ADDRESS,
+            abi: localBatchSettlementAbi,
+            functionName,
+            args,
+          });
+          expect((await chain.waitForTransactionReceipt({ hash })).status).toBe("success");
+        };
+        // The payer asks for all of its deposit back, what it was charged included.
+        await send("initiateWithdraw", [config, 1_000_000n]);
+        await expect
+          .poll(() => read("select status from payments where status = 'charged'").length, { timeout: 20_000 })
+          .toBe(0);
+        // The delay passes; the payer finishes leaving and gets back only what was not charged.
+        const test = createTestClient({ mode: "anvil", transport: http(rpcUrl) });
+        await test.increaseTime({ seconds: 901 });
+        await test.mine({ blocks: 1 });
+        await send("finalizeWithdraw", [config]);
+        expect(before - (await balance(account.address))).toBe(charged);
+        await expect.poll(() => balance(payTo), { timeout: 10_000 }).toBe(charged);
+      } finally {
+        await app.stop();
+      }
+    });
+  },
+);
