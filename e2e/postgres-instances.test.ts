@@ -244,11 +244,15 @@ describe("two instances over one PostgreSQL database", () => {
       [channelId.toLowerCase()],
     );
     expect(BigInt(channel!.charged)).toBe(stated);
-    const [ledger] = await started.query<{ rows: string; sum: string }>(
-      "select count(*)::text as rows, sum(settled_amount)::text as sum from payments where nonce like $1",
-      [`${channelId.toLowerCase()}:%`],
-    );
-    expect(ledger).toEqual({ rows: "10", sum: String(stated) });
+    // Each charge's ledger row is written beside its answer.
+    const ledger = async () =>
+      (
+        await started.query<{ rows: string; sum: string }>(
+          "select count(*)::text as rows, sum(settled_amount)::text as sum from payments where nonce like $1",
+          [`${channelId.toLowerCase()}:%`],
+        )
+      )[0];
+    await expect.poll(ledger, { timeout: 5000 }).toEqual({ rows: "10", sum: String(stated) });
   });
 
   it("releases the reservation of an instance killed mid-stream once it expires, charges nothing twice, and the key serves again", async () => {

@@ -22,8 +22,8 @@ export function channelCharge(payload: PaymentPayload): { channelId: string; max
 /**
  * Charges the channel `amount` (at most what the voucher allows): a voucher is committed to the channel's running
  * total in our database; a deposit is first settled on chain by the facilitator. Each charge becomes a ledger row
- * (`charged`, until a claim covers it), named by the channel and the running total after it. Undefined when the
- * outcome is unknown (a deposit whose facilitator failed): nothing was committed to the channel.
+ * (`charged`, until a claim covers it), named by the channel and the running total after it, written beside the
+ * answer. Undefined when the outcome is unknown (a deposit whose facilitator failed): nothing was committed to the channel.
  */
 export async function recordChannelCharge(paid: ChannelCall, amount: bigint): Promise<Settlement | undefined> {
   const { gateway, ledger, writes, payload, requirements, verdict, call, priced } = paid;
@@ -40,28 +40,32 @@ export async function recordChannelCharge(paid: ChannelCall, amount: bigint): Pr
   const state = (settlement.extra as { channelState?: { chargedCumulativeAmount?: string } } | undefined)?.channelState;
   const total = state?.chargedCumulativeAmount ?? channelCharge(payload).maxClaimableAmount;
   const row = { channel: channelId, total };
-  await writes.write("ledger_update", row, async () => {
-    const id = await ledger.claim({
-      nonce: `${channelId}:${total}`,
-      payer: (settlement.payer ?? verdict.payer ?? "").toLowerCase(),
-      amount: priced.amount,
-      scheme: "batch-settlement",
-      network: requirements.network,
-      resource: call.resourceUrl,
-      endpoint: call.endpoint,
-      model: call.quote.model,
-      bodyHash: call.body.sha256,
-      paymentSignature: call.request.headers.get("payment-signature") ?? "",
-      quoteMs: call.quoteMs,
-    });
-    if (id === undefined) return;
-    const transaction = settlement.transaction || undefined;
-    await ledger.update(id, {
-      status: "charged",
-      settledAmount: amount,
-      facilitator: settlement.facilitator,
-      transaction,
-    });
-  });
+  // The charge is the channel's, committed above; its ledger row is a record written beside the answer (a draining
+  // process waits for it).
+  void paid.keep(
+    writes.write("ledger_update", row, async () => {
+      const id = await ledger.claim({
+        nonce: `${channelId}:${total}`,
+        payer: (settlement.payer ?? verdict.payer ?? "").toLowerCase(),
+        amount: priced.amount,
+        scheme: "batch-settlement",
+        network: requirements.network,
+        resource: call.resourceUrl,
+        endpoint: call.endpoint,
+        model: call.quote.model,
+        bodyHash: call.body.sha256,
+        paymentSignature: call.request.headers.get("payment-signature") ?? "",
+        quoteMs: call.quoteMs,
+      });
+      if (id === undefined) return;
+      const transaction = settlement.transaction || undefined;
+      await ledger.update(id, {
+        status: "charged",
+        settledAmount: amount,
+        facilitator: settlement.facilitator,
+        transaction,
+      });
+    }),
+  );
   return settlement;
 }
