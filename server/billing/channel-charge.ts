@@ -39,13 +39,13 @@ export async function recordChannelCharge(paid: ChannelCall, amount: bigint): Pr
   const { channelId } = channelCharge(payload);
   const state = (settlement.extra as { channelState?: { chargedCumulativeAmount?: string } } | undefined)?.channelState;
   const total = state?.chargedCumulativeAmount ?? channelCharge(payload).maxClaimableAmount;
-  const row = { channel: channelId, total };
+  const row = { channel: channelId.toLowerCase(), total };
   // The charge is the channel's, committed above; its ledger row is a record written beside the answer (a draining
   // process waits for it).
   void paid.keep(
     writes.write("ledger_update", row, async () => {
       const id = await ledger.claim({
-        nonce: `${channelId}:${total}`,
+        nonce: `${channelId.toLowerCase()}:${total}`,
         payer: (settlement.payer ?? verdict.payer ?? "").toLowerCase(),
         amount: priced.amount,
         scheme: "batch-settlement",
