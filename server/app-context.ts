@@ -2,8 +2,8 @@ import { chainRpcUrlOf, type ServiceConfig } from "../config/service-config";
 import { catalogModels } from "../config/catalog/model-catalog";
 import { identifierHoldMs, PaidRetries } from "./billing/paid-retries";
 import { X402Payment } from "./billing/x402-payment";
-import { ChannelPayment } from "./billing/channel-payment";
-import { pricedRequestCodec, type LiveGas, type PricedRequest } from "./billing/x402-price";
+import { pricedRequestCodec, type LiveGas } from "./billing/x402-price";
+import type { PricedRequest } from "./billing/schemes/payment-scheme";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import { LocalSignatureCheck } from "./payment/local-signature";
 import type { PaymentGateway } from "./payment/payment-gateway";
@@ -31,10 +31,8 @@ export interface AppContext {
   storage: Storage;
   prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
-  /** Payment per request; the prepaid key, the other way to pay, is per call (billing/prepaid-payment.ts). */
+  /** Payment per request, in any x402 scheme; the prepaid key, the other way to pay, is per call. */
   x402: X402Payment;
-  /** Payment from an x402 `batch-settlement` channel: a voucher per request. */
-  channels: ChannelPayment;
   /** The endpoints as the discovery documents describe them. */
   catalog: readonly CatalogEndpoint[];
   /** The providers of every model of the catalog in force, in order, with their circuit breakers. */
@@ -120,7 +118,6 @@ export async function createAppContext(
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       settlement: config.settlement,
     }),
-    channels: new ChannelPayment(services),
     catalog,
     providers: new ProviderRoutes(config.catalog, config.providers, metrics),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),

@@ -8,7 +8,6 @@ import { readJsonBody } from "../http/read-json-body";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
 import type { BillableCall, Finished, PaymentMethod, PreparedAnswer } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
-import { isChannelPayment } from "./channel-payment";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
@@ -16,7 +15,7 @@ import { isChannelPayment } from "./channel-payment";
  * is counted once in the metrics, with what it came to.
  */
 export async function billRequest(
-  context: Pick<AppContext, "config" | "x402" | "channels" | "prepaidKeys" | "metrics" | "providers" | "writes">,
+  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
   extensions: Record<string, unknown> | undefined,
@@ -80,14 +79,14 @@ export async function billRequest(
   }
 }
 
-/** A prepaid key where the endpoint takes one and the bearer is one; a channel's voucher; x402 otherwise. */
+/** A prepaid key where the endpoint takes one and the bearer is one; x402 otherwise (whatever its scheme). */
 function paymentMethod(
-  context: Pick<AppContext, "config" | "x402" | "channels" | "prepaidKeys" | "metrics" | "writes">,
+  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "writes">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
 ): PaymentMethod {
   const code = endpoint.access.includes("prepaid") ? prepaidCodeFor(request) : undefined;
-  if (code === undefined) return isChannelPayment(request) ? context.channels : context.x402;
+  if (code === undefined) return context.x402;
   const { prepaidKeys, config, metrics, writes } = context;
   return new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes);
 }

@@ -139,6 +139,15 @@ export type Authorization =
   | { kind: "answer"; answer: ApiAnswer; outcome: "quoted" | "refused" | "replayed" }
   | { kind: "granted"; session: PaymentSession };
 
+/** The error codes of a 402. */
+export type ChallengeCode =
+  | "payment_required"
+  | "payment_invalid"
+  | "payment_mismatch"
+  | "payment_already_used"
+  | "payment_rejected"
+  | "settlement_failed";
+
 /** x402 and prepaid keys: the two ways a call is paid for. */
 export interface PaymentMethod {
   authorize(call: BillableCall): Promise<Authorization>;

@@ -1,25 +1,23 @@
 import type { SettleResponse } from "@x402/core/types";
-import type { Settlement } from "../payment/facilitator-answers";
 import { errorObject } from "../errors";
 import { SseEvent, type EventStream } from "../http/event-stream";
-import type { PreparedAnswer } from "./payment-method";
-import {
-  facilitatorOf,
-  recordSettled,
-  recordSettleUnknown,
-  settleVerified,
-  type StreamPayment,
-} from "./stream-settlement";
+import type { BillableCall, PreparedAnswer, X402Services } from "./payment-method";
+import type { AcceptedPayment, Taking } from "./schemes/payment-scheme";
 import type { StreamMeter } from "./stream-meter";
 
-/** What an `exact` stream passed on while its payment settles works with. */
-export interface SettlingPayment extends StreamPayment {
+/** What a stream priced up front (`exact`), passed on while its payment is taken, works with. */
+export interface SettlingPayment {
+  services: X402Services;
+  call: BillableCall;
+  accepted: AcceptedPayment;
+  upstreamMs: number;
   /** The price the payment settles. */
   amount: bigint;
   /** What a stream that passed `outputTokens` on delivered, at the quote's rates (all of it when unknown). */
   delivered(outputTokens: number | undefined): bigint;
   /** Told the settlement's time once it is in. */
   settled(settleMs: number): void;
+  log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
 }
 
 type Stream = Extract<PreparedAnswer, { kind: "stream" }>;
@@ -41,9 +39,9 @@ export function streamedWhileSettling(
   const outcome = settle(payment);
   // The settlement runs beside the stream, and on after it was cut or its caller left: a draining process waits.
   payment.services.keep(outcome);
-  const paid = outcome.then((result) => result.kind !== "refused");
-  void outcome.then(async (result) => {
-    if (result.kind === "refused") await recordUnpaid(payment, result, meter?.result(false));
+  const paid = outcome.then((taking) => taking.kind !== "refused");
+  void outcome.then(async (taking) => {
+    if (taking.kind === "refused") await recordUnpaid(payment, taking, meter?.result(false));
   });
   const failWith = answer.failWith ?? chatStreamError;
   const body = passedWhileSettling(answer.stream.body, paid, meter, () =>
@@ -52,63 +50,30 @@ export function streamedWhileSettling(
       "Settlement failed: the payment was refused while the answer streamed; it was cut short",
     ),
   );
-  return { body, settlement: outcome.then((result) => (result.kind === "paid" ? result.settlement : undefined)) };
+  return { body, settlement: outcome.then((taking) => (taking.kind === "taken" ? taking.settlement : undefined)) };
 }
 
-type Outcome =
-  | { kind: "paid"; settlement: SettleResponse }
-  | { kind: "unknown" }
-  | { kind: "refused"; reason: string; settleMs: number; facilitator: string };
-
-/** Settles the price; records a settlement and an unknown outcome (a refused one is recorded with what passed). */
-async function settle(payment: SettlingPayment): Promise<Outcome> {
-  const { metrics } = payment.services;
-  const { amount } = payment;
-  const started = performance.now();
-  let settlement: Settlement;
-  try {
-    settlement = await settleVerified(payment);
-  } catch (error) {
-    metrics.facilitatorFailed("settle");
-    const { message } = error as Error;
-    await recordSettleUnknown(payment, amount, message, undefined, performance.now() - started, facilitatorOf(error));
-    return { kind: "unknown" };
+/** Takes the price; records a settlement and an unknown outcome (a refused one is recorded with what passed). */
+async function settle(payment: SettlingPayment): Promise<Taking> {
+  const { accepted, amount, call, services } = payment;
+  const taking = await accepted.take(amount);
+  payment.settled(taking.settleMs);
+  if (taking.kind === "refused") return taking;
+  await accepted.record(amount, taking, payment.upstreamMs);
+  if (taking.kind === "unknown") {
+    payment.log("settle_unknown", taking.reason, taking.transaction, amount);
+    return taking;
   }
-  const settleMs = performance.now() - started;
-  payment.settled(settleMs);
-  const { facilitator } = settlement;
-  if (!settlement.success && settlement.errorReason === "settlement_pending" && settlement.transaction) {
-    await recordSettleUnknown(payment, amount, "settlement_pending", settlement.transaction, settleMs, facilitator);
-    return { kind: "unknown" };
-  }
-  if (!settlement.success) {
-    return { kind: "refused", reason: settlement.errorReason ?? "settlement_failed", settleMs, facilitator };
-  }
-  await recordSettled(payment, amount, settlement, settleMs);
-  return { kind: "paid", settlement };
+  services.metrics.settled(call.endpoint, call.quote.model, amount);
+  payment.log("settled", undefined, taking.settlement.transaction, amount);
+  return taking;
 }
 
 /** The settlement was refused: what the stream passed on, at the quote's rates, is what it delivered unpaid. */
-async function recordUnpaid(
-  payment: SettlingPayment,
-  refused: { reason: string; settleMs: number; facilitator: string },
-  outputTokens: number | undefined,
-): Promise<void> {
-  const unpaidAmount = payment.delivered(outputTokens);
-  const { paymentId, upstreamMs, services } = payment;
-  const { reason, facilitator, settleMs } = refused;
-  await services.writes.write("ledger_update", { paymentId, status: "unpaid" }, () =>
-    services.ledger.update(paymentId, {
-      status: "unpaid",
-      failureReason: reason,
-      unpaidAmount,
-      facilitator,
-      upstreamMs,
-      settleMs,
-    }),
-  );
-  payment.services.metrics.deliveredUnpaid(payment.call.endpoint, payment.call.quote.model, unpaidAmount);
-  payment.log("unpaid", refused.reason, undefined, unpaidAmount);
+async function recordUnpaid(payment: SettlingPayment, refused: Taking, outputTokens: number | undefined) {
+  const unpaid = payment.delivered(outputTokens);
+  await payment.accepted.record(payment.amount, refused, payment.upstreamMs, unpaid);
+  payment.log("unpaid", refused.kind === "refused" ? refused.reason : undefined, undefined, unpaid);
 }
 
 /** Chat's error event (an OpenAI error object), for streams whose API has no error event of its own. */

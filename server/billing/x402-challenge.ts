@@ -5,19 +5,10 @@ import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, textAnswer, type ApiAns
 import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";
 import { withStreamUsageCost } from "./stream-usage-cost";
-import type { PreparedAnswer } from "./payment-method";
 import { jsonWithExtensions, paymentRequiredJson } from "../payment/payment-required-json";
 import { v1Requirements } from "../payment/x402-v1";
-import type { BillableCall } from "./payment-method";
-import type { PricedRequest } from "./x402-price";
-
-export type ChallengeCode =
-  | "payment_required"
-  | "payment_invalid"
-  | "payment_mismatch"
-  | "payment_already_used"
-  | "payment_rejected"
-  | "settlement_failed";
+import type { BillableCall, ChallengeCode, PreparedAnswer } from "./payment-method";
+import type { PricedRequest } from "./schemes/payment-scheme";
 
 /** What a priced call's payment is for, as both x402 versions describe it. */
 export function resourceInfo(call: BillableCall): { url: string; description: string; mimeType: string } {
@@ -33,16 +24,17 @@ export function paymentRequiredDocument(
   priced: PricedRequest,
   paymentIdentifier: object,
 ): PaymentRequired {
+  // In the order the schemes are listed (payment-schemes.ts), which the offers keep.
+  const offers = Object.values(priced.offers);
   return {
     x402Version: 2,
     resource: resourceInfo(call),
-    // `exact` first: a client that takes the first entry it can pay pays as it always did.
-    accepts: [priced.requirements, ...(priced.upto ? [priced.upto] : []), ...(priced.batch ? [priced.batch] : [])],
+    accepts: offers.map((offer) => offer.requirements),
     extensions: {
       quote: priced.quote,
       "payment-identifier": paymentIdentifier,
       ...call.extensions,
-      ...priced.uptoExtensions,
+      ...Object.assign({}, ...offers.map((offer) => offer.extensions)),
     },
   };
 }

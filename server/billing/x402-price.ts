@@ -1,4 +1,3 @@
-import type { PaymentRequirements } from "@x402/core/types";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { atomicToDecimal } from "../money";
@@ -7,22 +6,7 @@ import type { PaymentGateway } from "../payment/payment-gateway";
 import type { HoldCodec, QuoteHold } from "../payment/quote-hold";
 import type { SettlementGasEstimator } from "../payment/settlement-gas";
 import type { BillableCall } from "./payment-method";
-
-export interface PricedRequest {
-  amount: bigint;
-  quote: Record<string, unknown>;
-  /** The `exact` requirements: pay `amount`. */
-  requirements: PaymentRequirements;
-  /** Where offered, the `upto` requirements: sign for at most `amount`, be charged the tokens used. */
-  upto?: PaymentRequirements;
-  /** The extensions a 402 offering `upto` declares (EIP-2612 gas sponsoring, where the facilitator applies it). */
-  uptoExtensions?: Record<string, unknown>;
-  /**
-   * Where offered, the `batch-settlement` requirements: a channel's voucher for at most `amount` more, charged what
-   * `upto` would charge (the tokens used) or, for a call not billed in tokens, `amount`.
-   */
-  batch?: PaymentRequirements;
-}
+import type { PaymentScheme, PricedRequest } from "./schemes/payment-scheme";
 
 /** A held quote as the database keeps it: JSON, with the amount as a decimal string. */
 export const pricedRequestCodec: HoldCodec<PricedRequest> = {
@@ -43,11 +27,16 @@ export interface LiveGas {
  * The amount, quote and requirements of a call. With live gas, the gas estimate is added and the result held for
  * the requirements' lifetime per resource and body, so the signed retry matches what was quoted.
  */
-export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas?: LiveGas): Promise<PricedRequest> {
+export async function priceCall(
+  gateway: PaymentGateway,
+  call: BillableCall,
+  schemes: readonly PaymentScheme[],
+  gas?: LiveGas,
+): Promise<PricedRequest> {
   const { amount, display } = call.quote;
-  if (!gas) return { amount, quote: display, ...(await requirementsOrUnavailable(gateway, call, amount)) };
+  if (!gas) return { amount, quote: display, offers: await offersOrUnavailable(gateway, call, schemes, amount) };
   const lifetimeMs = gateway.paymentTimeoutSeconds * 1000;
-  return gas.hold.get(`${call.resourceUrl}\n${call.body.sha256}`, lifetimeMs, async () => {
+  return gas.hold.get(`offers\n${call.resourceUrl}\n${call.body.sha256}`, lifetimeMs, async () => {
     let estimate;
     try {
       estimate = await gas.estimator.estimate();
@@ -63,29 +52,26 @@ export async function priceCall(gateway: PaymentGateway, call: BillableCall, gas
     return {
       amount: total,
       quote: { ...display, ...estimate.display, total_usd: atomicToDecimal(total, decimals), amount: total.toString() },
-      ...(await requirementsOrUnavailable(gateway, call, total)),
+      offers: await offersOrUnavailable(gateway, call, schemes, total),
     };
   });
 }
 
 /**
- * The call's requirements: `exact` for `amount`; `upto` with `amount` as its maximum for a call billed in tokens
- * (chat, Responses, whole or streamed), where the deployment offers it; and a channel's, likewise, where offered.
+ * What each scheme offers for the call, `amount` being what it pays (`exact`) or the most it may be charged (the
+ * others, where offered: `upto` for calls billed in tokens, a channel's voucher where the deployment offers them).
  */
-async function requirementsOrUnavailable(
+async function offersOrUnavailable(
   gateway: PaymentGateway,
   call: BillableCall,
+  schemes: readonly PaymentScheme[],
   amount: bigint,
-): Promise<Pick<PricedRequest, "requirements" | "upto" | "uptoExtensions" | "batch">> {
-  const usageCharged = call.usage !== undefined && call.quote.tokens !== undefined;
+): Promise<PricedRequest["offers"]> {
   try {
-    const [requirements, upto, batch] = await Promise.all([
-      gateway.requirementsFor(amount),
-      usageCharged ? gateway.uptoRequirementsFor(amount) : undefined,
-      call.channels ? gateway.channelRequirementsFor(amount) : undefined,
-    ]);
-    const offers = upto ? { upto: upto.requirements, uptoExtensions: upto.extensions } : {};
-    return { requirements, ...offers, ...(batch ? { batch } : {}) };
+    const offers = await Promise.all(schemes.map((scheme) => scheme.offer(gateway, call, amount)));
+    // Keyed by scheme; `exact` is offered for every call (a hold of another shape is under another key).
+    const entries = schemes.flatMap((scheme, i) => (offers[i] ? [[scheme.name, offers[i]] as const] : []));
+    return Object.fromEntries(entries) as PricedRequest["offers"];
   } catch (error) {
     throw facilitatorUnavailable(error);
   }

@@ -105,7 +105,11 @@ export function decodeBase64Json(header: string, name: string): unknown {
  * or on EVM "upto" (as its `accepted.scheme` says).
  */
 export function decodePaymentSignature(header: string, kind: "evm" | "svm"): DecodedPayment {
-  const json = decodeBase64Json(header, "PAYMENT-SIGNATURE");
+  return decodePaymentJson(decodeBase64Json(header, "PAYMENT-SIGNATURE"), kind);
+}
+
+/** The same, from the header's JSON. */
+export function decodePaymentJson(json: unknown, kind: "evm" | "svm"): DecodedPayment {
   const upto = kind === "evm" && (json as { accepted?: { scheme?: unknown } } | null)?.accepted?.scheme === "upto";
   const schema = upto ? evmUptoPaymentPayload : kind === "evm" ? evmPaymentPayload : svmPaymentPayload;
   const result = schema.safeParse(json);

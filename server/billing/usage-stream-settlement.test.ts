@@ -16,7 +16,9 @@ import { chatStreamMeter } from "./chat-stream-meter";
 import { PaidRetries } from "./paid-retries";
 import type { BillableCall } from "./payment-method";
 import { chatStreamError } from "./stream-while-settling";
-import { settledOnUsage, uptoDeadlineProblem } from "./upto-stream-settlement";
+import { SignedPayment } from "./schemes/signed-payment";
+import { uptoScheme } from "./schemes/upto-scheme";
+import { settledOnUsage, uptoDeadlineProblem } from "./usage-stream-settlement";
 
 const network = getNetwork("eip155:137");
 
@@ -119,20 +121,28 @@ describe("an upto stream and its payment's deadline", () => {
     } as unknown as BillableCall;
     const verdict = Promise.resolve({ verifyMs: 1, facilitator: "test" });
     const payment = { nonce, payer: "0xpayer", version: 2, payload } as unknown as DecodedPayment;
-    return { facilitator, services, paymentId, terms: { payload, requirements }, call, verdict, payment };
+    const terms = { payload, requirements };
+    const signed = { services, call, scheme: uptoScheme, payment, paymentId, terms, verdict, overlapped: false };
+    return { facilitator, services, call, signed };
   }
 
   /** The stream as `settledOnUsage` passes it on for a payment with this deadline (Unix seconds). */
   function settled(source: EventStream, payment: Awaited<ReturnType<typeof uptoPayment>>, deadline: number) {
-    const { facilitator: _facilitator, ...paid } = payment;
+    const { services, call, signed } = payment;
     const outcomes: string[] = [];
+    const accepted = new SignedPayment({
+      ...signed,
+      payment: { ...signed.payment, deadline },
+      identifier: undefined,
+    });
     const body = settledOnUsage(source, {
-      ...paid,
+      services,
+      call,
+      accepted,
       upstreamMs: 1,
-      network: network.id,
       // 1,000 atomic units a token of output, plus 500 for the input.
       charge: (outputTokens) => 500n + 1_000n * BigInt(outputTokens ?? 4000),
-      deadline,
+      price: (amount) => ({ amount, network: network.id, decimals: network.usdc.decimals }),
       failWith: chatStreamError,
       log: (outcome) => void outcomes.push(outcome),
     });

@@ -2,25 +2,23 @@ import { STREAM_USAGE_GRACE_MS, UPTO_MIN_VALIDITY_MS, UPTO_SETTLE_MARGIN_MS } fr
 import type { EventStream, SseEvent } from "../http/event-stream";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
-import type { Settlement } from "../payment/facilitator-answers";
-import {
-  facilitatorOf,
-  recordSettled,
-  recordSettleUnknown,
-  settleVerified,
-  type StreamPayment,
-} from "./stream-settlement";
+import type { BillableCall, X402Price, X402Services } from "./payment-method";
+import type { AcceptedPayment } from "./schemes/payment-scheme";
 import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
 
-/** What an `upto` stream's settlement works with: its verified payment, and how its session charges. */
-export interface UptoStreamPayment extends StreamPayment {
-  network: string;
+/** What a stream charged what it used works with: its accepted payment, and how its session charges. */
+export interface UsageStreamPayment {
+  services: X402Services;
+  call: BillableCall;
+  accepted: AcceptedPayment;
+  upstreamMs: number;
   /** What the call costs for the output tokens it used (the most it may cost when they are unknown). */
   charge(outputTokens: number | undefined): bigint;
-  /** The payment's Permit2 deadline, Unix seconds. */
-  deadline: number;
+  /** What an answer says an amount is. */
+  price(amount: bigint): X402Price;
   /** The stream's error event, in its API's form. */
   failWith: (code: "payment_expired", message: string) => SseEvent;
+  log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
 }
 
 /** Why an `upto` payment cannot be taken, when its deadline leaves no time to answer and settle before it. */
@@ -31,26 +29,31 @@ export function uptoDeadlineProblem(deadline: number | undefined, now = Date.now
 }
 
 /**
- * An `upto` stream, settled on its usage as it passes: when its usage event arrives (before that event, the last
- * ones and `[DONE]` are sent, so the event states the cost and the transaction), or when it ends: the output the
- * meter counted (stream-meter.ts: the usage reported; without it, the cap for a stream the upstream completed, the
- * text passed on for one cut short), nothing when it passed no output. A caller who leaves is charged what the
- * upstream reports within the grace that follows. The settlement's outcome is the ledger's and the metrics'; a
- * refused or unknown one is recorded with its amount and left to reconciliation, the stream delivered.
+ * A stream charged what it used (`upto`, a channel's voucher), its payment taken on its usage as it passes: when
+ * its usage event arrives (before that event, the last ones and `[DONE]` are sent, so the event states the cost and
+ * the transaction), or when it ends: the output the meter counted (stream-meter.ts: the usage reported; without it,
+ * the cap for a stream the upstream completed, the text passed on for one cut short), nothing when it passed no
+ * output. A caller who leaves is charged what the upstream reports within the grace that follows. A payment with a
+ * deadline (upto's Permit2 deadline) is taken before it: a stream still running at its margin is cut. The outcome
+ * is the ledger's and the metrics'; one refused or unknown is recorded with its amount, the stream delivered.
  */
-export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): EventStream {
+export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): EventStream {
   const usage = payment.call.usage!;
   let settled: Promise<AnswerCost | undefined> | undefined;
   const settle = (outputTokens: number) => (settled ??= settleUsage(payment, outputTokens));
   const meter = usage.streamMeter(payment.call.quote.tokens!.maxOutput);
+  const { deadline } = payment.accepted;
   // At the deadline's margin, a stream not settled yet is settled at once for what was passed on (as one cut short),
   // whether or not its caller is still reading, and cut.
-  const cut = cutBefore(body, payment.deadline * 1000 - UPTO_SETTLE_MARGIN_MS, () => {
-    if (settled) return false;
-    const output = meter.result(false);
-    settled = output === undefined ? settleNothing(payment) : settleUsage(payment, output);
-    return true;
-  });
+  const cut =
+    deadline === undefined
+      ? body
+      : cutBefore(body, deadline * 1000 - UPTO_SETTLE_MARGIN_MS, () => {
+          if (settled) return false;
+          const output = meter.result(false);
+          settled = output === undefined ? settleNothing(payment) : settleUsage(payment, output);
+          return true;
+        });
   const metered = meteredStream(cut, meter, {
     charge: async (outputTokens) => void (await settle(outputTokens)),
     release: async () => void (await (settled ??= settleNothing(payment))),
@@ -61,6 +64,7 @@ export function settledOnUsage(body: EventStream, payment: UptoStreamPayment): E
     if (outputTokens === undefined) return undefined;
     return (await settle(outputTokens))?.usage;
   });
+  if (deadline === undefined) return costed;
   return endedOnCut(costed, () =>
     payment.failWith(
       "payment_expired",
@@ -136,41 +140,28 @@ function endedOnCut(source: EventStream, failed: () => SseEvent): EventStream {
   });
 }
 
-/** Settles the usage: what the answer cost, with the transaction once known; undefined when refused. */
-async function settleUsage(payment: UptoStreamPayment, outputTokens: number): Promise<AnswerCost | undefined> {
-  const { gateway, metrics } = payment.services;
+/** Takes the usage's charge: what the answer cost, with the transaction once known; undefined when refused. */
+async function settleUsage(payment: UsageStreamPayment, outputTokens: number): Promise<AnswerCost | undefined> {
+  const { accepted, call, services } = payment;
   const amount = payment.charge(outputTokens);
-  const price = { amount, network: payment.network, decimals: gateway.network.usdc.decimals };
-  const started = performance.now();
-  let settlement: Settlement;
-  try {
-    settlement = await settleVerified(payment, amount);
-  } catch (error) {
-    metrics.facilitatorFailed("settle");
-    const { message } = error as Error;
-    await recordSettleUnknown(payment, amount, message, undefined, performance.now() - started, facilitatorOf(error));
-    return x402Cost(price, undefined);
+  const taking = await accepted.take(amount);
+  // Delivered either way: a refusal is recorded as unknown (reconciliation may settle it again), not failed.
+  const recorded = taking.kind === "refused" ? { ...taking, kind: "unknown" as const } : taking;
+  await accepted.record(amount, recorded, payment.upstreamMs);
+  if (taking.kind === "taken") {
+    services.metrics.settled(call.endpoint, call.quote.model, amount);
+    payment.log("settled", undefined, taking.settlement.transaction, amount);
+    return x402Cost(payment.price(amount), taking.settlement.transaction);
   }
-  const settleMs = performance.now() - started;
-  if (settlement.success) {
-    await recordSettled(payment, amount, settlement, settleMs);
-    return x402Cost(price, settlement.transaction);
-  }
-  metrics.facilitatorFailed("settle");
-  // Delivered either way: a pending transfer may land, a refused one may be settled again by reconciliation.
-  const reason = settlement.errorReason ?? "settlement_failed";
-  const { transaction, facilitator } = settlement;
-  await recordSettleUnknown(payment, amount, reason, transaction, settleMs, facilitator);
-  const pending = settlement.errorReason === "settlement_pending" && settlement.transaction;
-  return pending ? x402Cost(price, undefined) : undefined;
+  const transaction = taking.kind === "unknown" ? taking.transaction : undefined;
+  payment.log("settle_unknown", taking.reason, transaction, amount);
+  // A transfer that may still land states its cost; a refused one states none.
+  return taking.kind === "unknown" ? x402Cost(payment.price(amount), undefined) : undefined;
 }
 
-/** A stream that passed no output: nothing is settled. */
-async function settleNothing(payment: UptoStreamPayment): Promise<undefined> {
-  const { paymentId, upstreamMs, services } = payment;
-  await services.writes.write("ledger_update", { paymentId, status: "not_charged" }, () =>
-    services.ledger.update(paymentId, { status: "not_charged", failureReason: "no_output", upstreamMs }),
-  );
+/** A stream that passed no output: nothing is taken. */
+async function settleNothing(payment: UsageStreamPayment): Promise<undefined> {
+  await payment.accepted.release("no_output", payment.upstreamMs);
   payment.log("not_charged", "no_output");
   return undefined;
 }

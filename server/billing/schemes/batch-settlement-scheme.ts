@@ -1,0 +1,71 @@
+import { encodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import { errorObject, errorStatus } from "../../errors";
+import { jsonAnswer } from "../../http/api-answer";
+import { describeMismatch } from "../../payment/describe-mismatch";
+import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
+import { paymentRequiredDocument } from "../x402-challenge";
+import { facilitatorUnavailable } from "../x402-price";
+import { ChannelVoucher } from "./channel-voucher";
+import type { Acceptance, PaymentScheme } from "./payment-scheme";
+
+/**
+ * x402 `batch-settlement`: a payer's deposit into a channel, then a cumulative voucher per request. The scheme
+ * (@x402/evm, over our channel storage) checks each voucher against the channel's running total and holds the
+ * channel for the request (one at a time); the channel is charged what `upto` would charge (the tokens used) or the
+ * quote, or let go of. A voucher costs no chain transaction and, while the channel's chain state is fresh, no
+ * facilitator call; the vouchers are claimed later, many in one transaction (server/channels/).
+ */
+export const batchSettlementScheme: PaymentScheme = {
+  name: "batch-settlement",
+  chargesUse: true,
+  offer: async (gateway, call, amount) => {
+    if (!call.channels) return undefined;
+    const requirements = await gateway.channelRequirementsFor(amount);
+    return requirements && { requirements };
+  },
+  accept: async (acceptance) => {
+    const { services, call, offered, header, refuse } = acceptance;
+    const payload = (header.version === 2 ? header.json : undefined) as PaymentPayload;
+    if (!services.gateway.matches(payload, offered)) {
+      throw refuse("payment_mismatch", describeMismatch(payload.accepted, offered));
+    }
+    const signedResource = payload.resource?.url;
+    if (signedResource !== undefined && signedResource !== call.resourceUrl) {
+      throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
+    }
+    const started = performance.now();
+    let verdict: Verdict;
+    try {
+      verdict = await services.gateway.verify(payload, offered);
+    } catch (error) {
+      if (!(error instanceof FacilitatorUnavailableError)) throw error;
+      services.metrics.facilitatorFailed("verify");
+      throw facilitatorUnavailable(error);
+    }
+    if (!verdict.isValid) return rejected(acceptance, payload, verdict);
+    const verified = { verifyMs: performance.now() - started, facilitator: verdict.facilitator };
+    return new ChannelVoucher({ ...acceptance, scheme: batchSettlementScheme, payload, verdict, verified });
+  },
+};
+
+/**
+ * The scheme's refusal, as its 402: the reason code the official client reads in PAYMENT-REQUIRED's `error` and,
+ * for a voucher that does not follow the channel's running total, the channel's state to resync from.
+ */
+async function rejected({ services, call, priced }: Acceptance, payload: PaymentPayload, verdict: Verdict) {
+  const reason = verdict.invalidReason ?? "invalid_payment";
+  const route = services.gateway.route(verdict.facilitator)!;
+  const document = paymentRequiredDocument(call, priced, services.retries.declaration);
+  const required = await route.paymentRequired(document.accepts, document.resource!, reason, payload);
+  const detail = verdict.invalidMessage ? ` (${verdict.invalidMessage})` : "";
+  const body = { ...required, extensions: document.extensions };
+  const answer = jsonAnswer(
+    { ...body, error: errorObject("payment_rejected", `Payment rejected: ${reason}${detail}`) },
+    {
+      status: errorStatus("payment_rejected"),
+      headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(body), "Cache-Control": "no-store" },
+    },
+  );
+  return { kind: "answer", answer, outcome: "refused" } as const;
+}

@@ -1,0 +1,111 @@
+import type { PaymentPayload } from "@x402/core/types";
+import { logEvent } from "../../log";
+import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
+import type { Verified } from "../payment-method";
+import type { Acceptance, AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
+
+/** The channel and the cumulative amount a channel payment's voucher signs for. */
+export function channelCharge(payload: PaymentPayload): { channelId: string; maxClaimableAmount: string } {
+  const voucher = (payload.payload as { voucher?: { channelId?: string; maxClaimableAmount?: string } }).voucher;
+  return { channelId: voucher?.channelId ?? "", maxClaimableAmount: voucher?.maxClaimableAmount ?? "0" };
+}
+
+/** A voucher the scheme accepted, its channel held for this request. */
+export interface VoucherStart extends Acceptance {
+  scheme: PaymentScheme;
+  payload: PaymentPayload;
+  verdict: Verdict;
+  verified: Verified;
+}
+
+/**
+ * A request paid from a channel: taking commits the charge to the channel's running total in our database (a
+ * deposit is first settled on chain by the facilitator); releasing lets the channel go, nothing charged. Each
+ * charge becomes a ledger row (`charged`, until a claim covers it), named by the channel and its running total.
+ */
+export class ChannelVoucher implements AcceptedPayment {
+  readonly scheme;
+  readonly payer;
+  readonly nonce;
+  readonly version = 2;
+  readonly verdict;
+  readonly overlapped = false;
+
+  constructor(private readonly start: VoucherStart) {
+    const { payload, verdict } = start;
+    const channel = (payload.payload as { channelConfig?: { payer?: string } }).channelConfig;
+    this.scheme = start.scheme;
+    this.payer = (verdict.payer ?? channel?.payer ?? "").toLowerCase();
+    this.nonce = channelCharge(payload).channelId.toLowerCase();
+    this.verdict = Promise.resolve(start.verified);
+  }
+
+  async take(amount: bigint): Promise<Taking> {
+    const { services, payload, offered, verdict } = this.start;
+    const started = performance.now();
+    try {
+      const settlement = await services.gateway.settle(payload, offered, { amount, verifiedBy: verdict.facilitator });
+      const settleMs = performance.now() - started;
+      if (settlement.success) return { kind: "taken", settlement, settleMs };
+      const reason = settlement.errorReason ?? "settlement_failed";
+      return {
+        kind: "refused",
+        reason,
+        message: settlement.errorMessage,
+        facilitator: settlement.facilitator,
+        settleMs,
+      };
+    } catch (error) {
+      if (!(error instanceof FacilitatorUnavailableError)) throw error;
+      services.metrics.facilitatorFailed("settle");
+      // A deposit whose facilitator failed: nothing was committed to the channel, so nothing is delivered for it.
+      const settleMs = performance.now() - started;
+      return { kind: "refused", reason: "settlement_unknown", message: error.message, settleMs };
+    }
+  }
+
+  /** A charge's ledger row, from the running total the channel committed; a charge not taken is logged. */
+  async record(amount: bigint, taking: Taking): Promise<void> {
+    const { services, call, priced, payload, offered, header } = this.start;
+    if (taking.kind !== "taken") {
+      logEvent("warn", "channel_charge_not_taken", { channel: this.nonce, reason: taking.reason });
+      return;
+    }
+    if (amount === 0n) return;
+    const { settlement } = taking;
+    const state = (settlement.extra as { channelState?: { chargedCumulativeAmount?: string } } | undefined)
+      ?.channelState;
+    const total = state?.chargedCumulativeAmount ?? channelCharge(payload).maxClaimableAmount;
+    const { ledger, writes } = services;
+    await writes.write("ledger_update", { channel: this.nonce, total }, async () => {
+      const id = await ledger.claim({
+        nonce: `${this.nonce}:${total}`,
+        payer: (settlement.payer ?? this.payer).toLowerCase(),
+        amount: priced.amount,
+        scheme: "batch-settlement",
+        network: offered.network,
+        resource: call.resourceUrl,
+        endpoint: call.endpoint,
+        model: call.quote.model,
+        bodyHash: call.body.sha256,
+        paymentSignature: header.value.trim(),
+        quoteMs: call.quoteMs,
+      });
+      if (id === undefined) return;
+      const transaction = settlement.transaction || undefined;
+      await ledger.update(id, {
+        status: "charged",
+        settledAmount: amount,
+        facilitator: settlement.facilitator,
+        transaction,
+      });
+    });
+  }
+
+  /** The channel is let go of: the work failed, or its stream passed nothing on. */
+  async release(reason: string): Promise<void> {
+    const { services, payload, offered, verdict } = this.start;
+    const route = services.gateway.route(verdict.facilitator)!;
+    await route.cancel(payload, offered, reason === "work_failed" ? "handler_threw" : "handler_failed");
+  }
+}

@@ -1,0 +1,117 @@
+import type { HeldRequest } from "../../payment/paid-answers";
+import type { DecodedPayment } from "../../payment/payment-signature";
+import type { facilitatorTerms } from "../../payment/x402-v1";
+import type { BillableCall, Verified, X402Services } from "../payment-method";
+import type { AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
+
+/** A payment signed for one call (exact, upto): claimed in the ledger by its nonce, verified, then settled once. */
+export interface SignedPaymentStart {
+  services: X402Services;
+  call: BillableCall;
+  scheme: PaymentScheme;
+  payment: DecodedPayment;
+  /** The payment's ledger row, claimed by its nonce before anyone else saw it. */
+  paymentId: number;
+  /** What the facilitator settles: the payload with the requirements of its version. */
+  terms: ReturnType<typeof facilitatorTerms>;
+  verdict: Promise<Verified>;
+  overlapped: boolean;
+  identifier: HeldRequest | undefined;
+}
+
+/**
+ * An `exact` or `upto` payment: taken by the facilitator that verified it (failing over as the gateway's rules
+ * allow), `upto` for the amount charged, `exact` for its price; each outcome is an update of its ledger row.
+ */
+export class SignedPayment implements AcceptedPayment {
+  readonly scheme;
+  readonly payer;
+  readonly nonce;
+  readonly version;
+  readonly verdict;
+  readonly overlapped;
+  readonly deadline;
+  readonly identifier;
+
+  constructor(private readonly start: SignedPaymentStart) {
+    ({ scheme: this.scheme, verdict: this.verdict, overlapped: this.overlapped, identifier: this.identifier } = start);
+    ({ payer: this.payer, nonce: this.nonce, version: this.version, deadline: this.deadline } = start.payment);
+  }
+
+  async take(amount: bigint): Promise<Taking> {
+    const { gateway, metrics } = this.start.services;
+    const { facilitator } = await this.verdict;
+    const { payload, requirements } = this.start.terms;
+    const started = performance.now();
+    try {
+      const settlement = await gateway.settle(payload, requirements, {
+        amount: this.scheme.chargesUse ? amount : undefined,
+        verifiedBy: facilitator,
+        payment: this.start.payment,
+      });
+      const settleMs = performance.now() - started;
+      if (settlement.success) return { kind: "taken", settlement, settleMs };
+      const { errorReason, transaction } = settlement;
+      // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
+      if (errorReason === "settlement_pending" && transaction) {
+        return { kind: "unknown", reason: errorReason, transaction, facilitator: settlement.facilitator, settleMs };
+      }
+      const reason = errorReason ?? "settlement_failed";
+      return {
+        kind: "refused",
+        reason,
+        message: settlement.errorMessage,
+        facilitator: settlement.facilitator,
+        settleMs,
+      };
+    } catch (error) {
+      metrics.facilitatorFailed("settle");
+      const named = (error as { facilitator?: string }).facilitator;
+      return {
+        kind: "unknown",
+        reason: (error as Error).message,
+        facilitator: named,
+        settleMs: performance.now() - started,
+      };
+    }
+  }
+
+  /**
+   * The row says what taking came to: settled (the transfer is on chain), settle_unknown (with the amount it was
+   * asked to move and the transaction when known, for reconciliation), unpaid (a stream passed on while its payment
+   * was refused: what it delivered) or failed.
+   */
+  async record(amount: bigint, taking: Taking, upstreamMs: number, unpaid?: bigint): Promise<void> {
+    const { settleMs } = taking;
+    const times = { upstreamMs, settleMs };
+    if (taking.kind === "taken") {
+      const { transaction, facilitator } = taking.settlement;
+      return this.update("settled", transaction, { transaction, facilitator, settledAmount: amount, ...times });
+    }
+    const { reason: failureReason, facilitator } = taking;
+    if (taking.kind === "unknown") {
+      const { transaction } = taking;
+      const update = { failureReason, transaction, facilitator, settledAmount: amount, ...times };
+      return this.update("settle_unknown", transaction, update);
+    }
+    if (unpaid === undefined) return this.update("failed", undefined, { failureReason, facilitator, ...times });
+    await this.update("unpaid", undefined, { failureReason, unpaidAmount: unpaid, facilitator, ...times });
+    this.start.services.metrics.deliveredUnpaid(this.start.call.endpoint, this.start.call.quote.model, unpaid);
+  }
+
+  release(reason: string, upstreamMs: number): Promise<void> {
+    return this.update("not_charged", undefined, { failureReason: reason, upstreamMs });
+  }
+
+  /** One update of the payment's row, as a record of what happened: a database away delays it. */
+  private async update(
+    status: "settled" | "settle_unknown" | "unpaid" | "failed" | "not_charged",
+    transaction: string | undefined,
+    fields: Omit<Parameters<X402Services["ledger"]["update"]>[1], "status">,
+  ): Promise<void> {
+    const { paymentId, services } = this.start;
+    await services.writes.write("ledger_update", { paymentId, status, transaction }, () =>
+      services.ledger.update(paymentId, { status, ...fields }),
+    );
+  }
+}
