@@ -45,6 +45,12 @@ function ledgerRows(payer: string): Record<string, unknown>[] {
   }
 }
 
+/** The payer's channel rows once `count` are written: a charge's row is written beside its answer, not before it. */
+async function rowsOnceWritten(payer: string, count: number): Promise<Record<string, unknown>[]> {
+  await expect.poll(() => ledgerRows(payer).length).toBe(count);
+  return ledgerRows(payer);
+}
+
 function channelRow(channelId: string): Record<string, unknown> | undefined {
   const database = new Database(stack().databasePath, { readonly: true });
   try {
@@ -109,8 +115,7 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
     }
     const deposited = before - (await usdcBalance(payer.address));
     expect(deposited).toBeGreaterThan(stated);
-    const rows = ledgerRows(payer.address);
-    expect(rows).toHaveLength(20);
+    const rows = await rowsOnceWritten(payer.address, 20);
     expect(rows.every((row) => row.status === "charged")).toBe(true);
     expect(rows.reduce((sum, row) => sum + BigInt(row.settled_amount as string), 0n)).toBe(stated);
     // One transaction: the deposit, with the first call.
@@ -137,7 +142,7 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
     let usage: { cost?: string } | undefined;
     for await (const chunk of streamed) usage = (chunk.usage as typeof usage) ?? usage;
     const streamedCost = decimalToAtomic(usage!.cost!, 6);
-    const afterStream = ledgerRows(payer.address);
+    const afterStream = await rowsOnceWritten(payer.address, 1);
     expect(afterStream.map((row) => BigInt(row.settled_amount as string))).toEqual([streamedCost]);
 
     // The upstream fails: the channel is let go of, nothing charged, and the next call is served from it at once.
@@ -157,8 +162,7 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
     ).rejects.toThrow();
     expect(chunks.length).toBeGreaterThan(0);
     await openai.chat.completions.create(chat("served after a failure"));
-    const rows = ledgerRows(payer.address);
-    expect(rows).toHaveLength(3);
+    const rows = await rowsOnceWritten(payer.address, 3);
     const channelId = String(rows[0]!.nonce).split(":")[0]!;
     const charged = rows.reduce((sum, row) => sum + BigInt(row.settled_amount as string), 0n);
     // The broken stream was charged less than its quote's maximum: what it passed on.
@@ -204,10 +208,10 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
       }
     }
     expect(charged()).toBe(before);
-    expect(ledgerRows(payer.address)).toHaveLength(2);
+    expect(await rowsOnceWritten(payer.address, 2)).toHaveLength(2);
     // The payer's own client goes on from where the channel is.
     expect((await post(paid, body)).status).toBe(200);
-    expect(ledgerRows(payer.address)).toHaveLength(3);
+    expect(await rowsOnceWritten(payer.address, 3)).toHaveLength(3);
   });
 
   it("serves one call at a time per channel: a second at once is refused with channel_busy, not a 500", async () => {
@@ -233,5 +237,43 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
     await reader.cancel().catch(() => undefined);
     // Once the stalled call is charged what it passed on, the channel serves again.
     await expect.poll(async () => (await post(paid, chat("after the stall"))).status, { timeout: 20_000 }).toBe(200);
+  });
+
+  it("gives an agent back what its channel holds beyond its charges, with the official client's refund(url)", async () => {
+    const payer = await fundedPayer(5_000_000n);
+    const { scheme, client } = channelClient(payer.key);
+    const paid = wrapFetchWithPayment(fetch, client);
+    let stated = 0n;
+    for (const index of [1, 2, 3]) {
+      const answer = await post(paid, chat(`before a refund ${index}`));
+      expect(answer.status).toBe(200);
+      stated += decimalToAtomic(((await answer.json()) as { usage: { cost: string } }).usage.cost, 6);
+    }
+    const rows = await rowsOnceWritten(payer.address, 3);
+    const channelId = String(rows[0]!.nonce).split(":")[0]!;
+    const deposited = BigInt(channelRow(channelId)!.balance as string);
+    const url = `${stack().appUrl}/v1/channels/refund`;
+    // Without a refund: the channel terms. A call's voucher is no refund, and takes nothing.
+    const probe = await fetch(url);
+    expect(probe.status).toBe(402);
+    const terms = decodePaymentRequiredHeader(probe.headers.get("payment-required")!);
+    expect(terms.accepts.map((accepted) => accepted.scheme)).toEqual(["batch-settlement"]);
+    const voucher = await client.createPaymentPayload(terms);
+    const notRefund = await fetch(url, { headers: { "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(voucher) } });
+    expect(notRefund.status).toBe(402);
+    expect((await notRefund.json()).error.code).toBe("payment_mismatch");
+    expect(BigInt(channelRow(channelId)!.charged_cumulative_amount as string)).toBe(stated);
+
+    const before = await usdcBalance(payer.address);
+    const settlement = await scheme.refund(url);
+    expect(settlement.success).toBe(true);
+    // Exactly the deposit less the charges comes back; the charges were claimed by the same transaction.
+    expect(await usdcBalance(payer.address)).toBe(before + deposited - stated);
+    await expect
+      .poll(() => ledgerRows(payer.address).map((row) => [row.status, row.transaction]))
+      .toEqual(rows.map(() => ["settled", settlement.transaction]));
+    expect(channelRow(channelId)).toBeUndefined();
+    // Nothing is left to give back.
+    await expect(scheme.refund(url)).rejects.toThrow(/no remaining balance|refund/i);
   });
 });

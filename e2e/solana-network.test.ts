@@ -90,6 +90,10 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     expect(llms).not.toContain("EIP-3009");
     const agents = await (await fetch(`${stack().appUrl}/AI-AGENTS.md`)).text();
     expect(agents).toContain("@x402/svm/exact/client");
+    // Channels are EVM only: no refund route here.
+    const refund = await fetch(`${stack().appUrl}/v1/channels/refund`);
+    expect(refund.status).toBe(404);
+    expect((await refund.json()).error.message).toMatch(/no batch-settlement channels/);
   });
 
   it("takes the official SVM client's payment for a chat completion and a prepaid pack, exactly the quote", async () => {

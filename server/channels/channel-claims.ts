@@ -106,7 +106,11 @@ export async function channelFacilitator(gateway: PaymentGateway, network: strin
 }
 
 /** The ledger rows of a claimed channel, up to the total claimed: settled, with the claim's transaction. */
-export async function recordClaim(services: ClaimServices, channel: Channel, transaction: string): Promise<void> {
+export async function recordClaim(
+  services: Pick<ClaimServices, "ledger" | "writes">,
+  channel: Channel,
+  transaction: string,
+): Promise<void> {
   const prefix = `${channel.channelId.toLowerCase()}:`;
   const claimedTotal = BigInt(channel.chargedCumulativeAmount);
   await services.writes.write("ledger_update", { channel: channel.channelId, transaction }, async () => {

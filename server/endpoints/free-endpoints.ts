@@ -4,6 +4,7 @@ import { createEmbeddings } from "../embeddings/create-embeddings";
 import { embeddingsSchema } from "../embeddings/embeddings-request";
 import { createFreeChatCompletion, freeChatQuota } from "../free-tier/create-free-chat-completion";
 import { freeChatRequests } from "../free-tier/free-chat-request";
+import { refundChannel } from "../channels/channel-refund";
 import { healthResponse } from "../health/check-health";
 import { jsonAnswer } from "../http/api-answer";
 import { serveMetrics } from "../metrics/serve-metrics";
@@ -55,6 +56,23 @@ export const freeChatQuotaEndpoint = freeEndpoint({
     operationId: "getFreeQuota",
     summary: "The caller's free chat usage",
     responseDescription: "{object: free_quota, model, per10Min: {limit, used}, perDay: {limit, used}}",
+  },
+});
+
+/** A payer's way out of a batch-settlement channel, where the deployment offers channels (404 otherwise). */
+export const channelRefundEndpoint = freeEndpoint({
+  method: "GET",
+  paths: ["/v1/channels/refund"],
+  access: ["free"],
+  handle: refundChannel,
+  docs: {
+    operationId: "refundChannel",
+    summary: "Refund what a batch-settlement channel holds beyond its charges (the official client's refund(url))",
+    responseDescription: "{object: channel.refund, channel, payer, refunded, transaction}, with PAYMENT-RESPONSE",
+    errors: {
+      402: "without a refund: the channel terms in PAYMENT-REQUIRED; a refund the scheme refuses: its reason code",
+      404: "not_found: the deployment offers no channels",
+    },
   },
 });
 

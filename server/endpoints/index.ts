@@ -4,6 +4,7 @@ import { decisions } from "./decisions";
 import { aiAgentsEndpoint, llmsTxtEndpoint, openApiEndpoint, x402ManifestEndpoint } from "./discovery-documents";
 import type { Endpoint } from "./endpoint";
 import {
+  channelRefundEndpoint,
   embeddingsEndpoint,
   freeChatCompletions,
   freeChatQuotaEndpoint,
@@ -34,6 +35,7 @@ export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
     freeChatCompletions(catalog),
     freeChatQuotaEndpoint,
     prepaidStatusEndpoint,
+    channelRefundEndpoint,
     modelsEndpoint,
     x402ManifestEndpoint,
     healthEndpoint,

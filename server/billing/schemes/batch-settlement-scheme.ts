@@ -1,9 +1,11 @@
 import { encodePaymentRequiredHeader } from "@x402/core/http";
-import type { PaymentPayload } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { errorObject, errorStatus } from "../../errors";
-import { jsonAnswer } from "../../http/api-answer";
+import { jsonAnswer, type ApiAnswer } from "../../http/api-answer";
 import { describeMismatch } from "../../payment/describe-mismatch";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
+import type { PaymentGateway } from "../../payment/payment-gateway";
+import type { ChallengeCode } from "../payment-method";
 import { paymentRequiredDocument } from "../x402-challenge";
 import { facilitatorUnavailable } from "../x402-price";
 import { ChannelVoucher } from "./channel-voucher";
@@ -49,23 +51,41 @@ export const batchSettlementScheme: PaymentScheme = {
   },
 };
 
-/**
- * The scheme's refusal, as its 402: the reason code the official client reads in PAYMENT-REQUIRED's `error` and,
- * for a voucher that does not follow the channel's running total, the channel's state to resync from.
- */
+/** The scheme's refusal of the voucher in a paid call, as its 402. */
 async function rejected({ services, call, priced }: Acceptance, payload: PaymentPayload, verdict: Verdict) {
-  const reason = verdict.invalidReason ?? "invalid_payment";
-  const route = services.gateway.route(verdict.facilitator)!;
   const document = paymentRequiredDocument(call, priced, services.retries.declaration);
+  const answer = await voucherRefusal(services.gateway, document, payload, verdict);
+  return { kind: "answer", answer, outcome: "refused" } as const;
+}
+
+/**
+ * The scheme's refusal of a voucher, as its 402: the reason code the official client reads in PAYMENT-REQUIRED's
+ * `error` and, for a voucher that does not follow the channel's running total, the channel's state to resync from.
+ */
+export async function voucherRefusal(
+  gateway: PaymentGateway,
+  document: PaymentRequired,
+  payload: PaymentPayload,
+  verdict: Verdict,
+): Promise<ApiAnswer> {
+  const reason = verdict.invalidReason ?? "invalid_payment";
+  const route = gateway.route(verdict.facilitator)!;
   const required = await route.paymentRequired(document.accepts, document.resource!, reason, payload);
   const detail = verdict.invalidMessage ? ` (${verdict.invalidMessage})` : "";
-  const body = { ...required, extensions: document.extensions };
-  const answer = jsonAnswer(
-    { ...body, error: errorObject("payment_rejected", `Payment rejected: ${reason}${detail}`) },
+  return channelChallenge(
+    { ...required, extensions: document.extensions },
+    "payment_rejected",
+    `Payment rejected: ${reason}${detail}`,
+  );
+}
+
+/** A 402 whose PAYMENT-REQUIRED carries the document as given (its `error`, a reason code, included). */
+export function channelChallenge(document: PaymentRequired, code: ChallengeCode, message: string): ApiAnswer {
+  return jsonAnswer(
+    { ...document, error: errorObject(code, message) },
     {
-      status: errorStatus("payment_rejected"),
-      headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(body), "Cache-Control": "no-store" },
+      status: errorStatus(code),
+      headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(document), "Cache-Control": "no-store" },
     },
   );
-  return { kind: "answer", answer, outcome: "refused" } as const;
 }
