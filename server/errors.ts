@@ -24,7 +24,7 @@ const errorTable = {
   payment_already_used: { status: 402, type: "payment_error" },
   payment_rejected: { status: 402, type: "payment_error" },
   settlement_failed: { status: 402, type: "payment_error" },
-  // An upto stream cut before its payment's deadline (billing/upto-stream-settlement.ts), in its error event.
+  // An upto stream cut before its payment's deadline (billing/usage-stream-settlement.ts), in its error event.
   payment_expired: { status: 402, type: "payment_error" },
   // A payment-identifier sent again with another request (billing/paid-retries.ts).
   payment_identifier_conflict: { status: 409, type: "invalid_request_error" },
