@@ -10,6 +10,7 @@ import { facilitatorUnavailable } from "../x402-price";
 import { uptoDeadlineProblem } from "../usage-stream-settlement";
 import type { Acceptance, AcceptedPayment, PaymentScheme } from "./payment-scheme";
 import { SignedPayment } from "./signed-payment";
+import { paymentRow } from "./taking";
 import type { Authorization } from "../payment-method";
 
 type Terms = ReturnType<typeof facilitatorTerms>;
@@ -125,29 +126,21 @@ async function replay(acceptance: Acceptance, kept: KeptAnswer, held: HeldReques
 
 /** The nonce, claimed in the ledger before anything else sees the payment: a signature is used once. */
 async function claim(
-  { services, call, priced, header, refuse }: Acceptance,
+  acceptance: Acceptance,
   scheme: PaymentScheme,
   payment: DecodedPayment,
   identified: boolean,
 ): Promise<number> {
-  const paymentId = await services.ledger.claim({
-    nonce: payment.nonce,
-    payer: payment.payer,
-    amount: priced.amount,
-    scheme: scheme.name,
-    network: services.gateway.network.id,
-    resource: call.resourceUrl,
-    endpoint: call.endpoint,
-    model: call.quote.model,
-    bodyHash: call.body.sha256,
-    paymentSignature: header.value.trim(),
-    quoteMs: call.quoteMs,
-  });
+  const row = { nonce: payment.nonce, payer: payment.payer, scheme: scheme.name };
+  const paymentId = await acceptance.services.ledger.claim(paymentRow(acceptance, row));
   if (paymentId !== undefined) return paymentId;
   const retry = identified
     ? " (if its request is still being answered, send it again shortly with the same payment-identifier to get its answer)"
     : "";
-  throw refuse("payment_already_used", `This payment signature has already been used; sign a new payment${retry}`);
+  throw acceptance.refuse(
+    "payment_already_used",
+    `This payment signature has already been used; sign a new payment${retry}`,
+  );
 }
 
 /** The facilitator's verdict on a payment; one it cannot give is counted and answered 503. */

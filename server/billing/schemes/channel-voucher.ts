@@ -3,6 +3,7 @@ import { logEvent } from "../../log";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
 import type { Verified } from "../payment-method";
 import type { Acceptance, AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
+import { paymentRow, takingOf } from "./taking";
 
 /** The channel and the cumulative amount a channel payment's voucher signs for. */
 export function channelCharge(payload: PaymentPayload): { channelId: string; maxClaimableAmount: string } {
@@ -45,16 +46,7 @@ export class ChannelVoucher implements AcceptedPayment {
     const started = performance.now();
     try {
       const settlement = await services.gateway.settle(payload, offered, { amount, verifiedBy: verdict.facilitator });
-      const settleMs = performance.now() - started;
-      if (settlement.success) return { kind: "taken", settlement, settleMs };
-      const reason = settlement.errorReason ?? "settlement_failed";
-      return {
-        kind: "refused",
-        reason,
-        message: settlement.errorMessage,
-        facilitator: settlement.facilitator,
-        settleMs,
-      };
+      return takingOf(settlement, performance.now() - started);
     } catch (error) {
       if (!(error instanceof FacilitatorUnavailableError)) throw error;
       services.metrics.facilitatorFailed("settle");
@@ -66,7 +58,7 @@ export class ChannelVoucher implements AcceptedPayment {
 
   /** A charge's ledger row, from the running total the channel committed; a charge not taken is logged. */
   async record(amount: bigint, taking: Taking): Promise<void> {
-    const { services, call, priced, payload, offered, header } = this.start;
+    const { services, payload } = this.start;
     if (taking.kind !== "taken") {
       logEvent("warn", "channel_charge_not_taken", { channel: this.nonce, reason: taking.reason });
       return;
@@ -78,19 +70,9 @@ export class ChannelVoucher implements AcceptedPayment {
     const total = state?.chargedCumulativeAmount ?? channelCharge(payload).maxClaimableAmount;
     const { ledger, writes } = services;
     await writes.write("ledger_update", { channel: this.nonce, total }, async () => {
-      const id = await ledger.claim({
-        nonce: `${this.nonce}:${total}`,
-        payer: (settlement.payer ?? this.payer).toLowerCase(),
-        amount: priced.amount,
-        scheme: "batch-settlement",
-        network: offered.network,
-        resource: call.resourceUrl,
-        endpoint: call.endpoint,
-        model: call.quote.model,
-        bodyHash: call.body.sha256,
-        paymentSignature: header.value.trim(),
-        quoteMs: call.quoteMs,
-      });
+      const payer = (settlement.payer ?? this.payer).toLowerCase();
+      const row = { nonce: `${this.nonce}:${total}`, payer, scheme: "batch-settlement" as const };
+      const id = await ledger.claim(paymentRow(this.start, row));
       if (id === undefined) return;
       const transaction = settlement.transaction || undefined;
       await ledger.update(id, {

@@ -3,6 +3,7 @@ import type { DecodedPayment } from "../../payment/payment-signature";
 import type { facilitatorTerms } from "../../payment/x402-v1";
 import type { BillableCall, Verified, X402Services } from "../payment-method";
 import type { AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
+import { takingOf } from "./taking";
 
 /** A payment signed for one call (exact, upto): claimed in the ledger by its nonce, verified, then settled once. */
 export interface SignedPaymentStart {
@@ -49,21 +50,7 @@ export class SignedPayment implements AcceptedPayment {
         verifiedBy: facilitator,
         payment: this.start.payment,
       });
-      const settleMs = performance.now() - started;
-      if (settlement.success) return { kind: "taken", settlement, settleMs };
-      const { errorReason, transaction } = settlement;
-      // Broadcast but not confirmed (the x402 server already asked once more): the transfer may still land.
-      if (errorReason === "settlement_pending" && transaction) {
-        return { kind: "unknown", reason: errorReason, transaction, facilitator: settlement.facilitator, settleMs };
-      }
-      const reason = errorReason ?? "settlement_failed";
-      return {
-        kind: "refused",
-        reason,
-        message: settlement.errorMessage,
-        facilitator: settlement.facilitator,
-        settleMs,
-      };
+      return takingOf(settlement, performance.now() - started);
     } catch (error) {
       metrics.facilitatorFailed("settle");
       const named = (error as { facilitator?: string }).facilitator;
