@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readmeWithTable } from "./endpoint-table";
+import { ENDPOINT_DOC, withEndpointList } from "./endpoint-table";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { endpointsFor } from "./index";
 
-/** The README documents the service on the spec's tables. */
+/** The docs document the service on the spec's tables. */
 const endpoints = endpointsFor(defaultCatalog());
 
 const root = resolve(__dirname, "../..");
@@ -41,8 +41,8 @@ describe("the endpoint list", () => {
     for (const endpoint of endpoints) for (const path of endpoint.paths) expect(pages).not.toContain(path);
   });
 
-  it("is the README's endpoint table (npm run docs:endpoints writes it)", async () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    expect(readme).toBe(await readmeWithTable(readme, endpoints));
+  it("is the endpoint list of docs/api.md (npm run docs:endpoints writes it)", async () => {
+    const doc = readFileSync(join(root, ENDPOINT_DOC), "utf8");
+    expect(doc).toBe(await withEndpointList(doc, endpoints));
   });
 });

@@ -1,9 +1,9 @@
-// `npm run docs:endpoints`: rewrites the README's endpoint table from the endpoint list.
+// `npm run docs:endpoints`: rewrites the endpoint list of docs/api.md from the endpoint list.
 import { readFileSync, writeFileSync } from "node:fs";
-import { readmeWithTable } from "./endpoint-table";
+import { ENDPOINT_DOC, withEndpointList } from "./endpoint-table";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { endpointsFor } from "./index";
 
-// The README documents the service on the spec's tables.
+// The docs document the service on the spec's tables.
 const endpoints = endpointsFor(defaultCatalog());
-writeFileSync("README.md", await readmeWithTable(readFileSync("README.md", "utf8"), endpoints));
+writeFileSync(ENDPOINT_DOC, await withEndpointList(readFileSync(ENDPOINT_DOC, "utf8"), endpoints));
