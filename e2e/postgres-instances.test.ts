@@ -106,7 +106,7 @@ describe("two instances over one PostgreSQL database", () => {
       started.query<{ status: string }>("select status from payments where payer = $1", [
         payer(2).address.toLowerCase(),
       ]);
-    // A whole answer goes out before its settlement is recorded (README, the ledger): wait for the record.
+    // A whole answer goes out before its settlement is recorded (docs/ledger.md): wait for the record.
     await waitFor(async () => (await rows()).every((row) => row.status !== "verified"), {
       timeoutMs: 5000,
       intervalMs: 50,

@@ -101,7 +101,7 @@ const paymentRequiredV1Schema = {
   },
 };
 
-/** Headers of a paid or prepaid answer (see the README's "What an answer cost" and "Safe retries"). */
+/** Headers of a paid or prepaid answer (docs/api.md, "What an answer cost"; docs/payments.md, "Safe retries"). */
 const paidAnswerHeaders = {
   "PAYMENT-RESPONSE": {
     description: "x402: base64 of the JSON settlement (transaction, network, payer)",

@@ -9,7 +9,7 @@ import type { ApiRequest } from "../http/api-request";
 /** How an endpoint is paid for: not at all, per request with x402, or with a prepaid key as bearer. */
 export type Access = "free" | "x402" | "prepaid";
 
-/** What the discovery documents, the guides and the README say of an endpoint. */
+/** What the discovery documents, the guides and docs/api.md say of an endpoint. */
 export interface EndpointDocs {
   operationId: string;
   summary: string;

@@ -19,7 +19,7 @@ import { responses } from "./responses";
 
 /**
  * Every endpoint of the service over the catalog in force, in the order the documents list them: the one place an
- * endpoint is declared. Routing, the route files, the discovery documents, `paysvc quote` and the README's table
+ * endpoint is declared. Routing, the route files, the discovery documents, `paysvc quote` and docs/api.md's list
  * derive from it.
  */
 export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {

@@ -1,5 +1,5 @@
 /**
- * The states of a payments-ledger row, the same on every engine (README "The ledger statuses" says what each means).
+ * The states of a payments-ledger row, the same on every engine (docs/ledger.md says what each means).
  * `unsettled`: reconciliation found the authorization unused past its validity, so it can never be settled.
  * `unpaid`: a stream passed on while its payment settled, and the settlement was refused: `unpaid_amount` is what
  * it delivered. `charged`: a batch-settlement channel was charged `settled_amount`, which a claim moves on chain.
