@@ -165,7 +165,7 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
         })
         .toBe(1);
       expect(await page.getByTestId("reconciliation").innerText()).toMatch(
-        /^Ended .* rows not known to be final read against the chain/,
+        /^Ended .* rows? not known to be final read against the chain/,
       );
       const since = await page.getByTestId("since").innerText();
       const printed = await paysvc(["ledger", "report", "--json", "--since", since], 60_000, {

@@ -79,8 +79,8 @@ function Dashboard({ view }: { view: OperatorView }) {
       </div>
 
       <section className="tiles" aria-label="Last 30 days">
-        <Tile label="Revenue settled" value={`${total.revenueUsd} USD`} atomic={total.revenueAtomic} id="revenue" />
-        <Tile label="Paid calls settled" value={String(total.requests.settled ?? 0)} id="settled-calls" />
+        <Tile label="Revenue settled" value={total.revenueUsd} unit="USD" atomic={total.revenueAtomic} id="revenue" />
+        <Tile label="Payments settled" value={String(total.requests.settled ?? 0)} id="settled-calls" />
         <Tile label="Prepaid keys sold" value={String(prepaid.keysSold)} id="keys-sold" />
         <Tile
           label="Tokens outstanding"
@@ -97,14 +97,8 @@ function Dashboard({ view }: { view: OperatorView }) {
 
       <section className="card">
         <h2>Revenue settled</h2>
-        <RevenueChart
-          id="hourly"
-          title="Last 48 hours, by hour"
-          series={view.hourly}
-          labelEvery={6}
-          label={hourLabel}
-        />
-        <RevenueChart id="daily" title="Last 30 days, by day" series={view.daily} labelEvery={5} label={dayLabel} />
+        <RevenueChart id="hourly" title="Last 48 hours, by hour" series={view.hourly} label={hourLabel} />
+        <RevenueChart id="daily" title="Last 30 days, by day" series={view.daily} label={dayLabel} />
       </section>
 
       <section className="card">
@@ -281,12 +275,13 @@ function Dashboard({ view }: { view: OperatorView }) {
   );
 }
 
-function Tile(props: { id: string; label: string; value: string; atomic?: bigint; warn?: boolean }) {
+function Tile(props: { id: string; label: string; value: string; unit?: string; atomic?: bigint; warn?: boolean }) {
   return (
     <div className={props.warn ? "tile warn" : "tile"} data-testid={`tile-${props.id}`}>
       <span className="tile-label">{props.label}</span>
       <span className="tile-value" data-atomic={props.atomic?.toString()}>
         {props.value}
+        {props.unit ? <span className="tile-unit"> {props.unit}</span> : null}
       </span>
     </div>
   );
@@ -366,7 +361,7 @@ function Run(props: { run: RunView; testId: string; every?: number }) {
     <div data-testid={props.testId} className="run">
       <p>
         {heading}
-        {props.every === undefined ? "" : ` (every ${props.every} s in this process)`}: {run.checked} rows not known to
+        {props.every === undefined ? "" : ` (every ${props.every} s in this process)`}: {rows(run.checked)} not known to
         be final read against the chain{run.found.length === 0 ? "; nothing to do." : "."}
       </p>
       {run.found.length > 0 ? (
@@ -393,6 +388,14 @@ function Run(props: { run: RunView; testId: string; every?: number }) {
   );
 }
 
-const hourLabel = (period: string) =>
-  period.slice(11, 13) === "00" ? period.slice(5, 10) : `${period.slice(11, 13)}h`;
-const dayLabel = (period: string) => period.slice(5, 10);
+/** Every sixth hour: its hour, or at midnight its date (UTC). */
+const hourLabel = (period: string) => {
+  const hour = Number(period.slice(11, 13));
+  if (hour % 6 !== 0) return undefined;
+  return hour === 0 ? period.slice(5, 10) : `${period.slice(11, 13)}h`;
+};
+/** Every fifth day back from the last. */
+const dayLabel = (period: string, index: number, count: number) =>
+  (count - 1 - index) % 5 === 0 ? period.slice(5, 10) : undefined;
+
+const rows = (count: number) => `${count} ${count === 1 ? "row" : "rows"}`;

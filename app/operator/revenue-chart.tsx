@@ -3,23 +3,24 @@ import type { OperatorView } from "../../server/index";
 type Series = OperatorView["hourly"];
 type Bar = Series["bars"][number];
 
-const WIDTH = 720;
-const HEIGHT = 180;
+// About the width the page shows it at, so that its 11px text stays about 11px.
+const WIDTH = 1200;
+const HEIGHT = 200;
 const LEFT = 8;
-const RIGHT = 8;
+const RIGHT = 24;
 const TOP = 22;
 const BOTTOM = 24;
 
 /**
  * Settled revenue per period as plain SVG, drawn on the server: one bar per period (its exact figure in its
- * tooltip), the highest period's figure at the top, a label every `labelEvery` periods. No script.
+ * tooltip), the highest period's figure at the top, labels under the periods `label` names. No script.
  */
 export function RevenueChart(props: {
   id: string;
   title: string;
   series: Series;
-  labelEvery: number;
-  label: (period: string) => string;
+  /** The label under a period's bar, if it has one. */
+  label: (period: string, index: number, count: number) => string | undefined;
 }) {
   const { bars } = props.series;
   const highest = bars.reduce<Bar | undefined>(
@@ -31,6 +32,7 @@ export function RevenueChart(props: {
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = plotWidth / Math.max(1, bars.length);
   const withRevenue = bars.filter((bar) => bar.revenueAtomic > 0n).length;
+  const labels = bars.map((bar, index) => props.label(bar.period, index, bars.length));
   return (
     <figure className="chart" aria-labelledby={`${props.id}-caption`}>
       <svg
@@ -41,7 +43,7 @@ export function RevenueChart(props: {
       >
         <text x={LEFT} y={14} className="chart-scale">
           {highest && highest.revenueAtomic > 0n
-            ? `highest: ${highest.revenueUsd} USD (${props.label(highest.period)})`
+            ? `highest: ${highest.revenueUsd} USD (${highest.period})`
             : "nothing settled in these periods"}
         </text>
         <line x1={LEFT} x2={WIDTH - RIGHT} y1={TOP} y2={TOP} className="chart-grid" />
@@ -66,11 +68,11 @@ export function RevenueChart(props: {
               >
                 <title>{`${bar.period}: ${bar.revenueUsd} USD settled, ${bar.calls} calls`}</title>
               </rect>
-              {index % props.labelEvery === 0 ? (
-                <text x={LEFT + index * slot} y={HEIGHT - 6} className="chart-label">
-                  {props.label(bar.period)}
+              {labels[index] === undefined ? null : (
+                <text x={LEFT + index * slot + slot / 2} y={HEIGHT - 6} className="chart-label" textAnchor="middle">
+                  {labels[index]}
                 </text>
-              ) : null}
+              )}
             </g>
           );
         })}
