@@ -180,12 +180,16 @@ function text(report: LedgerReport): string {
   const { prepaid, statuses } = report;
   const outcomes = (["unsettled", "settle_unknown", "unpaid"] as const).map((status) => {
     const figures = statuses[status];
-    return `${status} ${figures?.count ?? 0} (${figures?.amountUsd ?? "0"} USD, ${figures?.amountAtomic ?? 0n} atomic)`;
+    return figures
+      ? `${status} ${figures.count} (${figures.amountUsd} USD, ${figures.amountAtomic} atomic)`
+      : `${status} 0`;
   });
   return [
     heading,
-    `prepaid: ${prepaid.keysSold} keys sold (${prepaid.tokensSold} tokens); ${prepaid.tokensOutstanding} tokens outstanding on ${prepaid.activeKeys} active keys`,
+    `prepaid: ${count(prepaid.keysSold, "key")} sold (${prepaid.tokensSold} tokens); ${prepaid.tokensOutstanding} tokens outstanding on ${count(prepaid.activeKeys, "active key")}`,
     `needing a look: ${outcomes.join(", ")}`,
     table([...reportRows(report), reportRow("TOTAL", "", "", report.total)]),
   ].join("\n");
 }
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
