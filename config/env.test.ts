@@ -115,6 +115,29 @@ describe("the metrics token", () => {
   });
 });
 
+describe("the operator's token", () => {
+  const token = (value?: string) =>
+    loadServiceConfig(service({ PAY_TO: EVM_PAY_TO, ...(value === undefined ? {} : { OPERATOR_TOKEN: value }) }))
+      .operatorToken;
+  const long = "0123456789abcdef0123456789abcdef";
+
+  it("is absent unless set (no operator's page), and taken as given when long enough", () => {
+    expect(token()).toBeUndefined();
+    expect(token("")).toBeUndefined();
+    expect(token(` ${long} `)).toBe(long);
+  });
+
+  it("is refused in one line naming the variable, never showing the value, when short or holding a space", () => {
+    for (const value of ["short-operator-token", long.slice(1), `${long.slice(0, 16)} ${long.slice(16)}`]) {
+      const problems = problemsOf(() => token(value));
+      expect(problems).toEqual([
+        expect.stringMatching(/^OPERATOR_TOKEN: must be at least 32 printable characters without spaces/),
+      ]);
+      expect(problems[0]).not.toContain(value);
+    }
+  });
+});
+
 describe("the origins whose pages may read the API (CORS_ORIGINS)", () => {
   const origins = (value?: string) =>
     loadServiceConfig(service({ PAY_TO: EVM_PAY_TO, ...(value === undefined ? {} : { CORS_ORIGINS: value }) }))

@@ -181,6 +181,15 @@ export const sharedSchema = z.object({
       "must be at least 16 printable characters without spaces, such as `openssl rand -hex 24`",
     )
     .optional(),
+  // The operator's page (/operator) signs in with it; unset: no page (404). Longer: it opens the ledger's figures.
+  OPERATOR_TOKEN: z
+    .string()
+    .trim()
+    .regex(
+      /^[\x21-\x7e]{32,}$/,
+      "must be at least 32 printable characters without spaces, such as `openssl rand -hex 24`",
+    )
+    .optional(),
 });
 
 export function parse<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {

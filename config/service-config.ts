@@ -64,6 +64,8 @@ export interface ServiceConfig {
   settlement: { order: "overlap" | "strict"; strictAfterUnpaidMs: number };
   /** The bearer token GET /metrics asks for; undefined: no metrics endpoint (404). */
   metricsToken: string | undefined;
+  /** The token that signs the operator in to /operator; undefined: no operator's page (404). */
+  operatorToken: string | undefined;
   /** How often the process reconciles the ledger's open rows in the background; 0: never. */
   reconcileIntervalMs: number;
   /** How long a paid answer is kept for a retry under its payment-identifier. */
@@ -199,6 +201,7 @@ export function loadServiceConfig(
     channels,
     settlement: { order: values.SETTLEMENT_ORDER, strictAfterUnpaidMs: values.SETTLEMENT_STRICT_SECONDS * 1000 },
     metricsToken: values.METRICS_TOKEN,
+    operatorToken: values.OPERATOR_TOKEN,
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
     paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,
     shutdownGraceMs: values.SHUTDOWN_GRACE_SECONDS * 1000,

@@ -16,6 +16,7 @@ describe("paysvc ledger report", () => {
   const env = { NETWORK: "eip155:137", DATABASE_URL: `file:${join(directory, "ledger.sqlite")}` };
   let chatAmount: bigint;
   let packAmount: bigint;
+  let failingAmount: bigint;
 
   beforeAll(async () => {
     // An app over a ledger of its own: two paid chats, one that fails upstream (not charged), one key bought.
@@ -27,6 +28,7 @@ describe("paysvc ledger report", () => {
       await openai.chat.completions.create(chat);
       await openai.chat.completions.create(chat);
       const failing = { ...chat, messages: [{ role: "user" as const, content: "[paysvc-dev-fault:http-error]" }] };
+      failingAmount = BigInt((await quote("/v1/chat/completions", failing, app.url)).accepts[0]!.amount);
       await expect(openai.chat.completions.create(failing)).rejects.toMatchObject({ status: 502 });
       const pack = { model: MODEL, tokens: 100_000 };
       packAmount = BigInt((await quote("/prepaid/codes", pack, app.url)).accepts[0]!.amount);
@@ -64,6 +66,20 @@ describe("paysvc ledger report", () => {
       },
     ]);
     expect(report.total.revenueAtomic).toBe((2n * chatAmount + packAmount).toString());
+    // Every status with its amount, and the prepaid keys: what the operator's page shows from the same report.
+    expect(report.statuses).toEqual({
+      settled: {
+        count: 3,
+        amountAtomic: (2n * chatAmount + packAmount).toString(),
+        amountUsd: (Number(2n * chatAmount + packAmount) / 1e6).toFixed(6),
+      },
+      not_charged: {
+        count: 1,
+        amountAtomic: failingAmount.toString(),
+        amountUsd: (Number(failingAmount) / 1e6).toFixed(6),
+      },
+    });
+    expect(report.prepaid).toEqual({ keysSold: 1, tokensSold: 100_000, activeKeys: 1, tokensOutstanding: 100_000 });
   });
 
   it("prints the same as CSV and as a table with a total, by hour too", async () => {
@@ -93,7 +109,9 @@ describe("paysvc ledger report", () => {
     ]);
     expect(rows[1]![0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00Z$/);
     const asTable = await paysvc(["ledger", "report"], 60_000, env);
-    expect(asTable.stdout).toMatch(/^eip155:137, payments since .* by day \(UTC\)\n/);
+    expect(asTable.stdout).toMatch(
+      /^eip155:137, payments since .* by day \(UTC\)\nprepaid: 1 key sold \(100000 tokens\); 100000 tokens outstanding on 1 active key\nneeding a look: unsettled 0, settle_unknown 0, unpaid 0\n/,
+    );
     expect(asTable.stdout).toMatch(
       new RegExp(`\\nTOTAL\\s+3\\s+1\\s+0\\s+0\\s+0\\s+0\\s+[\\d.]+\\s+${2n * chatAmount + packAmount}\\s+0\\n?$`),
     );

@@ -18,6 +18,7 @@ import type { Storage } from "./storage/storage";
 import { ProviderRoutes } from "./upstream/provider-routes";
 import { ServiceMetrics } from "./metrics/service-metrics";
 import { reconcileInBackground } from "./reconcile/background-reconcile";
+import { LastReconciliation } from "./reconcile/last-reconciliation";
 import { Drain } from "./lifecycle/drain";
 import { DeferredWrites } from "./storage/deferred-writes";
 import { channelScheme } from "./payment/channel-scheme";
@@ -45,6 +46,8 @@ export interface AppContext {
   drain: Drain;
   /** Records of what already happened (a settlement, a prepaid charge) waiting for a database away for now. */
   writes: DeferredWrites;
+  /** This process's last background reconciliation. */
+  reconciliation: LastReconciliation;
 }
 
 /** The context, once the database is reached and migrated; fails with a clear message when it cannot be. */
@@ -71,7 +74,9 @@ export async function createAppContext(
   const writes = new DeferredWrites((work) => drain.keep(work));
   // On the way out, in order: the reconciliation stops, what channels owe is claimed, the writes still waiting for
   // the database are given up on.
-  drain.onStop(reconcileInBackground(config, { ledger, gateway, metrics, prepaidKeys, channels: storage.channels }));
+  const reconciliation = new LastReconciliation();
+  const background = { ledger, gateway, metrics, prepaidKeys, channels: storage.channels, last: reconciliation };
+  drain.onStop(reconcileInBackground(config, background));
   if (channels && config.channels && config.network.kind === "evm") {
     drain.onStop(
       claimInBackground({
@@ -125,6 +130,7 @@ export async function createAppContext(
     metrics,
     drain,
     writes,
+    reconciliation,
   };
 }
 

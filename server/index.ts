@@ -14,6 +14,9 @@ import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
 import { appRoutes } from "./app-routes";
 import { logEvent } from "./log";
+import { operatorRoutes } from "./operator/operator-routes";
+import { hasOperatorSession } from "./operator/operator-session";
+import { operatorView, type OperatorView } from "./operator/operator-view";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
@@ -32,7 +35,11 @@ export function startAppContext(): Promise<AppContext> {
     // The endpoints sell the catalog in force: its models, prices and routes, read once at start.
     const endpoints = endpointsFor(config.catalog);
     const created = await createAppContext(config, catalogOf(endpoints));
-    router = new Router(appRoutes(endpoints, created.catalog, appContext), () => created.config.corsOrigins);
+    const routes = [
+      ...appRoutes(endpoints, created.catalog, appContext),
+      ...operatorRoutes(created.config, () => appContext().clientAddresses),
+    ];
+    router = new Router(routes, () => created.config.corsOrigins);
     context = created;
     return created;
   })();
@@ -85,3 +92,19 @@ export function deploymentFor(host: string) {
   const request = new Request(`http://${host}/`, { headers: { host } });
   return { config: current.config, facts: deploymentFacts(current, request) };
 }
+
+/**
+ * The operator's page for a visitor with this Cookie header: none without OPERATOR_TOKEN (the page is a 404), the
+ * sign-in form without a valid session, else what it shows.
+ */
+export async function operatorPage(
+  cookieHeader: string | null,
+): Promise<{ state: "absent" } | { state: "signed-out" } | { state: "signed-in"; view: OperatorView }> {
+  const current = appContext();
+  const token = current.config.operatorToken;
+  if (!token) return { state: "absent" };
+  if (!hasOperatorSession(cookieHeader, token)) return { state: "signed-out" };
+  return { state: "signed-in", view: await operatorView(current) };
+}
+
+export type { OperatorView } from "./operator/operator-view";

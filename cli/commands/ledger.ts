@@ -10,7 +10,8 @@ import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { reconcileText } from "../lib/reconcile-output";
 import type { ReportPeriod } from "../../server/payment/payment-ledger";
 import { openStorage } from "../../server/storage/open-storage";
-import { csv, ledgerReport, parseSince, reportRow, reportRows } from "../lib/ledger-report";
+import { readLedgerReport, type LedgerReport } from "../../server/ledger-report/ledger-report";
+import { csv, parseSince, reportRow, reportRows } from "../lib/ledger-report";
 import { fail, print, table } from "../lib/output";
 
 interface ReportOptions {
@@ -51,7 +52,7 @@ export function registerLedgerCommand(program: Command): void {
       try {
         const storage = await openStorage(config.databaseUrl, { poolSize: 1 });
         try {
-          const report = ledgerReport(await storage.ledger.report(since, by), config.network, since, by);
+          const report = await readLedgerReport(storage, config.network, since, by);
           if (options.csv) console.log(csv(reportRows(report)));
           else print(options.json === true, report, () => text(report));
         } finally {
@@ -173,8 +174,22 @@ function usageError(error: unknown): never {
   process.exit(2);
 }
 
-function text(report: ReturnType<typeof ledgerReport>): string {
+function text(report: LedgerReport): string {
   const heading = `${report.network}, payments since ${report.since}, by ${report.by} (UTC)`;
   if (report.lines.length === 0) return `${heading}: none`;
-  return `${heading}\n${table([...reportRows(report), reportRow("TOTAL", "", "", report.total)])}`;
+  const { prepaid, statuses } = report;
+  const outcomes = (["unsettled", "settle_unknown", "unpaid"] as const).map((status) => {
+    const figures = statuses[status];
+    return figures
+      ? `${status} ${figures.count} (${figures.amountUsd} USD, ${figures.amountAtomic} atomic)`
+      : `${status} 0`;
+  });
+  return [
+    heading,
+    `prepaid: ${count(prepaid.keysSold, "key")} sold (${prepaid.tokensSold} tokens); ${prepaid.tokensOutstanding} tokens outstanding on ${count(prepaid.activeKeys, "active key")}`,
+    `needing a look: ${outcomes.join(", ")}`,
+    table([...reportRows(report), reportRow("TOTAL", "", "", report.total)]),
+  ].join("\n");
 }
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

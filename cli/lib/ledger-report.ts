@@ -1,73 +1,8 @@
-import type { NetworkDefinition } from "../../networks";
-import type { LedgerReportRow, ReportPeriod } from "../../server/payment/payment-ledger";
+import type { LedgerReport, ReportFigures } from "../../server/ledger-report/ledger-report";
 import type { PaymentStatus } from "../../server/storage/payment-status";
-import { atomicToDecimal } from "../../server/money";
 
-/** One line of the report: a period, endpoint and model, its payments counted by status and its revenue. */
-export interface ReportLine {
-  period: string;
-  endpoint: string;
-  model: string;
-  /** Payments by ledger status. */
-  requests: Partial<Record<PaymentStatus, number>>;
-  /** What settled, in atomic units and in USD (6 decimals for USDC), both exact. */
-  revenueAtomic: bigint;
-  revenueUsd: string;
-  /** What streams delivered before their settlement was refused (`unpaid` rows), in atomic units. */
-  unpaidAtomic: bigint;
-}
-
-export interface LedgerReport {
-  network: string;
-  since: string;
-  by: ReportPeriod;
-  lines: ReportLine[];
-  total: Pick<ReportLine, "requests" | "revenueAtomic" | "revenueUsd" | "unpaidAtomic">;
-}
-
-/** The ledger's groups, one line per period, endpoint and model; revenue is what settled. */
-export function ledgerReport(
-  rows: readonly LedgerReportRow[],
-  network: NetworkDefinition,
-  since: Date,
-  by: ReportPeriod,
-): LedgerReport {
-  const usd = (atomic: bigint) => atomicToDecimal(atomic, network.usdc.decimals);
-  const lines = new Map<string, ReportLine>();
-  const total = { requests: {} as Partial<Record<PaymentStatus, number>>, revenueAtomic: 0n, unpaidAtomic: 0n };
-  for (const row of rows) {
-    const endpoint = row.endpoint ?? "(unrecorded)";
-    const model = row.model ?? "(unrecorded)";
-    const key = JSON.stringify([row.period, endpoint, model]);
-    const line = lines.get(key) ?? {
-      period: row.period,
-      endpoint,
-      model,
-      requests: {},
-      revenueAtomic: 0n,
-      revenueUsd: "",
-      unpaidAtomic: 0n,
-    };
-    line.requests[row.status] = (line.requests[row.status] ?? 0) + row.count;
-    total.requests[row.status] = (total.requests[row.status] ?? 0) + row.count;
-    if (row.status === "settled") {
-      line.revenueAtomic += row.amount;
-      total.revenueAtomic += row.amount;
-    }
-    if (row.status === "unpaid") {
-      line.unpaidAtomic += row.amount;
-      total.unpaidAtomic += row.amount;
-    }
-    lines.set(key, line);
-  }
-  return {
-    network: network.id,
-    since: since.toISOString(),
-    by,
-    lines: [...lines.values()].map((line) => ({ ...line, revenueUsd: usd(line.revenueAtomic) })),
-    total: { ...total, revenueUsd: usd(total.revenueAtomic) },
-  };
-}
+// The report itself (its queries and sums) is server/ledger-report/ledger-report.ts, which the operator's page
+// shares; this file only prints it.
 
 /**
  * The columns of the table and the CSV: settled, the other outcomes, revenue, and what went unpaid; a heading, then
@@ -94,12 +29,7 @@ export function reportRows(report: LedgerReport): string[][] {
 }
 
 /** One row of those columns; the table's total is one too. */
-export function reportRow(
-  period: string,
-  endpoint: string,
-  model: string,
-  figures: Pick<ReportLine, "requests" | "revenueAtomic" | "revenueUsd" | "unpaidAtomic">,
-): string[] {
+export function reportRow(period: string, endpoint: string, model: string, figures: ReportFigures): string[] {
   const of = (...statuses: PaymentStatus[]) =>
     String(statuses.reduce((sum, status) => sum + (figures.requests[status] ?? 0), 0));
   // Open: not final yet (in flight, or settle_unknown waiting for reconciliation).

@@ -48,6 +48,12 @@ export class ClientAddressResolver {
     return this.trusted.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
   }
 
+  /** Whether the request's socket is a trusted proxy's (whose forwarded headers are believed). */
+  fromTrustedProxy(request: ApiRequest): boolean {
+    const peer = normalizeAddress(request.peerAddress);
+    return peer !== undefined && this.isTrusted(peer);
+  }
+
   /** The caller's address, or "unknown" for a request that came from no socket. */
   resolve(request: ApiRequest): string {
     const peer = normalizeAddress(request.peerAddress);

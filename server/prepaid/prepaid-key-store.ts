@@ -26,6 +26,19 @@ export interface KeyBalance {
   remaining: number;
 }
 
+/**
+ * The keys sold since a time, and what the keys still usable owe their holders (whenever they were sold), for the
+ * ledger report. A key counts as sold once issued and not voided (a key whose payment failed is void).
+ */
+export interface PrepaidSummary {
+  keysSold: number;
+  tokensSold: number;
+  /** Keys with tokens left to use. */
+  activeKeys: number;
+  /** Their tokens not used yet (what calls in flight hold included). */
+  tokensOutstanding: number;
+}
+
 export interface TokenRequest {
   inputTokens: number;
   maxOutputTokens: number;
@@ -70,6 +83,8 @@ export interface PrepaidKeyStore {
   settle(reservation: Reservation, usedTokens: number): Promise<number>;
   /** Ends every expired reservation (of a process that died), taking what it held off its key's count. */
   deleteExpired(now?: number): Promise<void>;
+  /** The keys sold since `since`, and the tokens outstanding on every active key. */
+  summary(since: Date): Promise<PrepaidSummary>;
 }
 
 /** The row a new key is, on both engines: active, stored by its code's hash only. */

@@ -7,6 +7,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import { chainReaderFor } from "./chain-reader-for";
+import type { LastReconciliation } from "./last-reconciliation";
 import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
 
 /**
@@ -23,6 +24,8 @@ export function reconcileInBackground(
     metrics: ServiceMetrics;
     prepaidKeys: PrepaidKeyStore;
     channels: ChannelStorage;
+    /** Where each run's outcome is kept (the operator's page shows the last). */
+    last: LastReconciliation;
   },
 ): () => Promise<void> {
   if (config.reconcileIntervalMs === 0) return async () => undefined;
@@ -39,6 +42,7 @@ export function reconcileInBackground(
       channels: { channels: services.channels, chainRpcUrl: chainRpcUrlOf(config), contract: BATCH_SETTLEMENT_ADDRESS },
     });
     const report = await reconciler.run({ check: false, all: false });
+    services.last.record({ finishedAt: new Date(), report });
     for (const outcome of reconcileOutcomes) services.metrics.reconciledRows(outcome, report.outcomes[outcome].count);
     const { settled, recovered, unsettled, mismatch, error } = report.outcomes;
     const channels = report.channels.filter((channel) => channel.outcome !== "agrees");
@@ -60,7 +64,10 @@ export function reconcileInBackground(
   const timer = setInterval(() => {
     if (running) return;
     running = run()
-      .catch((error: unknown) => logEvent("error", "ledger_reconcile_failed", { error: (error as Error).message }))
+      .catch((error: unknown) => {
+        services.last.record({ finishedAt: new Date(), error: (error as Error).message });
+        logEvent("error", "ledger_reconcile_failed", { error: (error as Error).message });
+      })
       .finally(() => {
         running = undefined;
       });

@@ -72,6 +72,32 @@ describe.each(engines)("prepaid keys on %s", (engine) => {
     expect((await store.findByCode(other))?.status).toBe("active");
   });
 
+  it("sums the keys sold since a time and the tokens outstanding on the active ones (the ledger report's)", async () => {
+    const { prepaidKeys: store } = await open();
+    const before = new Date(Date.now() - 1000);
+    expect(await store.summary(before)).toEqual({ keysSold: 0, tokensSold: 0, activeKeys: 0, tokensOutstanding: 0 });
+    const used = await activeKey(store, 100);
+    const reservation = (await reserve(store, used.code, 10, 20))!;
+    await store.settle(reservation, 25);
+    await activeKey(store, 50);
+    await store.voidUnpaid(await store.issue(newPrepaidCode(), MODEL, 70, undefined));
+    const spent = await activeKey(store, 30);
+    await store.settle((await reserve(store, spent.code, 10, 20))!, 30);
+    expect(await store.summary(before)).toEqual({
+      keysSold: 3,
+      tokensSold: 180,
+      activeKeys: 2,
+      tokensOutstanding: 100 - 25 + 50,
+    });
+    // Outstanding tokens are owed whenever the key was sold.
+    expect(await store.summary(new Date(Date.now() + 60_000))).toEqual({
+      keysSold: 0,
+      tokensSold: 0,
+      activeKeys: 2,
+      tokensOutstanding: 125,
+    });
+  });
+
   it("reserves only for the key's own model", async () => {
     const { prepaidKeys: store } = await open();
     const { id, code } = await activeKey(store, 100);

@@ -7,10 +7,12 @@ import {
   type KeyBalance,
   type PrepaidKey,
   type PrepaidKeyStore,
+  type PrepaidSummary,
   type Reservation,
   type TokenRequest,
 } from "../../prepaid/prepaid-key-store";
 import type { PostgresDatabase } from "./open-postgres";
+import { prepaidSummarySql } from "../prepaid-summary-sql";
 import { prepaidKeys } from "./schema";
 
 /**
@@ -25,6 +27,14 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
     /** A new reservation's id; random, see sqlite/schema.ts. Tests choose their own. */
     private readonly newReservationId: () => number = randomReservationId,
   ) {}
+
+  async summary(since: Date): Promise<PrepaidSummary> {
+    const { rows } = await this.database.$client.query<PrepaidSummary>({
+      text: prepaidSummarySql("$1", (sum) => `(${sum})::float8`),
+      values: [since],
+    });
+    return rows[0]!;
+  }
 
   async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {
     const [row] = await this.database

@@ -8,11 +8,13 @@ import {
   type KeyBalance,
   type PrepaidKey,
   type PrepaidKeyStore,
+  type PrepaidSummary,
   type Reservation,
   type TokenRequest,
 } from "../../prepaid/prepaid-key-store";
 import type { SqliteDatabase } from "./open-sqlite";
 import { GroupCommit } from "./group-commit";
+import { prepaidSummarySql } from "../prepaid-summary-sql";
 import { prepaidKeys } from "./schema";
 
 /**
@@ -129,6 +131,13 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
     this.reserveTokens = (values: ReservationValues) => group.run(() => reserveTokens(values));
     this.settlement = (reservation: Reservation, usedTokens: number, now: number) =>
       group.run(() => settle(reservation, usedTokens, now));
+  }
+
+  async summary(since: Date): Promise<PrepaidSummary> {
+    const statement = this.database.$client.prepare<[{ since: number }], PrepaidSummary>(
+      prepaidSummarySql(":since", (sum) => sum),
+    );
+    return statement.get({ since: since.getTime() })!;
   }
 
   async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {

@@ -1,0 +1,244 @@
+import type { AppContext } from "../app-context";
+import { checkHealth } from "../health/check-health";
+import {
+  byEndpointAndModel,
+  byPeriod,
+  periodOf,
+  readLedgerReport,
+  type LedgerReport,
+  type ReportLine,
+  type StatusFigures,
+} from "../ledger-report/ledger-report";
+import { atomicToDecimal } from "../money";
+import type { ReportPeriod } from "../payment/payment-ledger";
+import type { ReconciliationRun } from "../reconcile/last-reconciliation";
+import type { ReconcileOutcome } from "../reconcile/reconcile-ledger";
+import type { PaymentStatus } from "../storage/payment-status";
+
+/** The statuses an operator looks at: never settled, outcome unknown, delivered but refused. */
+export const ATTENTION_STATUSES = ["unsettled", "settle_unknown", "unpaid"] as const satisfies PaymentStatus[];
+/** The rows of those listed one by one, the newest first; the report's figures count them all. */
+const ATTENTION_ROWS_SHOWN = 50;
+/** How far the list reads the ledger for them (the figures above it are the report's, whatever their number). */
+const ATTENTION_ROWS_READ = 10_000;
+
+/** One bar of a revenue chart: a period, what settled in it, and its calls. */
+export interface RevenueBar {
+  period: string;
+  revenueAtomic: bigint;
+  revenueUsd: string;
+  calls: number;
+}
+
+/** A chart's bars, and what they add up to. */
+export interface RevenueSeries {
+  bars: RevenueBar[];
+  revenueAtomic: bigint;
+  revenueUsd: string;
+  calls: number;
+}
+
+export interface AttentionRow {
+  id: number;
+  createdAt: string;
+  status: PaymentStatus;
+  endpoint: string;
+  model: string;
+  payer: string;
+  amountAtomic: bigint;
+  amountUsd: string;
+  reason: string | null;
+}
+
+/** A provider or facilitator as /health sees it now: its probe, and its circuit breaker. */
+export interface ComponentHealth {
+  name: string;
+  status: "up" | "down";
+  latencyMs: number;
+  error?: string;
+  breaker: string;
+  consecutiveFailures: number;
+}
+
+/** A reconciliation run as the page shows it: when, rows read, and its outcomes with rows, with their amounts. */
+export interface RunView {
+  finishedAt: string;
+  error: string | undefined;
+  checked: number;
+  found: { outcome: ReconcileOutcome; count: number; amountUsd: string }[];
+}
+
+export interface OperatorView {
+  network: string;
+  networkName: string;
+  database: string;
+  generatedAt: string;
+  /** The last 48 hours and the last 30 days, one bar per period (UTC), empty periods included. */
+  hourly: RevenueSeries;
+  daily: RevenueSeries;
+  /** The report of the last 30 days by day: the figures of `paysvc ledger report --since 30d`. */
+  report: LedgerReport;
+  /** The report's lines added up per endpoint and model, with what went unpaid in USD. */
+  endpoints: (Omit<ReportLine, "period"> & { unpaidUsd: string })[];
+  unpaidUsd: string;
+  /** The report's figures of the statuses that need a look (zero when none), and the newest such rows. */
+  attention: {
+    figures: Record<(typeof ATTENTION_STATUSES)[number], StatusFigures>;
+    rows: AttentionRow[];
+    total: number;
+  };
+  providers: ComponentHealth[];
+  facilitators: ComponentHealth[];
+  reconciliation: {
+    intervalSeconds: number;
+    last: RunView | undefined;
+    /** The last run that found something, when it is not the last run. */
+    lastFinding: RunView | undefined;
+  };
+}
+
+/** What the operator's page shows, read now: the ledger through the report's queries, health, reconciliation. */
+export async function operatorView(context: AppContext, now = new Date()): Promise<OperatorView> {
+  const { config, storage } = context;
+  const decimals = config.network.usdc.decimals;
+  const hourSince = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 - 47 * 3_600_000);
+  const daySince = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - 29 * 86_400_000);
+  const [hourReport, dayReport, health, attention] = await Promise.all([
+    readLedgerReport(storage, config.network, hourSince, "hour"),
+    readLedgerReport(storage, config.network, daySince, "day"),
+    checkHealth(context),
+    attentionRows(context, daySince),
+  ]);
+  const checks = (health.body as { checks: HealthChecks }).checks;
+  return {
+    network: config.network.id,
+    networkName: config.network.displayName,
+    database: storage.engine,
+    generatedAt: now.toISOString(),
+    hourly: bars(hourReport, hourSince, now, "hour", decimals),
+    daily: bars(dayReport, daySince, now, "day", decimals),
+    report: dayReport,
+    endpoints: byEndpointAndModel(dayReport, decimals).map((line) => ({
+      ...line,
+      unpaidUsd: atomicToDecimal(line.unpaidAtomic, decimals),
+    })),
+    unpaidUsd: atomicToDecimal(dayReport.total.unpaidAtomic, decimals),
+    attention: {
+      figures: Object.fromEntries(
+        ATTENTION_STATUSES.map((status) => [
+          status,
+          dayReport.statuses[status] ?? { count: 0, amountAtomic: 0n, amountUsd: atomicToDecimal(0n, decimals) },
+        ]),
+      ) as OperatorView["attention"]["figures"],
+      rows: attention,
+      total: ATTENTION_STATUSES.reduce((sum, status) => sum + (dayReport.statuses[status]?.count ?? 0), 0),
+    },
+    providers: components(checks.providers),
+    facilitators: components(checks.facilitators),
+    reconciliation: reconciliationOf(context, decimals),
+  };
+}
+
+function reconciliationOf(context: AppContext, decimals: number): OperatorView["reconciliation"] {
+  const { last, lastFinding } = context.reconciliation;
+  const view = (run: ReconciliationRun): RunView => {
+    const outcomes = Object.entries(run.report?.outcomes ?? {}) as [
+      ReconcileOutcome,
+      { count: number; amount: bigint },
+    ][];
+    return {
+      finishedAt: run.finishedAt.toISOString(),
+      error: run.error,
+      checked: run.report?.checked ?? 0,
+      found: outcomes
+        .filter(([outcome, figures]) => figures.count > 0 && outcome !== "agrees")
+        .map(([outcome, figures]) => ({
+          outcome,
+          count: figures.count,
+          amountUsd: atomicToDecimal(figures.amount, decimals),
+        })),
+    };
+  };
+  return {
+    intervalSeconds: context.config.reconcileIntervalMs / 1000,
+    last: last && view(last),
+    lastFinding: lastFinding && lastFinding !== last ? view(lastFinding) : undefined,
+  };
+}
+
+/** Every period from `since` to `now`, with what the report has for it (nothing: zero). */
+function bars(report: LedgerReport, since: Date, now: Date, by: ReportPeriod, decimals: number): RevenueSeries {
+  const found = new Map(byPeriod(report, decimals).map((line) => [line.period, line]));
+  const step = by === "hour" ? 3_600_000 : 86_400_000;
+  const result: RevenueBar[] = [];
+  for (let at = since.getTime(); at <= now.getTime(); at += step) {
+    const period = periodOf(new Date(at), by);
+    const line = found.get(period);
+    result.push({
+      period,
+      revenueAtomic: line?.revenueAtomic ?? 0n,
+      revenueUsd: line?.revenueUsd ?? atomicToDecimal(0n, decimals),
+      calls: Object.values(line?.requests ?? {}).reduce((sum, count) => sum + count, 0),
+    });
+  }
+  const revenueAtomic = result.reduce((sum, bar) => sum + bar.revenueAtomic, 0n);
+  return {
+    bars: result,
+    revenueAtomic,
+    revenueUsd: atomicToDecimal(revenueAtomic, decimals),
+    calls: result.reduce((sum, bar) => sum + bar.calls, 0),
+  };
+}
+
+/** The newest unsettled, settle_unknown and unpaid rows made since `since`, with their amounts. */
+async function attentionRows(context: AppContext, since: Date): Promise<AttentionRow[]> {
+  const decimals = context.config.network.usdc.decimals;
+  const kept: AttentionRow[] = [];
+  for (let afterId = 0, read = 0; read < ATTENTION_ROWS_READ;) {
+    const page = await context.storage.ledger.listByStatus(ATTENTION_STATUSES, afterId, 500);
+    for (const row of page) {
+      if (row.createdAt < since) continue;
+      const amount = row.settledAmount ?? row.unpaidAmount ?? row.amount;
+      kept.push({
+        id: row.id,
+        createdAt: row.createdAt.toISOString(),
+        status: row.status,
+        endpoint: row.endpoint ?? "(unrecorded)",
+        model: row.model ?? "(unrecorded)",
+        payer: row.payer,
+        amountAtomic: amount,
+        amountUsd: atomicToDecimal(amount, decimals),
+        reason: row.failureReason,
+      });
+      if (kept.length > ATTENTION_ROWS_SHOWN) kept.shift();
+    }
+    read += page.length;
+    if (page.length < 500) break;
+    afterId = page.at(-1)!.id;
+  }
+  return kept.reverse();
+}
+
+interface HealthChecks {
+  providers: Record<string, HealthEntry>;
+  facilitators: Record<string, HealthEntry>;
+}
+
+interface HealthEntry {
+  status: "up" | "down";
+  latency_ms: number;
+  error?: string;
+  breaker: string;
+  consecutive_failures: number;
+}
+
+function components(entries: Record<string, HealthEntry>): ComponentHealth[] {
+  return Object.entries(entries).map(([name, entry]) => ({
+    name,
+    status: entry.status,
+    latencyMs: entry.latency_ms,
+    ...(entry.error === undefined ? {} : { error: entry.error }),
+    breaker: entry.breaker,
+    consecutiveFailures: entry.consecutive_failures,
+  }));
+}
