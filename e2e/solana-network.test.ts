@@ -121,6 +121,15 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     expect((await usdcBalance(stack().payTo)) - afterChat.payTo).toBe(8000n);
   });
 
+  it("says on the console's pages that buying in the browser is for EVM networks, and how to buy here", async () => {
+    for (const path of ["/", "/keys"]) {
+      const html = await (await fetch(`${stack().appUrl}${path}`)).text();
+      expect(html, path).toContain("Buying in the browser is for EVM networks for now.");
+      expect(html, path).toContain("@x402/svm/exact/client");
+      expect(html, path).not.toContain("Buy with a browser wallet");
+    }
+  });
+
   it("refuses a replayed transaction: one settlement, then 402 payment_already_used", async () => {
     const signer = await payerSigner(1);
     const body = chatBody("replay me");

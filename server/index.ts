@@ -17,6 +17,7 @@ import { logEvent } from "./log";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
+export { walletPurchaseTerms } from "./console/wallet-purchase";
 
 let context: AppContext | undefined;
 let router: Router | undefined;
