@@ -1,6 +1,7 @@
 "use client";
 
 import { CopyButton } from "../copy-button";
+import { decimalToAtomic } from "../../server/money";
 import type { EvmPurchaseNetwork, SvmPurchaseNetwork } from "../../server/console/wallet-purchase";
 import type { BrowserWallet } from "./browser-wallet";
 import type { PackQuote, PackRequest, PrepaidCode } from "./wallet-payment";
@@ -45,6 +46,14 @@ export function ConfirmPurchase(props: {
   onCancel: () => void;
 }) {
   const { quote, balance, format } = props;
+  // The breakdown's decimals as the price's: "0.007" beside "0.008000" reads as another kind of number.
+  const sameDecimals = (usd: string) => {
+    try {
+      return format(decimalToAtomic(usd, props.network.usdc.decimals));
+    } catch {
+      return usd;
+    }
+  };
   const price = format(quote.amount);
   const { tokensUsd, settlementFeeUsd } = quote.breakdown;
   const enough = balance === undefined || balance >= quote.amount;
@@ -61,7 +70,7 @@ export function ConfirmPurchase(props: {
           {tokensUsd && settlementFeeUsd && (
             <span className="hint">
               {" "}
-              ({tokensUsd} for the tokens + {settlementFeeUsd} settlement fee)
+              ({sameDecimals(tokensUsd)} for the tokens + {sameDecimals(settlementFeeUsd)} settlement fee)
             </span>
           )}
         </dd>
@@ -74,8 +83,14 @@ export function ConfirmPurchase(props: {
           {props.network.name} ({props.network.id})
         </dd>
         <dt>Your USDC</dt>
-        <dd data-testid="purchase-balance">
-          {balance === undefined ? "your wallet could not read it" : format(balance)}
+        <dd>
+          {balance === undefined ? (
+            "your wallet could not read it; the service checks it before collecting anything"
+          ) : (
+            <>
+              <span data-testid="purchase-balance">{format(balance)}</span> USDC
+            </>
+          )}
         </dd>
       </dl>
       <p className="hint">
@@ -127,7 +142,7 @@ export function BoughtKey(props: {
         <dd>{props.paid} USD in USDC</dd>
         {props.transaction && (
           <>
-            <dt>Settlement</dt>
+            <dt>Transaction</dt>
             <dd>{props.transaction}</dd>
           </>
         )}
