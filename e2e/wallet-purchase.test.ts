@@ -134,6 +134,27 @@ describe("buying a prepaid key with a browser wallet, in Chromium", () => {
     expect(wallet!.requestsOf("wallet_addEthereumChain")).toEqual([]);
     await page.close();
   });
+  it("lets the person pick one of several announced wallets, and pays with that one", async () => {
+    const [first, second] = [stack().payers[4]!, stack().payers[5]!];
+    const before = await balances(second.address);
+    const price = await packPrice();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const other = await injectTestWallet(page, { privateKey: first.privateKey, name: "Other Wallet" });
+    const chosen = await injectTestWallet(page, { privateKey: second.privateKey, name: "Chosen Wallet" });
+    await page.goto(`${stack().appUrl}/`);
+    await startPurchase(page);
+    await page.getByRole("button", { name: "Chosen Wallet" }).waitFor();
+    await screenshot(page, "7-choose-wallet.png");
+    await page.getByRole("button", { name: "Chosen Wallet" }).click();
+    await expect.poll(() => page.getByTestId("purchase-price").textContent()).toBe(atomicToDecimal(price, 6));
+    await page.getByRole("button", { name: /^Sign and pay/ }).click();
+    await expect.poll(() => page.getByTestId("bought-key").textContent()).toMatch(/^paysvc_pk_/);
+    expect(before.payer - (await balances(second.address)).payer).toBe(price);
+    expect(chosen.requestsOf("eth_signTypedData_v4")).toHaveLength(1);
+    // The other wallet was never asked for anything.
+    expect(other.requests()).toEqual([]);
+    await page.close();
+  });
 });
 
 describe("a purchase that does not go through says why in a sentence, and nothing moves on the chain", () => {

@@ -23,6 +23,8 @@ export interface TestWalletOptions {
   startChainId?: number;
   /** How the page finds it: an EIP-6963 announcement, or only the legacy window.ethereum. */
   discovery?: "eip6963" | "window.ethereum";
+  /** The name it announces; wallets injected into one page need different names. */
+  name?: string;
 }
 
 interface Answer {
@@ -82,44 +84,52 @@ export async function injectTestWallet(page: Page, options: TestWalletOptions) {
     }
   }
 
-  await page.exposeFunction("__testWalletRequest", async (method: string, paramsJson: string) => {
+  const name = options.name ?? "Test Wallet";
+  const bridgeName = `__testWallet_${name.replace(/\W/g, "_")}`;
+  await page.exposeFunction(bridgeName, async (method: string, paramsJson: string) => {
     const params = JSON.parse(paramsJson) as unknown[];
     requests.push({ method, params });
     return answer(method, params);
   });
-  await page.addInitScript((discovery: string) => {
-    type Bridge = (
-      method: string,
-      params: string,
-    ) => Promise<{ result?: unknown; error?: { code: number; message: string } }>;
-    // Looked up at each request: the exposed function is bound to every document the page loads.
-    const bridge = (method: string, params: string) =>
-      (window as unknown as { __testWalletRequest: Bridge }).__testWalletRequest(method, params);
-    const provider = {
-      isTestWallet: true,
-      async request({ method, params }: { method: string; params?: unknown[] }) {
-        const { result, error } = await bridge(method, JSON.stringify(params ?? []));
-        if (error) throw Object.assign(new Error(error.message), { code: error.code });
-        return result;
-      },
-      on() {},
-      removeListener() {},
-    };
-    if (discovery === "window.ethereum") {
-      (window as unknown as { ethereum: typeof provider }).ethereum = provider;
-      return;
-    }
-    const info = {
-      uuid: "6f1e5a43-7c0b-4a57-9a39-8b1d2f0c4e11",
-      name: "Test Wallet",
-      icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 1 1'/%3E",
-      rdns: "dev.paysvc.test-wallet",
-    };
-    const announce = () =>
-      window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }));
-    window.addEventListener("eip6963:requestProvider", announce);
-    announce();
-  }, options.discovery ?? "eip6963");
+  await page.addInitScript(
+    ({ discovery, name, bridgeName }) => {
+      type Bridge = (
+        method: string,
+        params: string,
+      ) => Promise<{ result?: unknown; error?: { code: number; message: string } }>;
+      // Looked up at each request: the exposed function is bound to every document the page loads.
+      const bridge = (method: string, params: string) =>
+        (window as unknown as Record<string, Bridge>)[bridgeName]!(method, params);
+      const provider = {
+        isTestWallet: true,
+        async request({ method, params }: { method: string; params?: unknown[] }) {
+          const { result, error } = await bridge(method, JSON.stringify(params ?? []));
+          if (error) throw Object.assign(new Error(error.message), { code: error.code });
+          return result;
+        },
+        on() {},
+        removeListener() {},
+      };
+      if (discovery === "window.ethereum") {
+        (window as unknown as { ethereum: typeof provider }).ethereum = provider;
+        return;
+      }
+      const info = {
+        // A UUIDv4 per page session, as EIP-6963 asks (127.0.0.1 is a secure context).
+        uuid: crypto.randomUUID(),
+        name,
+        icon: "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 2 2'%3E%3Ccircle cx='1' cy='1' r='1' fill='%23f5a524'/%3E%3C/svg%3E",
+        rdns: "dev.paysvc.test-wallet",
+      };
+      const announce = () =>
+        window.dispatchEvent(
+          new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider }) }),
+        );
+      window.addEventListener("eip6963:requestProvider", announce);
+      announce();
+    },
+    { discovery: options.discovery ?? "eip6963", name, bridgeName },
+  );
 
   return {
     address: account.address,
