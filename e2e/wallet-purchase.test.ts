@@ -19,9 +19,32 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
+const pageProblems = new WeakMap<Page, string[]>();
+
+/** A new page whose uncaught errors and console errors are kept, to check that failures stay sentences. */
+async function newPage(width = 1280): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems: string[] = [];
+  pageProblems.set(page, problems);
+  page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
+  // The browser itself logs every answer of 4xx or 5xx and every refused connection; the page's own code must not.
+  page.on("console", (message) => {
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
+      problems.push(`console: ${message.text()}`);
+    }
+  });
+  return page;
+}
+
+/** Closes the page after checking it threw nothing and logged no error of its own. */
+async function closeClean(page: Page) {
+  expect(pageProblems.get(page)).toEqual([]);
+  await page.close();
+}
+
 /** A console page with a test wallet in it (none when `wallet` is undefined). */
 async function openWithWallet(path: string, wallet: TestWalletOptions | undefined, width = 1280) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const page = await newPage(width);
   const injected = wallet ? await injectTestWallet(page, wallet) : undefined;
   await page.goto(`${stack().appUrl}${path}`);
   return { page, wallet: injected };
@@ -88,7 +111,7 @@ describe("buying a prepaid key with a browser wallet, in Chromium", () => {
       },
     ]);
     expect(wallet!.requestsOf("eth_signTypedData_v4")).toHaveLength(1);
-    await page.close();
+    await closeClean(page);
 
     // Its status, looked up on the Prepaid key page: exactly the pack's balance.
     const { page: keys } = await openWithWallet("/keys", undefined);
@@ -99,7 +122,7 @@ describe("buying a prepaid key with a browser wallet, in Chromium", () => {
     expect(await keys.getByTestId("budget-total").innerText()).toBe("100,000");
     expect(await keys.getByTestId("budget-remaining").innerText()).toBe("100,000");
     expect(await keys.getByTestId("budget-used").innerText()).toBe("0");
-    await keys.close();
+    await closeClean(keys);
   });
 
   it("buys a pack above the client's default $1 cap from the Prepaid key page, with a wallet at window.ethereum", async () => {
@@ -132,13 +155,13 @@ describe("buying a prepaid key with a browser wallet, in Chromium", () => {
     // It knew the chain: switched once, nothing added.
     expect(wallet!.requestsOf("wallet_switchEthereumChain")).toHaveLength(1);
     expect(wallet!.requestsOf("wallet_addEthereumChain")).toEqual([]);
-    await page.close();
+    await closeClean(page);
   });
   it("lets the person pick one of several announced wallets, and pays with that one", async () => {
     const [first, second] = [stack().payers[4]!, stack().payers[5]!];
     const before = await balances(second.address);
     const price = await packPrice();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await newPage();
     const other = await injectTestWallet(page, { privateKey: first.privateKey, name: "Other Wallet" });
     const chosen = await injectTestWallet(page, { privateKey: second.privateKey, name: "Chosen Wallet" });
     await page.goto(`${stack().appUrl}/`);
@@ -153,7 +176,7 @@ describe("buying a prepaid key with a browser wallet, in Chromium", () => {
     expect(chosen.requestsOf("eth_signTypedData_v4")).toHaveLength(1);
     // The other wallet was never asked for anything.
     expect(other.requests()).toEqual([]);
-    await page.close();
+    await closeClean(page);
   });
 });
 
@@ -177,7 +200,7 @@ describe("a purchase that does not go through says why in a sentence, and nothin
       // The price is still on the page, to sign after all or cancel.
       expect(await page.getByRole("button", { name: /^Sign and pay/ }).isVisible()).toBe(true);
       await screenshot(page, "3-signature-rejected.png");
-      await page.close();
+      await closeClean(page);
     });
   });
 
@@ -195,7 +218,7 @@ describe("a purchase that does not go through says why in a sentence, and nothin
       expect(wallet!.requestsOf("eth_signTypedData_v4")).toEqual([]);
       await screenshot(page, "4-no-usdc.png");
     });
-    await page.close();
+    await closeClean(page);
   });
 
   it("the wallet refuses to switch to the deployment's chain", async () => {
@@ -212,7 +235,7 @@ describe("a purchase that does not go through says why in a sentence, and nothin
       expect(wallet!.requestsOf("eth_signTypedData_v4")).toEqual([]);
       expect(await page.getByTestId("purchase-confirm").count()).toBe(0);
       await screenshot(page, "5-switch-refused.png");
-      await page.close();
+      await closeClean(page);
     });
   });
 
@@ -220,7 +243,7 @@ describe("a purchase that does not go through says why in a sentence, and nothin
     const { page } = await openWithWallet("/", undefined);
     await startPurchase(page);
     await expect.poll(() => failureText(page)).toMatch(/^No browser wallet was found on this page\./);
-    await page.close();
+    await closeClean(page);
   });
 
   it("the service refuses the signed payment (a 402 after signing)", async () => {
@@ -238,7 +261,7 @@ describe("a purchase that does not go through says why in a sentence, and nothin
         /No key was issued and the payment was not collected\. Nothing was charged\.$/,
       );
       expect(wallet!.requestsOf("eth_signTypedData_v4")).toHaveLength(1);
-      await page.close();
+      await closeClean(page);
     });
   });
 
@@ -253,7 +276,7 @@ describe("a purchase that does not go through says why in a sentence, and nothin
         .poll(() => failureText(page))
         .toBe("The service could not be reached. Check your connection and try again. Nothing was charged.");
       expect(wallet!.requestsOf("eth_signTypedData_v4")).toEqual([]);
-      await page.close();
+      await closeClean(page);
     });
   });
 });
