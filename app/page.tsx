@@ -143,7 +143,7 @@ export default async function PricesPage() {
           to 1,000,000 tokens in steps of 100,000.
         </p>
         <h3 id="buy-pack" className="subhead">
-          Buy a pack in the browser
+          Buy a pack
         </h3>
         <BuyPack terms={purchase} />
       </section>

@@ -36,7 +36,7 @@ const count = (value: number) => value.toLocaleString("en-US");
 
 /** Buying a prepaid pack with the visitor's browser wallet: the model, the tokens, the price, the signature, the key. */
 export function BuyPack({ terms }: { terms: WalletPurchaseTerms }) {
-  if (terms.network.kind === "svm") return <SolanaPurchase network={terms.network} path={terms.purchasePath} />;
+  if (terms.network.kind === "svm") return <SolanaPurchase terms={terms} network={terms.network} />;
   return <EvmBuyPack terms={terms} network={terms.network} />;
 }
 

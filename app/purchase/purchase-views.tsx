@@ -2,7 +2,7 @@
 
 import { CopyButton } from "../copy-button";
 import { decimalToAtomic } from "../../server/money";
-import type { EvmPurchaseNetwork, SvmPurchaseNetwork } from "../../server/console/wallet-purchase";
+import type { EvmPurchaseNetwork, SvmPurchaseNetwork, WalletPurchaseTerms } from "../../server/console/wallet-purchase";
 import type { BrowserWallet } from "./browser-wallet";
 import type { PackQuote, PackRequest, PrepaidCode } from "./wallet-payment";
 
@@ -162,7 +162,8 @@ export function BoughtKey(props: {
 }
 
 /** Solana deployments: the browser flow is EVM-only for now; how to buy instead. */
-export function SolanaPurchase({ network, path }: { network: SvmPurchaseNetwork; path: string }) {
+export function SolanaPurchase({ terms, network }: { terms: WalletPurchaseTerms; network: SvmPurchaseNetwork }) {
+  const body = JSON.stringify({ model: terms.defaultModel, tokens: terms.tokens.default });
   return (
     <div className="purchase" data-testid="purchase-solana">
       <p>
@@ -170,7 +171,7 @@ export function SolanaPurchase({ network, path }: { network: SvmPurchaseNetwork;
         {network.id}), and browser Solana wallets are not supported here yet.
       </p>
       <p className="hint">
-        Buy a key with an x402 client for Solana: POST <code>{`{"model", "tokens"}`}</code> to <code>{path}</code> with{" "}
+        Buy a key with an x402 client for Solana: POST <code>{body}</code> to <code>{terms.purchasePath}</code> with{" "}
         <code>@x402/fetch</code> and <code>registerExactSvmScheme</code> from <code>@x402/svm/exact/client</code>,
         signing with your Solana keypair. The key comes back once, in the answer.
       </p>
