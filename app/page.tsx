@@ -1,5 +1,6 @@
 import { CopyButton } from "./copy-button";
 import { currentDeployment } from "./deployment";
+import { BuyPack } from "./purchase/buy-pack";
 
 export const dynamic = "force-dynamic";
 
@@ -10,6 +11,7 @@ export default async function PricesPage() {
   const sheet = server.priceSheet(config.catalog, config.network, config.payTo);
   const curl = server.curlExampleCode(facts);
   const typescript = server.clientExampleCode(facts);
+  const purchase = server.walletPurchaseTerms(config);
   return (
     <>
       <h1>Prices</h1>
@@ -140,6 +142,10 @@ export default async function PricesPage() {
           Tokens at the model&apos;s input rate plus the {sheet.overheadUsd} USD settlement fee. Any amount from 100,000
           to 1,000,000 tokens in steps of 100,000.
         </p>
+        <h3 id="buy-pack" className="subhead">
+          Buy a pack
+        </h3>
+        <BuyPack terms={purchase} />
       </section>
 
       <section className="card" aria-labelledby="free">

@@ -68,6 +68,8 @@ export const sharedSchema = z.object({
   PAY_TO: optionalAddress,
   USDC_ADDRESS: optionalAddress,
   CHAIN_RPC_URL: optionalUrl,
+  // The chain's RPC that the console gives a browser wallet adding the chain (public: every visitor sees it).
+  WALLET_RPC_URL: optionalUrl,
   FACILITATOR_URL: optionalUrl,
   UPSTREAM_BASE_URL: optionalUrl,
   UPSTREAM_API_KEY: z.string().optional(),

@@ -25,6 +25,8 @@ export interface ServiceConfig {
   network: NetworkDefinition;
   /** The chain's RPC, for networks whose quotes include a live gas estimate. */
   chainRpcUrl: string | undefined;
+  /** The RPC the console names to browser wallets (wallet_addEthereumChain); undefined: the network's public one. */
+  walletRpcUrl: string | undefined;
   publicBaseUrl: string | undefined;
   payTo: string;
   /** The facilitators, in the order verify tries them; the built-in one's URL is empty until it runs. */
@@ -173,6 +175,7 @@ export function loadServiceConfig(
   return {
     network,
     chainRpcUrl: values.CHAIN_RPC_URL,
+    walletRpcUrl: values.WALLET_RPC_URL,
     publicBaseUrl: values.PUBLIC_BASE_URL,
     payTo: values.PAY_TO as string,
     facilitators: facilitators!,

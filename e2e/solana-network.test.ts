@@ -18,7 +18,10 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { RunningStack } from "../cli/dev-stack/start-stack";
+import { launchChromium } from "./support/chromium";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { chatBody, quoteOf, startNetworkStack } from "./support/network-stack";
@@ -119,6 +122,26 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     expect(JSON.stringify(key)).toMatch(/paysvc_pk_/);
     expect(afterChat.payer - (await usdcBalance(signer.address))).toBe(8000n);
     expect((await usdcBalance(stack().payTo)) - afterChat.payTo).toBe(8000n);
+  });
+
+  it("says on the console's pages that buying in the browser is for EVM networks, and how to buy here", async () => {
+    for (const path of ["/", "/keys"]) {
+      const html = await (await fetch(`${stack().appUrl}${path}`)).text();
+      expect(html, path).toContain("Buying in the browser is for EVM networks for now.");
+      expect(html, path).toContain("@x402/svm/exact/client");
+      expect(html, path).not.toContain("Buy with a browser wallet");
+    }
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${stack().appUrl}/`);
+      const card = page.locator("section.card").filter({ has: page.getByTestId("purchase-solana") });
+      expect(await card.innerText()).toContain(`This deployment is paid on Solana (${SOLANA})`);
+      mkdirSync(join(process.cwd(), "test-results", "wallet-purchase"), { recursive: true });
+      await card.screenshot({ path: join(process.cwd(), "test-results", "wallet-purchase", "8-solana.png") });
+    } finally {
+      await browser.close();
+    }
   });
 
   it("refuses a replayed transaction: one settlement, then 402 payment_already_used", async () => {

@@ -12,6 +12,8 @@ export const polygon: EvmNetwork = {
     eip712: { name: "USD Coin", version: "2" },
   },
   defaultRpcUrl: "https://polygon-rpc.com",
+  nativeCurrency: { name: "POL", symbol: "POL", decimals: 18 },
+  blockExplorerUrl: "https://polygonscan.com",
   settlementOverheadUsd: "0.001",
   // Polygon PoS makes a block about every 2 s.
   blockTimeMs: 2000,

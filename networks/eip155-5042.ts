@@ -21,4 +21,6 @@ export const eip5042: EvmNetwork = {
   // Not given by the spec; chains with dollar gas finalise in under a second, 0.5 s assumed.
   blockTimeMs: 500,
   settlementGas: { nativeDecimals: 18, nativeUsd: "1", marginPercent: 25 },
+  // Its gas token is a dollar of 18 decimals; the spec does not name it.
+  nativeCurrency: { name: "USD", symbol: "USD", decimals: 18 },
 };

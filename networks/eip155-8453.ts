@@ -12,6 +12,7 @@ export const base: EvmNetwork = {
     eip712: { name: "USD Coin", version: "2" },
   },
   defaultRpcUrl: "https://mainnet.base.org",
+  blockExplorerUrl: "https://basescan.org",
   settlementOverheadUsd: "0.001",
   // Base makes a block every 2 s.
   blockTimeMs: 2000,

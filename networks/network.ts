@@ -41,6 +41,10 @@ export interface EvmNetwork extends NetworkBase {
    * token of `nativeDecimals`, plus `marginPercent`, rounded up.
    */
   settlementGas?: { nativeDecimals: number; nativeUsd: string; marginPercent: number };
+  /** The chain's gas token, as a browser wallet is told when asked to add the chain. Absent: ether (18 decimals). */
+  nativeCurrency?: { name: string; symbol: string; decimals: number };
+  /** Where a person looks up a transaction or an address of the chain, for wallets that add it. */
+  blockExplorerUrl?: string;
 }
 
 export interface SvmNetwork extends NetworkBase {

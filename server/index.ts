@@ -20,6 +20,7 @@ import { operatorView, type OperatorView } from "./operator/operator-view";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
+export { walletPurchaseTerms } from "./console/wallet-purchase";
 
 let context: AppContext | undefined;
 let router: Router | undefined;

@@ -1,10 +1,11 @@
 import { currentDeployment } from "../deployment";
+import { BuyPack } from "../purchase/buy-pack";
 import { KeyLookup } from "./key-lookup";
 
 export const dynamic = "force-dynamic";
 
 export default async function KeysPage() {
-  const { facts } = await currentDeployment();
+  const { server, config, facts } = await currentDeployment();
   return (
     <>
       <h1>Prepaid key</h1>
@@ -14,6 +15,10 @@ export default async function KeysPage() {
       </p>
       <section className="card">
         <KeyLookup statusUrl={`${facts.prepaidApiBase}/prepaid/status`} />
+      </section>
+      <section className="card" aria-labelledby="buy-key">
+        <h2 id="buy-key">Buy a new key</h2>
+        <BuyPack terms={server.walletPurchaseTerms(config)} />
       </section>
     </>
   );

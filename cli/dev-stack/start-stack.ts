@@ -144,6 +144,8 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       NETWORK: network.id,
       USDC_ADDRESS: network.kind === "evm" ? network.usdc.address : "",
       CHAIN_RPC_URL: chainRpcUrl ?? "",
+      // The console's buyers add the embedded chain to their browser wallet with this URL.
+      ...(embeddedChain && network.kind === "evm" && chainRpcUrl ? { WALLET_RPC_URL: chainRpcUrl } : {}),
       PAY_TO: payTo,
       FACILITATOR_URL: facilitatorUrl,
       UPSTREAM_BASE_URL: upstreamBaseUrl,
