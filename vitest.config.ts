@@ -23,6 +23,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["{server,config,networks,cli}/**/*.test.ts"],
+          // Some start a real PostgreSQL server (initdb included), seconds on a busy two-core machine.
+          testTimeout: 30_000,
         },
       },
       {

@@ -330,7 +330,7 @@ async function expectFigures(page: Page, report: PrintedReport) {
     ["active-keys", report.prepaid.activeKeys],
     ["tokens-outstanding", report.prepaid.tokensOutstanding],
   ] as const) {
-    expect(await prepaid.locator(`[data-figure="${figure}"]`).innerText()).toBe(String(value));
+    expect(await prepaid.locator(`[data-figure="${figure}"]`).innerText()).toBe(value.toLocaleString("en-US"));
   }
 
   // Both charts add up to the report's revenue: every payment is of the last hour.

@@ -252,11 +252,11 @@ function Dashboard({ view }: { view: OperatorView }) {
           <dt>Keys sold in these 30 days</dt>
           <dd data-figure="keys-sold">{prepaid.keysSold}</dd>
           <dt>Tokens sold with them</dt>
-          <dd data-figure="tokens-sold">{prepaid.tokensSold}</dd>
+          <dd data-figure="tokens-sold">{prepaid.tokensSold.toLocaleString("en-US")}</dd>
           <dt>Active keys (any age)</dt>
           <dd data-figure="active-keys">{prepaid.activeKeys}</dd>
           <dt>Tokens outstanding on them</dt>
-          <dd data-figure="tokens-outstanding">{prepaid.tokensOutstanding}</dd>
+          <dd data-figure="tokens-outstanding">{prepaid.tokensOutstanding.toLocaleString("en-US")}</dd>
         </dl>
       </section>
 
