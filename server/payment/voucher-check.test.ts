@@ -3,7 +3,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from "@x402/evm";
 import { computeChannelId } from "@x402/evm/batch-settlement/client";
 import { BatchSettlementEvmScheme, InMemoryChannelStorage, type Channel } from "@x402/evm/batch-settlement/server";
-import type { Hex } from "viem";
+import { hashTypedData, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
@@ -17,6 +17,8 @@ import {
   ErrInvalidChannelId,
   ErrInvalidVoucherSignature,
   ErrReceiverMismatch,
+  ErrVerificationStateUnavailable,
+  voucherDigest,
 } from "./voucher-check";
 
 const network = getNetwork("eip155:137") as EvmNetwork;
@@ -88,7 +90,14 @@ interface Case {
 /** A voucher payload for the case, its channel stored as told. */
 async function voucherCall({ config = {}, stored = {}, channelId, amount = 6_000n, signature }: Case) {
   const channelConfig = { ...baseConfig, ...config };
-  const id = computeChannelId(channelConfig, network.id);
+  // A config viem cannot hash names some channel all the same.
+  const id = ((): Hex => {
+    try {
+      return computeChannelId(channelConfig, network.id);
+    } catch {
+      return `0x${"5a".repeat(32)}`;
+    }
+  })();
   if (stored !== null) {
     await storage.updateChannel(id, () => ({
       channelId: id.toLowerCase(),
@@ -191,5 +200,39 @@ describe("the batch-settlement before-verify hook (libsecp256k1)", () => {
     expect(await asTheSdk({ stored: { balance: "5999" } })).toEqual(refusal(ErrCumulativeExceedsBalance));
     expect(await asTheSdk({ stored: { totalClaimed: "6000" } })).toEqual(refusal(ErrCumulativeAmountBelowClaimed));
     expect(await asTheSdk({ config: { receiver: otherKey.address } })).toEqual(refusal(ErrReceiverMismatch));
+  });
+
+  it("refuses a config the SDK cannot hash (a bad checksum) every time, its channel id never remembered", async () => {
+    const payer = payerKey.address.toLowerCase().replace(/[a-f]/, (letter) => letter.toUpperCase()) as Hex;
+    for (const _ of [1, 2]) {
+      expect(await asTheSdk({ config: { payer }, stored: null })).toMatchObject({
+        abort: true,
+        reason: ErrVerificationStateUnavailable,
+      });
+    }
+  });
+
+  it("hashes a voucher as viem's hashTypedData does, and refuses an amount that is no uint128 as it does", () => {
+    for (const [network, chainId] of [
+      ["eip155:137", 137],
+      ["eip155:84532", 84532],
+    ] as const) {
+      for (const amount of [0n, 1_234_567n, 2n ** 128n - 1n]) {
+        const channelId = `0x${"c3".repeat(32)}` as Hex;
+        const domain = { ...BATCH_SETTLEMENT_DOMAIN, chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS };
+        const message = { channelId, maxClaimableAmount: amount };
+        expect(voucherDigest({ channelId, maxClaimableAmount: amount.toString() }, network)).toBe(
+          hashTypedData({ domain, types: voucherTypes, primaryType: "Voucher", message }),
+        );
+      }
+    }
+    const channelId = `0x${"c3".repeat(32)}`;
+    for (const amount of [2n ** 128n, -1n]) {
+      expect(() => voucherDigest({ channelId, maxClaimableAmount: amount.toString() }, network.id)).toThrow();
+      const domain = { ...BATCH_SETTLEMENT_DOMAIN, chainId: 137, verifyingContract: BATCH_SETTLEMENT_ADDRESS };
+      const message = { channelId: channelId as Hex, maxClaimableAmount: amount };
+      expect(() => hashTypedData({ domain, types: voucherTypes, primaryType: "Voucher", message })).toThrow();
+    }
+    expect(() => voucherDigest({ channelId, maxClaimableAmount: "1" }, "solana:mainnet")).toThrow();
   });
 });
