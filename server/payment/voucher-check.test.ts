@@ -217,8 +217,11 @@ describe("the batch-settlement before-verify hook (libsecp256k1)", () => {
       ["eip155:137", 137],
       ["eip155:84532", 84532],
     ] as const) {
-      for (const amount of [0n, 1_234_567n, 2n ** 128n - 1n]) {
-        const channelId = `0x${"c3".repeat(32)}` as Hex;
+      for (const [amount, channelId] of [
+        [0n, `0x${"c3".repeat(32)}`],
+        [1_234_567n, `0x${"aB".repeat(32)}`],
+        [2n ** 128n - 1n, `0x${"0f".repeat(32)}`],
+      ] as const) {
         const domain = { ...BATCH_SETTLEMENT_DOMAIN, chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS };
         const message = { channelId, maxClaimableAmount: amount };
         expect(voucherDigest({ channelId, maxClaimableAmount: amount.toString() }, network)).toBe(
