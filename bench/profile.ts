@@ -1,7 +1,8 @@
-// npm run bench:profile [-- <seconds> [connections] [stream]]: where the app server's CPU goes on the prepaid chat
-// path. Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment, drives
-// prepaid chat completions at it with autocannon (16 connections unless told; `stream` for streamed ones), stops it
-// so that V8 writes the
+// npm run bench:profile [-- <seconds> [connections] [stream|channels]]: where the app server's CPU goes on the prepaid
+// chat path. Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment,
+// drives prepaid chat completions at it with autocannon (16 connections unless told; `stream` for streamed ones;
+// `channels`: calls paid from one batch-settlement channel instead, one at a time, each a 402 and a voucher, by the
+// official client), stops it so that V8 writes the
 // profile, and prints the top entries by self time and by inclusive time, and the profile's path (open it in
 // Chrome's DevTools or speedscope).
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -17,12 +18,14 @@ import { startGuardedProcess } from "../cli/dev-stack/guarded-process";
 import { freePort } from "../cli/dev-stack/next-app";
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { startBenchStack } from "./lib/bench-stack";
+import { batchSettlementClient } from "./lib/channel-section";
 import { environmentOfServer } from "./lib/process-memory";
 import { sustainedRate } from "./lib/sustained-rate";
 
 const seconds = Number(process.argv[2] ?? 20);
 const connections = Number(process.argv.slice(3).find((argument) => /^\d+$/.test(argument)) ?? 16);
 const streaming = process.argv.includes("stream");
+const channels = process.argv.includes("channels");
 
 interface ProfileNode {
   id: number;
@@ -87,12 +90,38 @@ try {
     timeoutMs: 60_000,
     what: "the profiled app server",
   });
+  if (channels) {
+    // One channel's calls in a row for `seconds` (after 5 s of the same), each a 402 then the voucher.
+    const paid = wrapFetchWithPayment(fetch, batchSettlementClient(stack.chainRpcUrl));
+    const call = async () => {
+      const response = await paid(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "vendor-a/gpt-6-luna",
+          messages: [{ role: "user", content: "b" }],
+          max_tokens: 16,
+        }),
+      });
+      if (response.status !== 200)
+        throw new Error(`a channel call answered ${response.status}: ${await response.text()}`);
+      await response.text();
+    };
+    const callsFor = async (duration: number) => {
+      let answered = 0;
+      for (const end = performance.now() + duration * 1000; performance.now() < end; answered++) await call();
+      return answered;
+    };
+    await callsFor(5);
+    const answered = await callsFor(seconds);
+    console.log(`${answered} channel-paid chat calls, ${(answered / seconds).toFixed(0)}/s`);
+  }
   const client = new x402Client();
   const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
   registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
   // Keys of 1,000,000 tokens (the largest pack), enough for about 40,000 calls each; calls take them in turn.
   const codes: string[] = [];
-  for (let index = 0; index < 2 + Math.ceil(seconds / 10); index++) {
+  for (let index = 0; index < (channels ? 0 : 2 + Math.ceil(seconds / 10)); index++) {
     const pack = await wrapFetchWithPayment(fetch, client)(`${url}/prepaid/codes`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -116,9 +145,11 @@ try {
     connections,
     status: 200,
   };
-  await sustainedRate({ ...chat, seconds: 5 });
-  const { perSecond, answered } = await sustainedRate({ ...chat, seconds });
-  console.log(`${answered} prepaid ${streaming ? "streamed " : ""}chat calls, ${perSecond.toFixed(0)}/s`);
+  if (!channels) {
+    await sustainedRate({ ...chat, seconds: 5 });
+    const { perSecond, answered } = await sustainedRate({ ...chat, seconds });
+    console.log(`${answered} prepaid ${streaming ? "streamed " : ""}chat calls, ${perSecond.toFixed(0)}/s`);
+  }
   await app.stop();
   const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile written in ${profileDir}`);
