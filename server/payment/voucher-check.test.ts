@@ -2,12 +2,15 @@ import type { VerifyContext } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from "@x402/evm";
 import { computeChannelId } from "@x402/evm/batch-settlement/client";
-import { BatchSettlementEvmScheme, InMemoryChannelStorage, type Channel } from "@x402/evm/batch-settlement/server";
+import { BatchSettlementEvmScheme, type Channel } from "@x402/evm/batch-settlement/server";
 import { hashTypedData, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabases } from "../../cli/dev-stack/test-databases";
 import { getNetwork } from "../../networks";
 import type { EvmNetwork } from "../../networks/network";
+import { openStorage } from "../storage/open-storage";
+import type { Storage } from "../storage/storage";
 import { channelScheme } from "./channel-scheme";
 import {
   ErrChannelIdMismatch,
@@ -29,26 +32,34 @@ const otherKey = privateKeyToAccount(generatePrivateKey());
 const ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const ZERO = "0x0000000000000000000000000000000000000000";
 
-const storage = new InMemoryChannelStorage();
 const settings = {
   authorizerKey,
   withdrawDelaySeconds: 86_400,
   claims: { intervalMs: 1, thresholdAtomic: 1n, checkMs: 1 },
 };
-// Ours (the deployment's scheme), and the SDK's own over the same storage: each case is put to both.
-const ours = channelScheme(payTo, settings, storage);
-const sdk = new BatchSettlementEvmScheme(payTo, {
-  storage,
-  receiverAuthorizerSigner: ours.getReceiverAuthorizerSigner(),
-  withdrawDelay: 86_400,
+// Ours (the deployment's scheme), and the SDK's own over the same storage (ours, a real SQLite file): each case is
+// put to both.
+const databases = useTestDatabases();
+let storage: Storage;
+let ours: BatchSettlementEvmScheme;
+let sdk: BatchSettlementEvmScheme;
+beforeAll(async () => {
+  storage = await openStorage(await databases.newDatabaseUrl("sqlite"));
+  ours = channelScheme(payTo, settings, storage.channels);
+  sdk = new BatchSettlementEvmScheme(payTo, {
+    storage: storage.channels,
+    receiverAuthorizerSigner: ours.getReceiverAuthorizerSigner(),
+    withdrawDelay: 86_400,
+  });
 });
+afterAll(() => storage.close());
 
 type Config = Channel["channelConfig"];
 const baseConfig: Config = {
   payer: payerKey.address,
   payerAuthorizer: payerKey.address,
   receiver: payTo,
-  receiverAuthorizer: ours.getReceiverAuthorizerSigner()!.address,
+  receiverAuthorizer: privateKeyToAccount(authorizerKey).address,
   token: network.usdc.address as Hex,
   withdrawDelay: 86_400,
   salt: `0x${"00".repeat(31)}07`,
@@ -99,7 +110,7 @@ async function voucherCall({ config = {}, stored = {}, channelId, amount = 6_000
     }
   })();
   if (stored !== null) {
-    await storage.updateChannel(id, () => ({
+    await storage.channels.updateChannel(id, () => ({
       channelId: id.toLowerCase(),
       channelConfig,
       chargedCumulativeAmount: "5000",
@@ -114,7 +125,7 @@ async function voucherCall({ config = {}, stored = {}, channelId, amount = 6_000
       ...stored,
     }));
   } else {
-    await storage.updateChannel(id, () => undefined);
+    await storage.channels.updateChannel(id, () => undefined);
   }
   const signed = await sign(payerKey, id, amount);
   const voucher = {
