@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import type { OperatorView } from "../../server/index";
 
 type RunView = NonNullable<OperatorView["reconciliation"]["last"]>;
+import { countIn, OPEN_STATUSES } from "../../server/ledger-report/ledger-report";
 import { serverModule } from "../server-module";
 import { RevenueChart } from "./revenue-chart";
 import "./operator.css";
@@ -18,7 +19,6 @@ const STATUS_COLUMNS = [
   ["unsettled", "Unsettled"],
   ["unpaid", "Unpaid"],
 ] as const;
-const OPEN_STATUSES = ["pending", "verified", "settle_unknown"] as const;
 const ATTENTION = [
   ["unsettled", "Unsettled", "expired unused: never paid"],
   ["settle_unknown", "settle_unknown", "settlement outcome unknown: reconciliation decides"],
@@ -59,7 +59,7 @@ function SignIn() {
 function Dashboard({ view }: { view: OperatorView }) {
   const { report } = view;
   const { prepaid, total } = report;
-  const opened = OPEN_STATUSES.reduce((sum, status) => sum + (total.requests[status] ?? 0), 0);
+  const opened = countIn(total, OPEN_STATUSES);
   return (
     <div className="operator">
       <div className="operator-head">
@@ -135,7 +135,7 @@ function Dashboard({ view }: { view: OperatorView }) {
                     </td>
                   ))}
                   <td className="num" data-status="open">
-                    {OPEN_STATUSES.reduce((sum, status) => sum + (line.requests[status] ?? 0), 0)}
+                    {countIn(line, OPEN_STATUSES)}
                   </td>
                   <td className="num" data-figure="revenue" data-atomic={line.revenueAtomic.toString()}>
                     {line.revenueUsd}

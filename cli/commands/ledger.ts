@@ -10,7 +10,7 @@ import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { reconcileText } from "../lib/reconcile-output";
 import type { ReportPeriod } from "../../server/payment/payment-ledger";
 import { openStorage } from "../../server/storage/open-storage";
-import { readLedgerReport, type LedgerReport } from "../../server/ledger-report/ledger-report";
+import { ATTENTION_STATUSES, readLedgerReport, type LedgerReport } from "../../server/ledger-report/ledger-report";
 import { csv, parseSince, reportRow, reportRows } from "../lib/ledger-report";
 import { fail, print, table } from "../lib/output";
 
@@ -178,7 +178,7 @@ function text(report: LedgerReport): string {
   const heading = `${report.network}, payments since ${report.since}, by ${report.by} (UTC)`;
   if (report.lines.length === 0) return `${heading}: none`;
   const { prepaid, statuses } = report;
-  const outcomes = (["unsettled", "settle_unknown", "unpaid"] as const).map((status) => {
+  const outcomes = ATTENTION_STATUSES.map((status) => {
     const figures = statuses[status];
     return figures
       ? `${status} ${figures.count} (${figures.amountUsd} USD, ${figures.amountAtomic} atomic)`

@@ -1,4 +1,9 @@
-import type { LedgerReport, ReportFigures } from "../../server/ledger-report/ledger-report";
+import {
+  countIn,
+  OPEN_STATUSES,
+  type LedgerReport,
+  type ReportFigures,
+} from "../../server/ledger-report/ledger-report";
 import type { PaymentStatus } from "../../server/storage/payment-status";
 
 // The report itself (its queries and sums) is server/ledger-report/ledger-report.ts, which the operator's page
@@ -30,17 +35,8 @@ export function reportRows(report: LedgerReport): string[][] {
 
 /** One row of those columns; the table's total is one too. */
 export function reportRow(period: string, endpoint: string, model: string, figures: ReportFigures): string[] {
-  const of = (...statuses: PaymentStatus[]) =>
-    String(statuses.reduce((sum, status) => sum + (figures.requests[status] ?? 0), 0));
-  // Open: not final yet (in flight, or settle_unknown waiting for reconciliation).
-  const counts = [
-    of("settled"),
-    of("not_charged"),
-    of("failed"),
-    of("unsettled"),
-    of("unpaid"),
-    of("pending", "verified", "settle_unknown"),
-  ];
+  const of = (...statuses: PaymentStatus[]) => String(countIn(figures, statuses));
+  const counts = [of("settled"), of("not_charged"), of("failed"), of("unsettled"), of("unpaid"), of(...OPEN_STATUSES)];
   const { revenueUsd, revenueAtomic, unpaidAtomic } = figures;
   return [period, endpoint, model, ...counts, revenueUsd, revenueAtomic.toString(), unpaidAtomic.toString()];
 }

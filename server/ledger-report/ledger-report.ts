@@ -9,6 +9,16 @@ import type { PaymentStatus } from "../storage/payment-status";
  * queries (the ledger's groups and the prepaid keys' summary) and the same sums.
  */
 
+/** Payments not final yet: in flight, or `settle_unknown` waiting for reconciliation (the report's OPEN column). */
+export const OPEN_STATUSES = ["pending", "verified", "settle_unknown"] as const satisfies PaymentStatus[];
+/** The statuses an operator looks at: never settled, outcome unknown, delivered but refused. */
+export const ATTENTION_STATUSES = ["unsettled", "settle_unknown", "unpaid"] as const satisfies PaymentStatus[];
+
+/** How many of a line's (or the total's) payments are in any of `statuses`. */
+export function countIn(figures: Pick<ReportLine, "requests">, statuses: readonly PaymentStatus[]): number {
+  return statuses.reduce((sum, status) => sum + (figures.requests[status] ?? 0), 0);
+}
+
 /** One line of the report: a period, endpoint and model, its payments counted by status and its revenue. */
 export interface ReportLine {
   period: string;

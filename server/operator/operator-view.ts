@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import { checkHealth } from "../health/check-health";
 import {
+  ATTENTION_STATUSES,
   byEndpointAndModel,
   byPeriod,
   periodOf,
@@ -15,8 +16,6 @@ import type { ReconciliationRun } from "../reconcile/last-reconciliation";
 import type { ReconcileOutcome } from "../reconcile/reconcile-ledger";
 import type { PaymentStatus } from "../storage/payment-status";
 
-/** The statuses an operator looks at: never settled, outcome unknown, delivered but refused. */
-export const ATTENTION_STATUSES = ["unsettled", "settle_unknown", "unpaid"] as const satisfies PaymentStatus[];
 /** The rows of those listed one by one, the newest first; the report's figures count them all. */
 const ATTENTION_ROWS_SHOWN = 50;
 /** How far the list reads the ledger for them (the figures above it are the report's, whatever their number). */
