@@ -18,8 +18,6 @@ import type { PaymentStatus } from "../storage/payment-status";
 
 /** The rows of those listed one by one, the newest first; the report's figures count them all. */
 const ATTENTION_ROWS_SHOWN = 50;
-/** How far the list reads the ledger for them (the figures above it are the report's, whatever their number). */
-const ATTENTION_ROWS_READ = 10_000;
 
 /** One bar of a revenue chart: a period, what settled in it, and its calls. */
 export interface RevenueBar {
@@ -192,30 +190,21 @@ function bars(report: LedgerReport, since: Date, now: Date, by: ReportPeriod, de
 /** The newest unsettled, settle_unknown and unpaid rows made since `since`, with their amounts. */
 async function attentionRows(context: AppContext, since: Date): Promise<AttentionRow[]> {
   const decimals = context.config.network.usdc.decimals;
-  const kept: AttentionRow[] = [];
-  for (let afterId = 0, read = 0; read < ATTENTION_ROWS_READ;) {
-    const page = await context.storage.ledger.listByStatus(ATTENTION_STATUSES, afterId, 500);
-    for (const row of page) {
-      if (row.createdAt < since) continue;
-      const amount = row.settledAmount ?? row.unpaidAmount ?? row.amount;
-      kept.push({
-        id: row.id,
-        createdAt: row.createdAt.toISOString(),
-        status: row.status,
-        endpoint: row.endpoint ?? "(unrecorded)",
-        model: row.model ?? "(unrecorded)",
-        payer: row.payer,
-        amountAtomic: amount,
-        amountUsd: atomicToDecimal(amount, decimals),
-        reason: row.failureReason,
-      });
-      if (kept.length > ATTENTION_ROWS_SHOWN) kept.shift();
-    }
-    read += page.length;
-    if (page.length < 500) break;
-    afterId = page.at(-1)!.id;
-  }
-  return kept.reverse();
+  const rows = await context.storage.ledger.newestByStatus(ATTENTION_STATUSES, since, ATTENTION_ROWS_SHOWN);
+  return rows.map((row) => {
+    const amount = row.settledAmount ?? row.unpaidAmount ?? row.amount;
+    return {
+      id: row.id,
+      createdAt: row.createdAt.toISOString(),
+      status: row.status,
+      endpoint: row.endpoint ?? "(unrecorded)",
+      model: row.model ?? "(unrecorded)",
+      payer: row.payer,
+      amountAtomic: amount,
+      amountUsd: atomicToDecimal(amount, decimals),
+      reason: row.failureReason,
+    };
+  });
 }
 
 interface HealthChecks {

@@ -85,6 +85,8 @@ export interface PaymentLedger {
   unpaidSince(payer: string, since: Date): Promise<boolean>;
   /** A page of the rows in `statuses`, in id order after `afterId` (0 for the first page). */
   listByStatus(statuses: readonly PaymentStatus[], afterId: number, limit: number): Promise<PaymentRecord[]>;
+  /** The newest `limit` rows in `statuses` made since `since`, the newest first. */
+  newestByStatus(statuses: readonly PaymentStatus[], since: Date, limit: number): Promise<PaymentRecord[]>;
   /** The payments made since `since`, counted and summed by period (UTC), endpoint, model and status, in order. */
   report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]>;
 }

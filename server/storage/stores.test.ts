@@ -170,6 +170,13 @@ describe.each(engines)("the stores on %s", (engine) => {
       amount: 123_456_789_012_345_678_901_234_567_890n,
       endpoint: "/v1/chat/completions",
     });
+    // The newest first, as many as asked, none made before `since`.
+    const newest = await first.ledger.newestByStatus(["pending", "settle_unknown"], new Date(0), 2);
+    expect(newest.map((row) => [row.id, row.status])).toEqual([
+      [ids[3], "settle_unknown"],
+      [ids[2], "pending"],
+    ]);
+    expect(await second.ledger.newestByStatus(["pending"], new Date(Date.now() + 60_000), 10)).toEqual([]);
   });
 
   it("reports payments by period, endpoint, model and status, summing amounts past 2^64 exactly", async () => {

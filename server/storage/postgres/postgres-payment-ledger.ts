@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import {
   type NewPayment,
@@ -83,6 +83,16 @@ export class PostgresPaymentLedger implements PaymentLedger {
       .from(payments)
       .where(and(inArray(payments.status, [...statuses]), gt(payments.id, afterId)))
       .orderBy(asc(payments.id))
+      .limit(limit);
+    return rows.map(paymentRecord);
+  }
+
+  async newestByStatus(statuses: readonly PaymentStatus[], since: Date, limit: number): Promise<PaymentRecord[]> {
+    const rows = await this.database
+      .select()
+      .from(payments)
+      .where(and(inArray(payments.status, [...statuses]), gte(payments.createdAt, since)))
+      .orderBy(desc(payments.id))
       .limit(limit);
     return rows.map(paymentRecord);
   }

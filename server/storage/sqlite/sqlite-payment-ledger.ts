@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   type NewPayment,
@@ -82,6 +82,17 @@ export class SqlitePaymentLedger implements PaymentLedger {
       .from(payments)
       .where(and(inArray(payments.status, [...statuses]), gt(payments.id, afterId)))
       .orderBy(asc(payments.id))
+      .limit(limit)
+      .all();
+    return rows.map(paymentRecord);
+  }
+
+  async newestByStatus(statuses: readonly PaymentStatus[], since: Date, limit: number): Promise<PaymentRecord[]> {
+    const rows = this.database
+      .select()
+      .from(payments)
+      .where(and(inArray(payments.status, [...statuses]), gte(payments.createdAt, since)))
+      .orderBy(desc(payments.id))
       .limit(limit)
       .all();
     return rows.map(paymentRecord);
