@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
 import { ApiError } from "../errors";
 import type { ApiRequest } from "./api-request";
+import { readBodyBytes } from "./read-body-bytes";
 
 export interface JsonBody {
   value: unknown;
@@ -25,32 +26,9 @@ export async function readJsonBody(
   if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new ApiError("unsupported_media_type", `Content-Type must be application/json, not ${contentType}`);
   }
-  const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (request.bodyBytes) {
-    if (request.bodyBytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    return parseJsonBody(
-      Buffer.from(request.bodyBytes.buffer, request.bodyBytes.byteOffset, request.bodyBytes.byteLength),
-      options,
-    );
-  }
-  if (!request.body) return parseJsonBody(Buffer.alloc(0), options);
-
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      // Not cancelled: the server drains what is left (http/unread-body.ts), which keeps the connection usable.
-      reader.releaseLock();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return parseJsonBody(Buffer.concat(chunks), options);
+  const bytes = await readBodyBytes(request, maxBytes);
+  if (!bytes) throw tooLarge(maxBytes);
+  return parseJsonBody(bytes, options);
 }
 
 function parseJsonBody(bytes: Buffer, options: { optional?: boolean }): JsonBody {

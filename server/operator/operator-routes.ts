@@ -2,6 +2,7 @@ import type { ServiceConfig } from "../../config/service-config";
 import type { ClientAddressResolver } from "../free-tier/client-address";
 import { textAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
+import { readBodyBytes } from "../http/read-body-bytes";
 import type { HttpRoute } from "../http/router";
 import { isOperatorToken, newSessionValue, sessionCookie } from "./operator-session";
 
@@ -73,23 +74,6 @@ function page(status: number, sentence: string): ApiAnswer {
 
 /** The urlencoded form of a request, or undefined when it is larger than a sign-in form can be. */
 async function readForm(request: ApiRequest): Promise<URLSearchParams | undefined> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_FORM_BYTES) return undefined;
-  let bytes = request.bodyBytes;
-  if (!bytes && request.body) {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = request.body.getReader();
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      size += read.value.byteLength;
-      if (size > MAX_FORM_BYTES) {
-        // Not cancelled: the server drains what is left (http/unread-body.ts).
-        reader.releaseLock();
-        return undefined;
-      }
-      chunks.push(read.value);
-    }
-    bytes = Buffer.concat(chunks);
-  }
-  if (bytes && bytes.byteLength > MAX_FORM_BYTES) return undefined;
-  return new URLSearchParams(Buffer.from(bytes ?? new Uint8Array()).toString("utf8"));
+  const bytes = await readBodyBytes(request, MAX_FORM_BYTES);
+  return bytes && new URLSearchParams(bytes.toString("utf8"));
 }
