@@ -3,12 +3,7 @@
 // warmed up as section 1 warms it (2,500 calls), so that the prepaid baseline is not measured while its code is still
 // being optimised; the voucher, exact and prepaid calls then take turns, and every figure is against the prepaid
 // calls of this run.
-import { x402Client } from "@x402/core/client";
-import { toClientEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccount, PAYER_ACCOUNT_INDEXES } from "../cli/dev-stack/dev-accounts";
+import { buyBenchKey } from "./lib/buy-bench-key";
 import { startBenchStack } from "./lib/bench-stack";
 import { claimBenchChannels } from "./lib/channel-claim";
 import { channelSection } from "./lib/channel-section";
@@ -18,17 +13,7 @@ const calls = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argum
 
 const stack = await startBenchStack({ deltaGapMs: 20, deltas: 64 });
 try {
-  const client = new x402Client();
-  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
-  client.setSpendControls({ maxAmountPerPayment: "$5" });
-  const pack = await wrapFetchWithPayment(fetch, client)(`${stack.appUrl}/prepaid/codes`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
-  });
-  if (pack.status !== 201) throw new Error(`buying a key: ${pack.status} ${await pack.text()}`);
-  const key = ((await pack.json()) as { code: string }).code;
+  const key = await buyBenchKey(stack.appUrl);
   const body = JSON.stringify({
     model: "vendor-a/gpt-6-luna",
     messages: [{ role: "user", content: "benchmark" }],

@@ -8,15 +8,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { x402Client } from "@x402/core/client";
-import { toClientEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccount, PAYER_ACCOUNT_INDEXES } from "../cli/dev-stack/dev-accounts";
 import { startGuardedProcess, type GuardedProcess } from "../cli/dev-stack/guarded-process";
 import { freePort } from "../cli/dev-stack/next-app";
 import { waitFor } from "../cli/dev-stack/wait-for";
+import { buyBenchKey } from "./lib/buy-bench-key";
 import { cpuMs } from "./lib/process-cpu";
 import { environmentOfServer, pidListeningOn } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
@@ -56,19 +51,8 @@ async function startApp(name: string, checkout: string) {
 try {
   await startApp("other", resolve(otherCheckout));
   await startApp("this", process.cwd());
-  const client = new x402Client();
-  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
-  const pay = wrapFetchWithPayment(fetch, client);
   const keys: string[] = [];
-  for (const server of servers) {
-    const pack = await pay(`${server.url}/prepaid/codes`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
-    });
-    keys.push(((await pack.json()) as { code: string }).code);
-  }
+  for (const server of servers) keys.push(await buyBenchKey(server.url));
   const body = JSON.stringify({
     model: "vendor-a/gpt-6-luna",
     messages: [{ role: "user", content: "benchmark" }],

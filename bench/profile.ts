@@ -8,15 +8,11 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { x402Client } from "@x402/core/client";
-import { toClientEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccount, PAYER_ACCOUNT_INDEXES } from "../cli/dev-stack/dev-accounts";
 import { startGuardedProcess } from "../cli/dev-stack/guarded-process";
 import { freePort } from "../cli/dev-stack/next-app";
 import { waitFor } from "../cli/dev-stack/wait-for";
+import { buyBenchKey } from "./lib/buy-bench-key";
 import { startBenchStack } from "./lib/bench-stack";
 import { batchSettlementClient } from "./lib/channel-section";
 import { environmentOfServer } from "./lib/process-memory";
@@ -116,19 +112,10 @@ try {
     const answered = await callsFor(seconds);
     console.log(`${answered} channel-paid chat calls, ${(answered / seconds).toFixed(0)}/s`);
   }
-  const client = new x402Client();
-  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
   // Keys of 1,000,000 tokens (the largest pack), enough for about 40,000 calls each; calls take them in turn.
   const codes: string[] = [];
   for (let index = 0; index < (channels ? 0 : 2 + Math.ceil(seconds / 10)); index++) {
-    const pack = await wrapFetchWithPayment(fetch, client)(`${url}/prepaid/codes`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
-    });
-    if (pack.status !== 201) throw new Error(`buying a key: ${pack.status} ${await pack.text()}`);
-    codes.push(((await pack.json()) as { code: string }).code);
+    codes.push(await buyBenchKey(url));
   }
   let turn = 0;
   const chat = {

@@ -4,12 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
-import { x402Client } from "@x402/core/client";
-import { toClientEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
-import { privateKeyToAccount } from "viem/accounts";
-import { devAccount, PAYER_ACCOUNT_INDEXES } from "../cli/dev-stack/dev-accounts";
+import { benchPayerClient, buyBenchKey } from "./lib/buy-bench-key";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
 import { startBenchStack } from "./lib/bench-stack";
 import { storeCommitsCpuMs } from "./lib/store-floor";
@@ -51,17 +46,8 @@ try {
     `machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}`,
   );
 
-  const payer = devAccount(PAYER_ACCOUNT_INDEXES[0]);
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(privateKeyToAccount(payer.privateKey as `0x${string}`)) });
-  client.setSpendControls({ maxAmountPerPayment: "$5" });
-  const paidFetch = wrapFetchWithPayment(fetch, client);
-  const pack = await paidFetch(`${stack.appUrl}/prepaid/codes`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 1_000_000 }),
-  });
-  const key = ((await pack.json()) as { code: string }).code;
+  const client = benchPayerClient();
+  const key = await buyBenchKey(stack.appUrl);
 
   const body = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "benchmark" }], max_tokens: 16 };
   const prepaidPhases: Record<string, number[]> = { reserve: [], upstream: [], settle: [] };
@@ -376,15 +362,7 @@ try {
     say,
     body: JSON.stringify(body),
     pidOf: (url) => pidListeningOn(Number(new URL(url).port)),
-    buyKey: async (appUrl, tokens) => {
-      const response = await paidFetch(`${appUrl}/prepaid/codes`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens }),
-      });
-      if (response.status !== 201) throw new Error(`buying a key at ${appUrl}: ${response.status}`);
-      return ((await response.json()) as { code: string }).code;
-    },
+    buyKey: buyBenchKey,
     prepaidCall: async (appUrl, code) =>
       serverTimings(await post(`${appUrl}/v1/chat/completions`, { authorization: `Bearer ${code}` })),
   });
