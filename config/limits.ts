@@ -40,3 +40,18 @@ export const STREAM_USAGE_GRACE_MS = 2000;
  */
 export const UPTO_SETTLE_MARGIN_MS = 30_000;
 export const UPTO_MIN_VALIDITY_MS = 60_000;
+
+/**
+ * A payer's hold on what it can pay (payer-holds.ts) ends when its payment is taken; one whose process died ends
+ * by itself after this long (an `upto` payment's: a minute after its Permit2 deadline).
+ */
+export const PAYER_HOLD_EXPIRY_MS = 15 * 60_000;
+
+/**
+ * How long an `upto` payment waits for another of its payer's, whose EIP-2612 permit gives Permit2 its allowance, to
+ * land before it is judged on the allowance left (a first-time payer's concurrent calls).
+ */
+export const SPONSORED_PERMIT_WAIT_MS = 15_000;
+
+/** How long a payer whose streamed answer went unpaid is served settled-first, unless SETTLEMENT_STRICT_SECONDS says. */
+export const DEFAULT_STRICT_AFTER_UNPAID_MS = 86_400_000;

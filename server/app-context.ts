@@ -1,3 +1,4 @@
+import { PayerFundsReader } from "./payment/payer-funds";
 import { chainRpcUrlOf, type ServiceConfig } from "../config/service-config";
 import { catalogModels } from "../config/catalog/model-catalog";
 import { identifierHoldMs, PaidRetries } from "./billing/paid-retries";
@@ -121,6 +122,8 @@ export async function createAppContext(
     x402: new X402Payment({
       ...services,
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
+      funds: new PayerFundsReader(config.network, chainRpcUrlOf(config)),
+      payerHolds: storage.payerHolds,
       settlement: config.settlement,
     }),
     catalog,

@@ -24,6 +24,10 @@ const errorTable = {
   payment_already_used: { status: 402, type: "payment_error" },
   payment_rejected: { status: 402, type: "payment_error" },
   settlement_failed: { status: 402, type: "payment_error" },
+  // An upto payment whose maximum, with the payer's payments in flight, goes past what it can pay (payer-exposure.ts).
+  payer_limit_exceeded: { status: 402, type: "payment_error" },
+  // An upto stream from a payer whose streamed answer went unpaid lately: it can only pay settled-first, with exact.
+  payer_in_debt: { status: 402, type: "payment_error" },
   // An upto stream cut before its payment's deadline (billing/usage-stream-settlement.ts), in its error event.
   payment_expired: { status: 402, type: "payment_error" },
   // A payment-identifier sent again with another request (billing/paid-retries.ts).

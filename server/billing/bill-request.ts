@@ -41,6 +41,7 @@ export async function billRequest(
       endpoint: path,
       overlapsVerify: endpoint.overlapsVerify === true,
       channels: endpoint.channels === true,
+      streams: (body.value as { stream?: unknown } | null)?.stream === true,
       quote,
       quoteMs: performance.now() - started,
       extensions,

@@ -99,6 +99,8 @@ export interface BillableCall {
    * verdict; a refusal aborts it): the endpoint's `overlapsVerify`.
    */
   overlapsVerify?: boolean;
+  /** The caller asked for a stream (`stream: true`): bytes of it may go out before its payment is taken. */
+  streams?: boolean;
   /** A `batch-settlement` channel may pay for it, where the deployment offers channels: the endpoint's `channels`. */
   channels?: boolean;
   /** Extensions the 402 names beside the quote (the bazaar discovery extension). */
@@ -146,7 +148,9 @@ export type ChallengeCode =
   | "payment_mismatch"
   | "payment_already_used"
   | "payment_rejected"
-  | "settlement_failed";
+  | "settlement_failed"
+  | "payer_limit_exceeded"
+  | "payer_in_debt";
 
 /** x402 and prepaid keys: the two ways a call is paid for. */
 export interface PaymentMethod {

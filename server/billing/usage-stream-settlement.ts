@@ -35,7 +35,8 @@ export function uptoDeadlineProblem(deadline: number | undefined, now = Date.now
  * the cap for a stream the upstream completed, the text passed on for one cut short), nothing when it passed no
  * output. A caller who leaves is charged what the upstream reports within the grace that follows. A payment with a
  * deadline (upto's Permit2 deadline) is taken before it: a stream still running at its margin is cut. The outcome
- * is the ledger's and the metrics'; one refused or unknown is recorded with its amount, the stream delivered.
+ * is the ledger's and the metrics': one unknown is recorded with its amount (`settle_unknown`), one refused as a debt
+ * (`unpaid`, the amount it came to); the stream is delivered either way.
  */
 export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): EventStream {
   const usage = payment.call.usage!;
@@ -145,18 +146,22 @@ async function settleUsage(payment: UsageStreamPayment, outputTokens: number): P
   const { accepted, call, services } = payment;
   const amount = payment.charge(outputTokens);
   const taking = await accepted.take(amount);
-  // Delivered either way: a refusal is recorded as unknown (reconciliation may settle it again), not failed.
-  const recorded = taking.kind === "refused" ? { ...taking, kind: "unknown" as const } : taking;
-  await accepted.record(amount, recorded, payment.upstreamMs);
+  if (taking.kind === "refused") {
+    // Delivered and refused: a debt on record (`unpaid`, the amount it came to), and its payer is served
+    // settled-first from now on. The event states no cost: none was paid.
+    await accepted.record(amount, taking, payment.upstreamMs, amount);
+    payment.log("unpaid", taking.reason, undefined, amount);
+    return undefined;
+  }
+  await accepted.record(amount, taking, payment.upstreamMs);
   if (taking.kind === "taken") {
     services.metrics.settled(call.endpoint, call.quote.model, amount);
     payment.log("settled", undefined, taking.settlement.transaction, amount);
     return x402Cost(payment.price(amount), taking.settlement.transaction);
   }
-  const transaction = taking.kind === "unknown" ? taking.transaction : undefined;
-  payment.log("settle_unknown", taking.reason, transaction, amount);
-  // A transfer that may still land states its cost; a refused one states none.
-  return taking.kind === "unknown" ? x402Cost(payment.price(amount), undefined) : undefined;
+  payment.log("settle_unknown", taking.reason, taking.transaction, amount);
+  // A transfer that may still land states its cost.
+  return x402Cost(payment.price(amount), undefined);
 }
 
 /** A stream that passed no output: nothing is taken. */

@@ -16,6 +16,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
 import { isApiError } from "../errors";
 import { ServiceMetrics } from "../metrics/service-metrics";
+import type { PayerFundsSource } from "../payment/payer-funds";
 import { LocalSignatureCheck } from "../payment/local-signature";
 import { PaymentGateway } from "../payment/payment-gateway";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
@@ -51,6 +52,9 @@ class FakeFacilitator implements FacilitatorClient {
   }
 }
 
+/** The chain's word on every payer here: far more than any call costs (the exposure bound is e2e's to test). */
+const wellFunded: PayerFundsSource = { read: async () => ({ balance: 10n ** 15n, permit2Allowance: 10n ** 15n }) };
+
 describe("x402 billing, against a fake facilitator and a real SQLite ledger", () => {
   const directory = mkdtempSync(join(tmpdir(), "paysvc-x402-"));
   const storage = openSqliteStorage(join(directory, "ledger.sqlite"));
@@ -77,6 +81,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       keep: (work) => work,
       writes: new DeferredWrites((work) => work),
       signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
+      funds: wellFunded,
+      payerHolds: storage.payerHolds,
     });
   });
   afterAll(async () => {
@@ -348,6 +354,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
         keep: (work) => work,
         writes: new DeferredWrites((work) => work),
         signatures: new LocalSignatureCheck(network, "http://chain.invalid"),
+        funds: wellFunded,
+        payerHolds: storage.payerHolds,
         settlement: { order: "overlap", strictAfterUnpaidMs: 60_000 },
       });
       const { signature, nonce } = await signedCall();

@@ -2,6 +2,7 @@ import type { FreeChatLog } from "../free-tier/free-chat-windows";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
+import type { PayerHoldStore } from "../payment/payer-holds";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { Engine } from "../../config/database-url";
 import type { ChannelStorage } from "@x402/evm/batch-settlement/server";
@@ -16,6 +17,8 @@ export interface Storage {
   prepaidKeys: PrepaidKeyStore;
   freeChatLog: FreeChatLog;
   quoteHolds: QuoteHoldStore;
+  /** What each payer owes at once: the signed maxima of its payments not taken yet (payer-holds.ts). */
+  payerHolds: PayerHoldStore;
   /** Paid answers kept for retries under a payment-identifier. */
   paidAnswers: PaidAnswerStore;
   /** x402 batch-settlement channels: the state the scheme's server keeps, shared by every instance. */

@@ -268,4 +268,41 @@ describe.each(engines)("the stores on %s", (engine) => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await holds[1]!.get("short-lived", 1, make)).not.toBe(expiring);
   });
+  it("holds a payer's maxima within what it can pay across instances, one sponsored permit at a time", async () => {
+    const [first, second] = await twoInstances();
+    const now = Date.now();
+    const hold = (key: string, amount: bigint, extra: { sponsored?: boolean; expiresAt?: number } = {}) => ({
+      key,
+      payer: "0xpayer",
+      amount,
+      capacity: 29_037n * 3n,
+      sponsored: extra.sponsored ?? false,
+      expiresAt: extra.expiresAt ?? now + 60_000,
+    });
+    // Eight concurrent holds of one maximum on two instances, against funds for three: exactly three are taken.
+    const taken = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        [first, second][index % 2]!.payerHolds.hold(hold(`h${index}`, 29_037n), now),
+      ),
+    );
+    expect(taken.filter(Boolean)).toHaveLength(3);
+    expect(await second.payerHolds.heldBy("0xpayer", now)).toEqual({ amount: 87_111n, sponsored: false });
+    // Another payer's funds are its own; a released hold frees its room for the next payment.
+    expect(await first.payerHolds.hold({ ...hold("other", 29_037n), payer: "0xother" }, now)).toBe(true);
+    await first.payerHolds.release(`h${taken.indexOf(true)}`);
+    expect(await second.payerHolds.hold(hold("next", 29_037n), now)).toBe(true);
+    expect(await second.payerHolds.hold(hold("too much", 1n), now)).toBe(false);
+    // An expired hold (its process died) counts no more.
+    const later = now + 120_000;
+    expect(await first.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 0n, sponsored: false });
+    expect(
+      await first.payerHolds.hold(hold("sponsored", 29_037n, { sponsored: true, expiresAt: later + 60_000 }), later),
+    ).toBe(true);
+    // One payment resting on a permit at a time, whatever the room left.
+    const again = hold("sponsored again", 1n, { sponsored: true, expiresAt: later + 60_000 });
+    expect(await second.payerHolds.hold(again, later)).toBe(false);
+    expect(await second.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 29_037n, sponsored: true });
+    await second.payerHolds.release("sponsored");
+    expect(await second.payerHolds.hold(again, later)).toBe(true);
+  });
 });

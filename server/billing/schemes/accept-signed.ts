@@ -5,10 +5,12 @@ import { decodePaymentJson, MalformedPaymentError, type DecodedPayment } from ".
 import { decodeV1Payment, facilitatorTerms, v1Mismatch, v1Requirements } from "../../payment/x402-v1";
 import { heldRequest, identifierConflict, identifierHeld, paymentIdentifierOf, replayedAnswer } from "../paid-retries";
 import type { Verified } from "../payment-method";
+import { DEFAULT_STRICT_AFTER_UNPAID_MS } from "../../../config/limits";
 import { resourceInfo } from "../x402-challenge";
 import { facilitatorUnavailable } from "../x402-price";
 import { uptoDeadlineProblem } from "../usage-stream-settlement";
 import type { Acceptance, AcceptedPayment, PaymentScheme } from "./payment-scheme";
+import { holdExposure, needsHold, type Exposure } from "./payer-exposure";
 import { SignedPayment } from "./signed-payment";
 import { paymentRow } from "./taking";
 import type { Authorization } from "../payment-method";
@@ -40,14 +42,35 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
     if (hold.kind === "busy")
       return { kind: "answer", answer: identifierHeld(identifier, hold.request), outcome: "refused" };
   }
+  let hold: Extract<Exposure, { kind: "held" }> | undefined;
   try {
     const paymentId = await claim(acceptance, scheme, payment, identified.id !== undefined);
-    const overlapped = signature === "valid" && (await overlaps(acceptance, payment.payer));
+    const inDebt = await indebted(acceptance, payment.payer);
+    if (inDebt && scheme.name === "upto" && call.streams) {
+      await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_in_debt" });
+      throw refuse(
+        "payer_in_debt",
+        "A streamed answer this payer was sent went unpaid lately, so its streams are paid settled-first: pay this one with exact",
+      );
+    }
+    let overlapped = signature === "valid" && overlapOrder(acceptance) && !inDebt;
+    const exposure = needsHold(scheme, acceptance, overlapped)
+      ? await holdExposure(acceptance, scheme, payment)
+      : ({ kind: "none" } as const);
+    if (exposure.kind === "over") {
+      await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_limit_exceeded" });
+      throw refuse("payer_limit_exceeded", exposure.message);
+    }
+    // An exact stream its payer's funds do not cover beside its other payments in flight is settled first.
+    if (exposure.kind === "strict") overlapped = false;
+    if (exposure.kind === "held") hold = exposure;
     const verdict = verifyClaimed(acceptance, paymentId, terms);
     // In strict order the verdict comes first: a refusal is answered here, before any work.
     if (!overlapped) await verdict;
-    return new SignedPayment({ services, call, scheme, payment, paymentId, terms, verdict, overlapped, identifier });
+    const start = { services, call, scheme, payment, paymentId, terms, verdict, overlapped, identifier, hold };
+    return new SignedPayment(start);
   } catch (error) {
+    await hold?.release().catch(() => undefined);
     // Refused before any work: the id is free again for the same request with a good payment.
     if (identifier) await services.retries.release(identifier);
     throw error;
@@ -102,13 +125,24 @@ async function match(payment: DecodedPayment, acceptance: Acceptance): Promise<P
 }
 
 /**
- * Whether the call's work starts while the facilitator verifies (and a stream priced up front is passed on while it
- * settles): in overlap order, for work that is an upstream call, unless the payer left a stream unpaid lately.
+ * Whether the call's work may start while the facilitator verifies (and a stream priced up front be passed on while
+ * it settles): in overlap order, for work that is an upstream call.
  */
-async function overlaps({ services, call }: Acceptance, payer: string): Promise<boolean> {
-  const { settlement } = services;
-  if (settlement?.order !== "overlap" || !call.overlapsVerify) return false;
-  return !(await services.ledger.unpaidSince(payer, new Date(Date.now() - settlement.strictAfterUnpaidMs)));
+function overlapOrder({ services, call }: Acceptance): boolean {
+  return services.settlement?.order === "overlap" && call.overlapsVerify === true;
+}
+
+/**
+ * Whether the payer left a streamed answer unpaid within SETTLEMENT_STRICT_SECONDS (any instance's ledger says so):
+ * it is then served settled-first. Asked only where it changes something: a call that could overlap, or an upto
+ * stream.
+ */
+async function indebted(acceptance: Acceptance, payer: string): Promise<boolean> {
+  const { services, call, header } = acceptance;
+  const upto = header.version === 2 && acceptance.offered.scheme === "upto";
+  if (!overlapOrder(acceptance) && !(upto && call.streams)) return false;
+  const strictMs = services.settlement?.strictAfterUnpaidMs ?? DEFAULT_STRICT_AFTER_UNPAID_MS;
+  return services.ledger.unpaidSince(payer, new Date(Date.now() - strictMs));
 }
 
 /** A retry of a delivered request under its payment-identifier: its kept answer, charged once (for the first). */

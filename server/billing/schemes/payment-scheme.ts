@@ -3,6 +3,8 @@ import type { Settlement } from "../../payment/facilitator-answers";
 import type { HeldRequest } from "../../payment/paid-answers";
 import type { PaymentGateway } from "../../payment/payment-gateway";
 import type { LocalSignatureCheck } from "../../payment/local-signature";
+import type { PayerFundsSource } from "../../payment/payer-funds";
+import type { PayerHoldStore } from "../../payment/payer-holds";
 import type { Authorization, BillableCall, ChallengeCode, Verified, X402Services } from "../payment-method";
 import type { Refusal } from "../refusal";
 
@@ -26,6 +28,10 @@ export interface PricedRequest {
 export interface SchemeServices extends X402Services {
   /** Checks a payment's signature where it was made, before anyone else sees it. */
   signatures: LocalSignatureCheck;
+  /** Reads what a payer can pay, on chain. */
+  funds: PayerFundsSource;
+  /** What each payer owes at once (payer-holds.ts). */
+  payerHolds: PayerHoldStore;
   /** The order of verify, work and settlement (ServiceConfig.settlement); `strict` unless told. */
   settlement?: { order: "overlap" | "strict"; strictAfterUnpaidMs: number };
 }

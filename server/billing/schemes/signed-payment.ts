@@ -18,6 +18,8 @@ export interface SignedPaymentStart {
   verdict: Promise<Verified>;
   overlapped: boolean;
   identifier: HeldRequest | undefined;
+  /** Its maximum, held against what its payer can pay until it is taken (payer-exposure.ts). */
+  hold?: { release(): Promise<void> };
 }
 
 /**
@@ -33,13 +35,35 @@ export class SignedPayment implements AcceptedPayment {
   readonly overlapped;
   readonly deadline;
   readonly identifier;
+  private held: Promise<void> | undefined;
 
   constructor(private readonly start: SignedPaymentStart) {
     ({ scheme: this.scheme, verdict: this.verdict, overlapped: this.overlapped, identifier: this.identifier } = start);
     ({ payer: this.payer, nonce: this.nonce, version: this.version, deadline: this.deadline } = start.payment);
+    // A payment refused while the work ran is never taken: its hold ends with the verdict.
+    this.verdict.catch(() => this.endHold());
+  }
+
+  /**
+   * Ends the payer's hold on this payment's maximum, once: it is taken (or will never be). A database away leaves
+   * the hold to expire by itself.
+   */
+  private endHold(): Promise<void> {
+    this.held ??= this.start.hold
+      ? this.start.hold.release().catch(() => undefined)
+      : Promise.resolve();
+    return this.held;
   }
 
   async take(amount: bigint): Promise<Taking> {
+    try {
+      return await this.settle(amount);
+    } finally {
+      await this.endHold();
+    }
+  }
+
+  private async settle(amount: bigint): Promise<Taking> {
     const { gateway, metrics } = this.start.services;
     const { facilitator } = await this.verdict;
     const { payload, requirements } = this.start.terms;
@@ -86,8 +110,9 @@ export class SignedPayment implements AcceptedPayment {
     this.start.services.metrics.deliveredUnpaid(this.start.call.endpoint, this.start.call.quote.model, unpaid);
   }
 
-  release(reason: string, upstreamMs: number): Promise<void> {
-    return this.update("not_charged", undefined, { failureReason: reason, upstreamMs });
+  async release(reason: string, upstreamMs: number): Promise<void> {
+    await this.endHold();
+    await this.update("not_charged", undefined, { failureReason: reason, upstreamMs });
   }
 
   /** One update of the payment's row, as a record of what happened: a database away delays it. */

@@ -8,6 +8,7 @@ import { PostgresPaymentLedger } from "./postgres-payment-ledger";
 import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
 import { PostgresPaidAnswers } from "./postgres-paid-answers";
 import { PostgresQuoteHolds } from "./postgres-quote-holds";
+import { PostgresPayerHolds } from "./postgres-payer-holds";
 
 /** The stores over a pool of connections to the PostgreSQL database at `url`, migrated. */
 export async function openPostgresStorage(url: string, pool: PoolOptions): Promise<Storage> {
@@ -18,6 +19,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     prepaidKeys: new PostgresPrepaidKeys(database),
     freeChatLog: new PostgresFreeChatLog(database),
     quoteHolds: new PostgresQuoteHolds(database),
+    payerHolds: new PostgresPayerHolds(database),
     paidAnswers: new PostgresPaidAnswers(database),
     channels: new PostgresChannels(database),
     exclusive: (name, work) => exclusively(database.$client, name, work),

@@ -1,4 +1,4 @@
-import { bigint, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 
 /*
@@ -92,6 +92,19 @@ export const quoteHolds = pgTable(
     expiresAt: at("expires_at").notNull(),
   },
   (table) => [index("quote_holds_expires_at_idx").on(table.expiresAt)],
+);
+
+/** See sqlite/schema.ts. */
+export const payerHolds = pgTable(
+  "payer_holds",
+  {
+    key: text("key").primaryKey(),
+    payer: text("payer").notNull(),
+    amount: numeric("amount", { precision: 78, scale: 0 }).notNull(),
+    sponsored: boolean("sponsored").notNull().default(false),
+    expiresAt: at("expires_at").notNull(),
+  },
+  (table) => [index("payer_holds_payer_idx").on(table.payer)],
 );
 
 export const paidAnswers = pgTable(

@@ -127,6 +127,23 @@ export const quoteHolds = sqliteTable(
 );
 
 /**
+ * What each payer owes at once: one row per in-flight payment that can be settled after bytes go out, its signed
+ * maximum (atomic units) held against what the payer can pay until it is taken, or until `expires_at` (ms).
+ * `sponsored`: 1 when the hold rests on an EIP-2612 permit the payment carries.
+ */
+export const payerHolds = sqliteTable(
+  "payer_holds",
+  {
+    key: text("key").primaryKey(),
+    payer: text("payer").notNull(),
+    amount: text("amount").notNull(),
+    sponsored: integer("sponsored").notNull().default(0),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("payer_holds_payer_idx").on(table.payer)],
+);
+
+/**
  * Answers kept for the x402 payment-identifier extension: a paid, non-streamed answer under its payer and the
  * payment id the caller chose, so that a retry of the same request (its connection dropped) gets it again
  * instead of paying twice. `request` is the resource and the body's SHA-256; `answer` the status, headers and

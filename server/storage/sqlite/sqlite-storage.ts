@@ -7,6 +7,7 @@ import { SqlitePaymentLedger } from "./sqlite-payment-ledger";
 import { SqlitePrepaidKeys } from "./sqlite-prepaid-keys";
 import { SqlitePaidAnswers } from "./sqlite-paid-answers";
 import { SqliteQuoteHolds } from "./sqlite-quote-holds";
+import { SqlitePayerHolds } from "./sqlite-payer-holds";
 
 /** The stores over one SQLite file, migrated; `walFlush` for a server's long-lived connection. */
 export function openSqliteStorage(path: string, options: { walFlush?: boolean } = {}): Storage {
@@ -18,6 +19,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     prepaidKeys: new SqlitePrepaidKeys(database),
     freeChatLog: new SqliteFreeChatLog(database),
     quoteHolds: new SqliteQuoteHolds(database),
+    payerHolds: new SqlitePayerHolds(database),
     paidAnswers: new SqlitePaidAnswers(database),
     channels: new SqliteChannels(database),
     exclusive: (name, work) => exclusively(running, name, work),
