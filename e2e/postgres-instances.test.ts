@@ -2,14 +2,17 @@ import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import OpenAI from "openai";
-import { createPublicClient, createTestClient, http } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { createPublicClient, createTestClient, createWalletClient, erc20Abi, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { polygon as polygonChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { decimalToAtomic } from "../server/money";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
+import { paidStream, statedCost } from "./support/paid-stream";
 import { startPostgresStack } from "./support/postgres-stack";
 import { requestFrom } from "./support/request-from";
 import { stalledStream } from "./support/stalled-stream";
@@ -253,6 +256,58 @@ describe("two instances over one PostgreSQL database", () => {
         )
       )[0];
     await expect.poll(ledger, { timeout: 5000 }).toEqual({ rows: "10", sum: String(stated) });
+  });
+
+  it("serves a payer no more than it pays when its eight upto streams are spread over both instances", async () => {
+    const request = {
+      ...chatBody("upto at both instances"),
+      max_tokens: 2000,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const required = await quoteOf(started.stack, "/v1/chat/completions", request);
+    const maximum = BigInt(required.accepts.find((entry) => entry.scheme === "upto")!.amount);
+    // A new wallet holding exactly one maximum, with no Permit2 allowance: each payment carries a permit.
+    const key = generatePrivateKey();
+    const account = privateKeyToAccount(key);
+    const rpc = started.stack.chainRpcUrl!;
+    const transport = http(rpc);
+    const bank = createWalletClient({
+      account: privateKeyToAccount(payer(7).privateKey as `0x${string}`),
+      chain: { ...polygonChain, id: 5042, rpcUrls: { default: { http: [rpc] } } },
+      transport,
+    });
+    const funding = await bank.writeContract({
+      address: USDC,
+      abi: erc20Abi,
+      functionName: "transfer",
+      args: [account.address, maximum],
+    });
+    await createPublicClient({ transport }).waitForTransactionReceipt({ hash: funding });
+    const signer = toClientEvmSigner(account, createPublicClient({ transport }));
+    const client = new x402Client(
+      (_version, accepts) => accepts.find((entry) => entry.scheme === "upto") ?? accepts[0]!,
+    );
+    client.register("eip155:*", new UptoEvmScheme(signer));
+    client.setSpendControls({ allowedAssets: [{ network: NETWORK, asset: USDC, maxAmountPerPayment: "5000000" }] });
+    const pay = wrapFetchWithPayment(fetch, client);
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => paidStream(pay, `${urls[index % 2]!}/v1/chat/completions`, request)),
+    );
+
+    const paid = maximum - (await balance(account.address));
+    expect(statedCost(outcomes)).toBe(paid);
+    expect(outcomes.filter((outcome) => outcome.served)).toHaveLength(1);
+    for (const outcome of outcomes.filter((outcome) => !outcome.served)) {
+      expect(outcome).toEqual({ served: false, status: 402, code: "payer_limit_exceeded" });
+    }
+    const rows = await started.query<{ status: string }>("select status from payments where payer = $1", [
+      account.address.toLowerCase(),
+    ]);
+    expect(rows.filter((row) => row.status === "settled")).toHaveLength(1);
+    expect(rows.map((row) => row.status)).not.toContain("unpaid");
+    expect(rows.map((row) => row.status)).not.toContain("settle_unknown");
   });
 
   it("releases the reservation of an instance killed mid-stream once it expires, charges nothing twice, and the key serves again", async () => {

@@ -7,6 +7,7 @@ import { wrapFetchWithPayment } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
 import { startExtraApp } from "./support/extra-app";
+import { paysvc } from "./support/run-paysvc";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { fundedPayer } from "./support/funded-payer";
 import {
@@ -212,6 +213,16 @@ describe("a settlement refused while its stream is passed on (overlap)", () => {
       await fetch(`${overlap.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
     ).text();
     expect(metrics).toMatch(/paysvc_unpaid_atomic_total\{[^}]*endpoint="\/v1\/chat\/completions"[^}]*\} [1-9]/);
+    // The operator's report lists the payer and what it owes.
+    const reported = await paysvc(["ledger", "report", "--json"], 60_000, {
+      NETWORK: "eip155:137",
+      DATABASE_URL: `file:${stack().databasePath}`,
+    });
+    expect(reported.code).toBe(0);
+    const { unpaidPayers } = JSON.parse(reported.stdout) as { unpaidPayers: { payer: string; amountAtomic: string }[] };
+    expect(unpaidPayers).toContainEqual(
+      expect.objectContaining({ payer: owner.address.toLowerCase(), count: 1, amountAtomic: unpaid.toString() }),
+    );
 
     // Its next stream, with the funds back, waits for its settlement before the first byte.
     await owner.refund();
@@ -226,6 +237,13 @@ describe("a settlement refused while its stream is passed on (overlap)", () => {
     } finally {
       quickChain();
     }
+    // Another instance over the same ledger serves it settled-first too: its stream's headers carry the settlement.
+    await owner.refund();
+    const elsewhere = chatBody("served strictly elsewhere", { stream: true });
+    const paid = await officialPayment(owner.key, await quote(PATH, elsewhere));
+    const { response } = await timedPost(stack().appUrl, elsewhere, paid);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("payment-response")).toBeTruthy();
   });
 });
 

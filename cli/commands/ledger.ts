@@ -189,7 +189,20 @@ function text(report: LedgerReport): string {
     `prepaid: ${count(prepaid.keysSold, "key")} sold (${prepaid.tokensSold} tokens); ${prepaid.tokensOutstanding} tokens outstanding on ${count(prepaid.activeKeys, "active key")}`,
     `needing a look: ${outcomes.join(", ")}`,
     table([...reportRows(report), reportRow("TOTAL", "", "", report.total)]),
+    ...unpaidPayers(report),
   ].join("\n");
+}
+
+/** The payers served answers they did not pay for: each served settled-first for SETTLEMENT_STRICT_SECONDS. */
+function unpaidPayers({ unpaidPayers: payers }: LedgerReport): string[] {
+  if (payers.length === 0) return [];
+  const rows = payers.map(({ payer, count, amountUsd, amountAtomic }) => [
+    payer,
+    String(count),
+    amountUsd,
+    amountAtomic.toString(),
+  ]);
+  return ["unpaid payers:", table([["PAYER", "UNPAID", "UNPAID_USD", "UNPAID_ATOMIC"], ...rows])];
 }
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

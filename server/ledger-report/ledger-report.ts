@@ -1,6 +1,6 @@
 import type { NetworkDefinition } from "../../networks";
 import { atomicToDecimal } from "../money";
-import type { LedgerReportRow, PaymentLedger, ReportPeriod } from "../payment/payment-ledger";
+import type { LedgerReportRow, PaymentLedger, ReportPeriod, UnpaidPayer } from "../payment/payment-ledger";
 import type { PrepaidKeyStore, PrepaidSummary } from "../prepaid/prepaid-key-store";
 import type { PaymentStatus } from "../storage/payment-status";
 
@@ -52,17 +52,23 @@ export interface LedgerReport {
   statuses: Partial<Record<PaymentStatus, StatusFigures>>;
   /** Keys sold since `since`; tokens outstanding on every active key, whenever sold. */
   prepaid: PrepaidSummary;
+  /** The payers delivered answers they did not pay for since `since` (served settled-first for a while), the most first. */
+  unpaidPayers: { payer: string; count: number; amountAtomic: bigint; amountUsd: string }[];
 }
 
 /** Reads the report of the payments made since `since`, by `by` (UTC). */
 export async function readLedgerReport(
-  storage: { ledger: Pick<PaymentLedger, "report">; prepaidKeys: Pick<PrepaidKeyStore, "summary"> },
+  storage: { ledger: Pick<PaymentLedger, "report" | "unpaidPayers">; prepaidKeys: Pick<PrepaidKeyStore, "summary"> },
   network: NetworkDefinition,
   since: Date,
   by: ReportPeriod,
 ): Promise<LedgerReport> {
-  const [rows, prepaid] = await Promise.all([storage.ledger.report(since, by), storage.prepaidKeys.summary(since)]);
-  return ledgerReport(rows, prepaid, network, since, by);
+  const [rows, prepaid, unpaid] = await Promise.all([
+    storage.ledger.report(since, by),
+    storage.prepaidKeys.summary(since),
+    storage.ledger.unpaidPayers(since),
+  ]);
+  return ledgerReport(rows, prepaid, network, since, by, unpaid);
 }
 
 /** The ledger's groups, one line per period, endpoint and model; revenue is what settled. */
@@ -72,6 +78,7 @@ export function ledgerReport(
   network: NetworkDefinition,
   since: Date,
   by: ReportPeriod,
+  unpaid: readonly UnpaidPayer[] = [],
 ): LedgerReport {
   const usd = (atomic: bigint) => atomicToDecimal(atomic, network.usdc.decimals);
   const lines = new Map<string, ReportLine>();
@@ -115,6 +122,12 @@ export function ledgerReport(
     total: { ...total, revenueUsd: usd(total.revenueAtomic) },
     statuses,
     prepaid,
+    unpaidPayers: unpaid.map(({ payer, count, amount }) => ({
+      payer,
+      count,
+      amountAtomic: amount,
+      amountUsd: usd(amount),
+    })),
   };
 }
 

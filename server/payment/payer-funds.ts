@@ -39,10 +39,15 @@ export class PayerFundsReader implements PayerFundsSource {
     private readonly rpcUrl: string | undefined,
   ) {}
 
-  async read(payer: string, options: { permit2?: boolean; permitNonce?: boolean } = {}): Promise<PayerFunds | undefined> {
+  async read(
+    payer: string,
+    options: { permit2?: boolean; permitNonce?: boolean } = {},
+  ): Promise<PayerFunds | undefined> {
     const { network } = this;
     if (network.kind !== "evm" || !this.rpcUrl) return undefined;
-    this.client ??= createPublicClient({ transport: http(this.rpcUrl, { batch: true, retryCount: 0, timeout: 5_000 }) });
+    this.client ??= createPublicClient({
+      transport: http(this.rpcUrl, { batch: true, retryCount: 0, timeout: 5_000 }),
+    });
     const token = network.usdc.address;
     const owner = payer as Hex;
     try {

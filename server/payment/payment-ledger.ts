@@ -83,6 +83,8 @@ export interface PaymentLedger {
   findByNonce(nonce: string): Promise<PaymentRecord | undefined>;
   /** Whether `payer` has an `unpaid` row written since `since` (the payer is then served settle-first). */
   unpaidSince(payer: string, since: Date): Promise<boolean>;
+  /** The payers with `unpaid` rows made since `since`: how many, and what they delivered unpaid; the most first. */
+  unpaidPayers(since: Date): Promise<UnpaidPayer[]>;
   /** A page of the rows in `statuses`, in id order after `afterId` (0 for the first page). */
   listByStatus(statuses: readonly PaymentStatus[], afterId: number, limit: number): Promise<PaymentRecord[]>;
   /** The newest `limit` rows in `statuses` made since `since`, the newest first. */
@@ -92,6 +94,14 @@ export interface PaymentLedger {
 }
 
 export type ReportPeriod = "day" | "hour";
+
+/** A payer who was delivered answers it did not pay for (`unpaid` rows): how many, and their amount. */
+export interface UnpaidPayer {
+  payer: string;
+  count: number;
+  /** In atomic units, what those answers delivered. */
+  amount: bigint;
+}
 
 /** The payments of one period, endpoint, model and status. Endpoint and model are null on rows from before them. */
 export interface LedgerReportRow {

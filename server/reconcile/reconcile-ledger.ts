@@ -60,6 +60,15 @@ export interface ReconcileReport {
 
 /** The statuses not known to be final: what a run reads unless told to read them all. */
 export const openStatuses: readonly PaymentStatus[] = ["pending", "verified", "settle_unknown"];
+/**
+ * What a run reads: the open statuses, and the debts it may still collect (`unpaid` upto rows: their signed
+ * maximum covers what the stream delivered, which is settled once the payer's funds allow, before the deadline).
+ */
+const readStatuses: readonly PaymentStatus[] = [...openStatuses, "unpaid"];
+
+/** An `upto` stream's refused settlement, still to be collected: its payment can settle what it delivered. */
+const isDebt = (record: PaymentRecord) =>
+  record.status === "unpaid" && record.scheme === "upto" && record.unpaidAmount !== null;
 const PAGE = 500;
 
 export interface ReconcilerServices {
@@ -96,7 +105,7 @@ export class LedgerReconciler {
       settledAmount: 0n,
       channels: [],
     };
-    const statuses = options.all ? paymentStatuses : openStatuses;
+    const statuses = options.all ? paymentStatuses : readStatuses;
     for (let afterId = 0; ;) {
       const page = await this.services.ledger.listByStatus(statuses, afterId, PAGE);
       for (const record of page) {
@@ -144,7 +153,8 @@ export class LedgerReconciler {
     check: boolean,
   ): Promise<ReconciledRow> {
     const { status } = record;
-    const open = openStatuses.includes(status);
+    const debt = isDebt(record);
+    const open = openStatuses.includes(status) || debt;
     if (chain.state === "transferred") {
       const problems = await this.disagreements(record, payment, chain);
       if (problems.length > 0) return { ...rowOf(record, "mismatch", chain.transaction), detail: problems.join("; ") };
@@ -163,8 +173,12 @@ export class LedgerReconciler {
       return { ...rowOf(record, "mismatch", record.transaction ?? undefined), detail };
     }
     if (!open) return rowOf(record, "agrees");
+    // A debt its payment can no longer collect stays on record as what it is.
+    if (debt && (chain.state === "void" || chain.expired)) {
+      return { ...rowOf(record, "agrees"), detail: "delivered unpaid; its payment can no longer be settled" };
+    }
     if (chain.state === "void") return this.move(record, "unsettled", { failureReason: chain.reason }, check);
-    const delivered = status === "settle_unknown";
+    const delivered = status === "settle_unknown" || debt;
     if (chain.expired) {
       const failureReason = delivered
         ? "the authorization expired before it was settled"
@@ -184,8 +198,10 @@ export class LedgerReconciler {
     const { gateway, reader } = this.services;
     if (!gateway) return { ...rowOf(record, "open"), detail: "unused and still valid: no facilitator to settle it" };
     const terms = this.recordedTerms(record, payment);
-    // An upto payment settles what its call was charged, which the row kept when the work was delivered.
-    const amount = record.scheme === "upto" ? record.settledAmount : record.amount;
+    // An upto payment settles what its call was charged, which the row kept when the work was delivered (a debt's:
+    // what it delivered unpaid).
+    const charged = isDebt(record) ? record.unpaidAmount : record.settledAmount;
+    const amount = record.scheme === "upto" ? charged : record.amount;
     if (amount === null) {
       return { ...rowOf(record, "open"), detail: "an upto payment whose charge was not recorded: not settled" };
     }

@@ -139,6 +139,16 @@ describe.each(engines)("the stores on %s", (engine) => {
     expect(await second.ledger.unpaidSince("0xlate", new Date(Date.now() + 60_000))).toBe(false);
     const report = await first.ledger.report(before, "day");
     expect(report.find((row) => row.status === "unpaid")).toMatchObject({ count: 1, amount: 2n ** 66n });
+    // The unpaid payers, the most first, summed exactly past 2^64.
+    const again = await second.ledger.claim({ ...payment("0xunpaid2"), payer: "0xlate" });
+    await first.ledger.update(again!, { status: "unpaid", unpaidAmount: 5n });
+    const small = await second.ledger.claim({ ...payment("0xunpaid3"), payer: "0xsmall" });
+    await first.ledger.update(small!, { status: "unpaid", unpaidAmount: 7n });
+    expect(await second.ledger.unpaidPayers(before)).toEqual([
+      { payer: "0xlate", count: 2, amount: 2n ** 66n + 5n },
+      { payer: "0xsmall", count: 1, amount: 7n },
+    ]);
+    expect(await second.ledger.unpaidPayers(new Date(Date.now() + 60_000))).toEqual([]);
   });
 
   it("moves a row only from the status a reconciler read, once across instances, and lists rows by status", async () => {

@@ -49,9 +49,7 @@ export class SignedPayment implements AcceptedPayment {
    * the hold to expire by itself.
    */
   private endHold(): Promise<void> {
-    this.held ??= this.start.hold
-      ? this.start.hold.release().catch(() => undefined)
-      : Promise.resolve();
+    this.held ??= this.start.hold ? this.start.hold.release().catch(() => undefined) : Promise.resolve();
     return this.held;
   }
 

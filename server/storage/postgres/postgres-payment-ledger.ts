@@ -6,6 +6,7 @@ import {
   type PaymentRecord,
   type PaymentUpdate,
   type ReportPeriod,
+  type UnpaidPayer,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
 import { claimColumns, claimValues, paymentRecord, updateValues } from "../payment-ledger-rows";
@@ -105,6 +106,16 @@ export class PostgresPaymentLedger implements PaymentLedger {
   async unpaidSince(payer: string, since: Date): Promise<boolean> {
     const rows = await this.unpaidRow.execute({ payer, since });
     return rows.length > 0;
+  }
+
+  async unpaidPayers(since: Date): Promise<UnpaidPayer[]> {
+    const { rows } = await this.database.$client.query<{ payer: string; count: number; amount: string }>(
+      `select payer, count(*)::integer as count, coalesce(sum(unpaid_amount), 0)::text as amount
+      from payments where status = 'unpaid' and created_at >= $1
+      group by payer order by sum(unpaid_amount) desc nulls last, payer`,
+      [since],
+    );
+    return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
   }
 
   async report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]> {

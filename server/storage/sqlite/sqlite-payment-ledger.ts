@@ -6,6 +6,7 @@ import {
   type PaymentRecord,
   type PaymentUpdate,
   type ReportPeriod,
+  type UnpaidPayer,
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
 import { claimColumns, claimValues, paymentRecord, updateValues } from "../payment-ledger-rows";
@@ -105,6 +106,23 @@ export class SqlitePaymentLedger implements PaymentLedger {
 
   async unpaidSince(payer: string, since: Date): Promise<boolean> {
     return this.unpaidRow.get({ payer, since: since.getTime() }) !== undefined;
+  }
+
+  async unpaidPayers(since: Date): Promise<UnpaidPayer[]> {
+    const rows = this.database.$client
+      .prepare<[number], { payer: string; amount: string }>(
+        "select payer, coalesce(unpaid_amount, '0') as amount from payments where status = 'unpaid' and created_at >= ?",
+      )
+      .all(since.getTime());
+    // Summed here as bigint: the amounts are decimal text of any size.
+    const byPayer = new Map<string, UnpaidPayer>();
+    for (const { payer, amount } of rows) {
+      const sum = byPayer.get(payer) ?? { payer, count: 0, amount: 0n };
+      sum.count += 1;
+      sum.amount += BigInt(amount);
+      byPayer.set(payer, sum);
+    }
+    return [...byPayer.values()].sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : 0));
   }
 
   /**

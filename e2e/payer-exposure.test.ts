@@ -1,0 +1,134 @@
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { PERMIT2_ADDRESS } from "@x402/evm";
+import Database from "better-sqlite3";
+import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256 } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { polygon as polygonChain } from "viem/chains";
+import { describe, expect, it } from "vitest";
+import { defaultCatalog } from "../config/catalog/default-catalog";
+import { fundedPayer } from "./support/funded-payer";
+import { paidStream, statedCost, type StreamOutcome } from "./support/paid-stream";
+import { paymentClient, polygon, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
+
+const model = defaultCatalog().chat.find((chat) => chat.id === "vendor-a/gpt-5.6-sol")!;
+/** A 2,000-token stream on gpt-5.6-sol: its upto maximum is the 29,037 units of the issue's attack. */
+const body = (content: string) => ({
+  model: model.id,
+  messages: [{ role: "user", content }],
+  max_tokens: 2000,
+  stream: true,
+  stream_options: { include_usage: true },
+});
+
+/** One upto stream paid by the official client. */
+const streamOnce = (privateKey: `0x${string}`, request: unknown) =>
+  paidStream(
+    wrapFetchWithPayment(fetch, uptoPaymentClient(privateKey)),
+    `${stack().appUrl}/v1/chat/completions`,
+    request,
+  );
+
+function rowsOf(payer: string): { status: string; failure_reason: string | null }[] {
+  const database = new Database(stack().databasePath, { readonly: true });
+  try {
+    return database
+      .prepare("select status, failure_reason from payments where payer = ? order by id")
+      .all(payer.toLowerCase()) as never;
+  } finally {
+    database.close();
+  }
+}
+
+/** The payer approves Permit2 for all its USDC, paying its own gas: what "funded for upto" means beyond a permit. */
+async function approvePermit2(privateKey: `0x${string}`): Promise<void> {
+  const transport = http(stack().chainRpcUrl);
+  const chain = { ...polygonChain, rpcUrls: { default: { http: [stack().chainRpcUrl] } } };
+  const wallet = createWalletClient({ account: privateKeyToAccount(privateKey), chain, transport });
+  const hash = await wallet.writeContract({
+    address: polygon.usdc.address,
+    abi: erc20Abi,
+    functionName: "approve",
+    args: [PERMIT2_ADDRESS, maxUint256],
+  });
+  await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
+}
+
+/** Eight upto streams at once from one payer, and what each came to. */
+async function eightAtOnce(privateKey: `0x${string}`, label: string): Promise<StreamOutcome[]> {
+  return Promise.all(Array.from({ length: 8 }, () => streamOnce(privateKey, body(`${label}: stream to me`))));
+}
+
+describe("a payer who opens more upto streams than it can pay for", () => {
+  it("is served no more than it pays, with a wallet funded for exactly one maximum", async () => {
+    const maximum = BigInt((await quote("/v1/chat/completions", body("one maximum: stream to me"))).accepts[1]!.amount);
+    expect(maximum).toBe(29_037n);
+    const owner = await fundedPayer(maximum);
+    const payToBefore = await usdcBalance(stack().payTo);
+
+    const outcomes = await eightAtOnce(owner.key, "one maximum");
+
+    const served = outcomes.filter((outcome) => outcome.served);
+    const stated = statedCost(served);
+    const paid = maximum - (await usdcBalance(owner.address));
+    expect(served).toHaveLength(1);
+    expect(stated).toBe(paid);
+    expect((await usdcBalance(stack().payTo)) - payToBefore).toBe(paid);
+    // The others were answered 402 naming the limit, before any work.
+    for (const outcome of outcomes.filter((outcome) => !outcome.served)) {
+      expect(outcome).toEqual({ served: false, status: 402, code: "payer_limit_exceeded" });
+    }
+    const statuses = rowsOf(owner.address).map((row) => row.status);
+    expect(statuses.filter((status) => status === "settled")).toHaveLength(served.length);
+    expect(statuses).not.toContain("settle_unknown");
+    expect(statuses).not.toContain("unpaid");
+  });
+
+  it("is served no more than it pays with nine maxima but no Permit2 allowance: one permit lands at a time", async () => {
+    const maximum = BigInt((await quote("/v1/chat/completions", body("nine maxima: stream to me"))).accepts[1]!.amount);
+    const owner = await fundedPayer(maximum * 9n);
+
+    const outcomes = await eightAtOnce(owner.key, "nine maxima");
+
+    const stated = statedCost(outcomes);
+    expect(stated).toBe(maximum * 9n - (await usdcBalance(owner.address)));
+    expect(outcomes.filter((outcome) => outcome.served)).toHaveLength(1);
+    const statuses = rowsOf(owner.address).map((row) => row.status);
+    expect(statuses).not.toContain("settle_unknown");
+    expect(statuses).not.toContain("unpaid");
+  });
+
+  it("serves all eight at once, each paid, a wallet funded and approved for all eight", async () => {
+    const maximum = BigInt((await quote("/v1/chat/completions", body("funded: stream to me"))).accepts[1]!.amount);
+    const owner = await fundedPayer(maximum * 8n);
+    await approvePermit2(owner.key);
+
+    const outcomes = await eightAtOnce(owner.key, "funded");
+
+    expect(outcomes.every((outcome) => outcome.served)).toBe(true);
+    const stated = statedCost(outcomes);
+    expect(stated).toBe(maximum * 8n - (await usdcBalance(owner.address)));
+    expect(rowsOf(owner.address).map((row) => row.status)).toEqual(Array(8).fill("settled"));
+  });
+
+  it("serves exact streams beyond what the wallet holds settled-first: none goes out unpaid", async () => {
+    const request = body("exact beyond the balance: stream to me");
+    const price = BigInt((await quote("/v1/chat/completions", request)).accepts[0]!.amount);
+    const owner = await fundedPayer(price);
+    const pay = wrapFetchWithPayment(fetch, paymentClient(owner.key));
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, () => paidStream(pay, `${stack().appUrl}/v1/chat/completions`, request)),
+    );
+
+    const served = outcomes.filter((outcome) => outcome.served);
+    expect(served).toHaveLength(1);
+    expect(statedCost(served)).toBe(price);
+    expect(await usdcBalance(owner.address)).toBe(0n);
+    for (const outcome of outcomes.filter((outcome) => !outcome.served)) {
+      expect(outcome).toMatchObject({ served: false, status: 402 });
+    }
+    const statuses = rowsOf(owner.address).map((row) => row.status);
+    expect(statuses.filter((status) => status === "settled")).toHaveLength(1);
+    expect(statuses).not.toContain("unpaid");
+  });
+});
