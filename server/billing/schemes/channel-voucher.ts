@@ -3,7 +3,12 @@ import { logEvent } from "../../log";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
 import type { Verified } from "../payment-method";
 import type { Acceptance, AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
+import { holdChannel } from "../../channels/channel-hold";
 import { paymentRow, takingOf } from "./taking";
+
+/** How long the scheme reserves a channel for one request: the payment's timeout, within 5 s and 10 minutes. */
+const reservationLifetimeMs = (maxTimeoutSeconds: number) =>
+  Math.min(600_000, Math.max(5_000, maxTimeoutSeconds * 1000));
 
 /** The channel and the cumulative amount a channel payment's voucher signs for. */
 export function channelCharge(payload: PaymentPayload): { channelId: string; maxClaimableAmount: string } {
@@ -31,6 +36,8 @@ export class ChannelVoucher implements AcceptedPayment {
   readonly version = 2;
   readonly verdict;
   readonly overlapped = false;
+  /** The channel held for this request while its answer is passed on (channel-hold.ts). */
+  private readonly held: { stop(): void } | undefined;
 
   constructor(private readonly start: VoucherStart) {
     const { payload, verdict } = start;
@@ -39,9 +46,19 @@ export class ChannelVoucher implements AcceptedPayment {
     this.payer = (verdict.payer ?? channel?.payer ?? "").toLowerCase();
     this.nonce = channelCharge(payload).channelId.toLowerCase();
     this.verdict = Promise.resolve(start.verified);
+    const scheme = start.services.gateway.channels;
+    if (scheme) this.held = holdChannel(scheme, payload, reservationLifetimeMs(start.offered.maxTimeoutSeconds));
   }
 
   async take(amount: bigint): Promise<Taking> {
+    try {
+      return await this.charge(amount);
+    } finally {
+      this.held?.stop();
+    }
+  }
+
+  private async charge(amount: bigint): Promise<Taking> {
     const { services, payload, offered, verdict } = this.start;
     const started = performance.now();
     try {
@@ -86,6 +103,7 @@ export class ChannelVoucher implements AcceptedPayment {
 
   /** The channel is let go of: the work failed, or its stream passed nothing on. */
   async release(reason: string): Promise<void> {
+    this.held?.stop();
     const { services, payload, offered, verdict } = this.start;
     const route = services.gateway.route(verdict.facilitator)!;
     await route.cancel(payload, offered, reason === "work_failed" ? "handler_threw" : "handler_failed");

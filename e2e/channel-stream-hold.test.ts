@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import Database from "better-sqlite3";
+import { createPublicClient, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
+import { decimalToAtomic } from "../server/money";
+import { startExtraApp } from "./support/extra-app";
+import { fundedPayer } from "./support/funded-payer";
+import { paidStream } from "./support/paid-stream";
+import { stack, usdcBalance } from "./support/payments";
+
+/**
+ * The scheme reserves a channel for one request for the payment's timeout: short here, yet long enough for a deposit's
+ * authorization (the facilitator refuses one that expires within 6 s).
+ */
+const RESERVATION_SECONDS = 10;
+const MODEL = "vendor-a/gpt-6-luna";
+
+describe("a channel stream that outlives its reservation", () => {
+  const directory = mkdtempSync(join(tmpdir(), "paysvc-channel-hold-"));
+  const databasePath = join(directory, "hold.sqlite");
+  let upstream: LocalUpstream;
+  let app: Awaited<ReturnType<typeof startExtraApp>>;
+  beforeAll(async () => {
+    // A provider streaming at a slow model's pace: 45 deltas 400 ms apart, 18 s, near twice the reservation.
+    upstream = await startLocalUpstream({ port: 0, deltaDelayMs: 400, streamDeltas: 45 });
+    app = await startExtraApp({
+      PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
+      DATABASE_URL: `file:${databasePath}`,
+      CHANNEL_AUTHORIZER_PRIVATE_KEY: generatePrivateKey(),
+      UPSTREAM_BASE_URL: `${upstream.url}/v1`,
+      UPSTREAM_TIMEOUT_MS: "30000",
+      PAYMENT_TIMEOUT_SECONDS: String(RESERVATION_SECONDS),
+      // upto needs a payment timeout of a minute at least; this deployment sells exact and channels.
+      X402_UPTO: "off",
+    });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await upstream?.stop();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const channelOf = (channelId: string) => {
+    const database = new Database(databasePath, { readonly: true });
+    try {
+      return database.prepare("select * from payment_channels where channel_id = ?").get(channelId) as
+        Record<string, string> | undefined;
+    } finally {
+      database.close();
+    }
+  };
+
+  it("holds its channel to the end: a voucher and a refund meanwhile are refused busy, its charge is whole", async () => {
+    const payer = await fundedPayer(5_000_000n);
+    const signer = toClientEvmSigner(
+      privateKeyToAccount(payer.key),
+      createPublicClient({ transport: http(stack().chainRpcUrl) }),
+    );
+    const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => 1_000_000n });
+    const client = new x402Client(
+      (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
+    ).register("eip155:*", scheme);
+    const paid = wrapFetchWithPayment(fetch, client);
+    const chat = (content: string, extra: Record<string, unknown> = {}) => ({
+      model: MODEL,
+      messages: [{ role: "user", content }],
+      max_tokens: 400,
+      ...extra,
+    });
+    const url = `${app.url}/v1/chat/completions`;
+    // The channel opens (its deposit lands) with a first, whole answer.
+    const opened = await paid(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("open the channel")),
+    });
+    expect(opened.status, await opened.clone().text()).toBe(200);
+    let stated = decimalToAtomic(((await opened.json()) as { usage: { cost: string } }).usage.cost, 6);
+
+    const started = Date.now();
+    const streaming = paidStream(
+      paid,
+      url,
+      chat("a long stream, please", { stream: true, stream_options: { include_usage: true } }),
+    );
+    // Past the reservation's first lifetime, the stream still running: the channel is still this stream's.
+    await new Promise((resolve) => setTimeout(resolve, (RESERVATION_SECONDS + 2) * 1000));
+    const meanwhile = await paid(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chat("a smaller call meanwhile", { max_tokens: 5 })),
+    });
+    expect(meanwhile.status).toBe(402);
+    expect(decodePaymentRequiredHeader(meanwhile.headers.get("payment-required")!).error).toBe(
+      "invalid_batch_settlement_evm_channel_busy",
+    );
+    await expect(scheme.refund(`${app.url}/v1/channels/refund`)).rejects.toThrow(/busy/);
+
+    const streamed = await streaming;
+    expect(Date.now() - started).toBeGreaterThan(RESERVATION_SECONDS * 1000);
+    if (!streamed.served) throw new Error(`the stream was refused: ${streamed.code}`);
+    stated += streamed.cost;
+    const rows = (() => {
+      const database = new Database(databasePath, { readonly: true });
+      try {
+        return database
+          .prepare("select nonce, settled_amount from payments where payer = ? order by id")
+          .all(payer.address.toLowerCase()) as { nonce: string; settled_amount: string }[];
+      } finally {
+        database.close();
+      }
+    })();
+    expect(rows.reduce((sum, row) => sum + BigInt(row.settled_amount), 0n)).toBe(stated);
+    const channel = channelOf(rows[0]!.nonce.split(":")[0]!)!;
+    expect(BigInt(channel.charged_cumulative_amount!)).toBe(stated);
+
+    // Once the stream is charged, the refund goes through and returns exactly the deposit less the charges.
+    const before = await usdcBalance(payer.address);
+    const refund = await scheme.refund(`${app.url}/v1/channels/refund`);
+    expect(refund.success).toBe(true);
+    expect(await usdcBalance(payer.address)).toBe(before + 1_000_000n - stated);
+  });
+});
