@@ -1,11 +1,7 @@
 import type { NetworkDefinition } from "../../networks";
 import type { ReceiverPayout } from "../channels/receiver-payouts";
-import {
-  reconcileChannels,
-  reconcilePayouts,
-  type ChannelReconcilerServices,
-  type ReconciledChannel,
-} from "./reconcile-channels";
+import { reconcileChannels, reconcilePayouts } from "./reconcile-channels";
+import type { ChannelReconcilerServices, ReconciledChannel } from "./reconcile-channels";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
