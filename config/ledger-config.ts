@@ -33,6 +33,8 @@ export interface ReconcileConfig extends LedgerConfig {
   facilitatorTimeoutMs: number;
   facilitatorBreaker: { failureThreshold: number; cooldownMs: number };
   paymentTimeoutSeconds: number;
+  /** PAY_TO where the deployment offers channels (CHANNEL_AUTHORIZER_PRIVATE_KEY set, EVM): their receiver. */
+  channelPayTo: string | undefined;
 }
 
 const reconcileSchema = sharedSchema.extend({ FACILITATOR_PRIVATE_KEY: startSchema.shape.FACILITATOR_PRIVATE_KEY });
@@ -83,6 +85,10 @@ export function loadReconcileConfig(
       cooldownMs: values.FACILITATOR_COOLDOWN_SECONDS * 1000,
     },
     paymentTimeoutSeconds: values.PAYMENT_TIMEOUT_SECONDS,
+    channelPayTo:
+      values.X402_CHANNELS && values.CHANNEL_AUTHORIZER_PRIVATE_KEY && network.kind === "evm"
+        ? values.PAY_TO
+        : undefined,
   };
 }
 

@@ -17,6 +17,7 @@ import { chainFor } from "../networks/viem-chain";
 import { startNetworkStack } from "./support/network-stack";
 import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
+import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";
 import { fundedPayer } from "./support/funded-payer";
 import { stack, usdcBalance } from "./support/payments";
@@ -60,8 +61,8 @@ async function deployment(name: string, settings: Record<string, string>) {
   return { app, payTo, rows, log, env };
 }
 
-/** Ten calls from a new payer's channel (1 USDC deposited); what the answers say they cost, and the channel. */
-async function tenCalls(url: string) {
+/** `count` calls from a new payer's channel (1 USDC deposited); what the answers say they cost, and the channel. */
+async function channelCalls(url: string, count: number) {
   const payer = await fundedPayer(5_000_000n);
   const signer = toClientEvmSigner(
     privateKeyToAccount(payer.key),
@@ -74,7 +75,7 @@ async function tenCalls(url: string) {
   const paid = wrapFetchWithPayment(fetch, client);
   let stated = 0n;
   let channel: { channelId: string; config?: unknown } = { channelId: "" };
-  for (let index = 0; index < 10; index++) {
+  for (let index = 0; index < count; index++) {
     const answer = await paid(`${url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -89,8 +90,10 @@ async function tenCalls(url: string) {
     const settlement = decodePaymentResponseHeader(answer.headers.get("payment-response")!);
     channel = (settlement.extra as { channelState: typeof channel }).channelState;
   }
-  return { payer, stated, channelId: channel.channelId };
+  return { payer, stated, channelId: channel.channelId, scheme };
 }
+
+const tenCalls = (url: string) => channelCalls(url, 10);
 
 describe("channels are claimed: what they were charged reaches the pay-to, to the unit", () => {
   it("claims and pays out every channel's charges when the app stops, in one claim transaction", async () => {
@@ -308,3 +311,159 @@ describe(
     });
   },
 );
+
+/** `paysvc ledger reconcile --json`'s account of the channel contract for a receiver, amounts as strings. */
+interface PrintedPayout {
+  receiver: string;
+  claimed: string;
+  paidOut: string;
+  awaitingPayout: string;
+}
+
+/** The operator's page as a signed-in operator gets it: its HTML. */
+async function operatorPage(url: string, token: string): Promise<string> {
+  const signIn = await fetch(`${url}/operator/session`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token }),
+  });
+  expect(signIn.status).toBe(303);
+  const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+  return (await fetch(`${url}/operator`, { headers: { cookie } })).text();
+}
+
+/** The atomic units a figure of the page's channel payouts card carries (`data-atomic`). */
+function payoutFigure(html: string, figure: "claimed" | "paid-out" | "awaiting-payout"): bigint | undefined {
+  const found = new RegExp(`data-figure="${figure}" data-atomic="(\\d+)"`).exec(html);
+  return found ? BigInt(found[1]!) : undefined;
+}
+
+/** A payout, as the channel manager sends it to the facilitator: a settle payload of type `settle`. */
+const isPayout = (body: Record<string, unknown>) =>
+  (body.paymentPayload as { payload?: { type?: string } } | undefined)?.payload?.type === "settle";
+
+describe("what a channel's refund claims reaches the pay-to: the contract keeps nothing claimed", () => {
+  it("30 channel calls, the payer's refund, SIGTERM: the pay-to holds exactly the answers' stated sum, and reconciliation agrees", async () => {
+    const { app, payTo, rows, log, env } = await deployment("refund-then-stop", {
+      CHANNEL_CLAIM_INTERVAL_SECONDS: "40000",
+      CHANNEL_CLAIM_THRESHOLD_USD: "1000",
+    });
+    let stopped = false;
+    try {
+      const { payer, stated, scheme } = await channelCalls(app.url, 30);
+      const before = await usdcBalance(payer.address);
+      const refund = await scheme.refund(`${app.url}/v1/channels/refund`);
+      expect(refund.success).toBe(true);
+      expect((await usdcBalance(payer.address)) - before).toBe(1_000_000n - stated);
+      await app.stop();
+      stopped = true;
+      expect(await usdcBalance(payTo)).toBe(stated);
+      const charged = rows("select status, settled_amount from payments where scheme = 'batch-settlement'");
+      expect(charged).toHaveLength(30);
+      expect(new Set(charged.map((row) => row.status))).toEqual(new Set(["settled"]));
+      expect(charged.reduce((sum, row) => sum + BigInt(row.settled_amount as string), 0n)).toBe(stated);
+      expect(log.join("\n")).toMatch(/"event":"channel_refunded".*"payout":\{"amount":"\d+","transaction":"0x/);
+
+      const reconciled = await paysvc(["ledger", "reconcile", "--all", "--json"], 60_000, env);
+      expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(0);
+      const report = JSON.parse(reconciled.stdout) as {
+        outcomes: Record<string, { count: number }>;
+        channels: unknown[];
+        payouts: PrintedPayout[];
+      };
+      expect(report.outcomes.mismatch!.count).toBe(0);
+      // The refund closed the channel; the contract's account of the pay-to says all it claimed was paid out.
+      expect(report.channels).toEqual([]);
+      expect(report.payouts).toEqual([
+        {
+          receiver: expect.stringMatching(new RegExp(`^${payTo}$`, "i")),
+          claimed: String(stated),
+          paidOut: String(stated),
+          awaitingPayout: "0",
+        },
+      ]);
+    } finally {
+      if (!stopped) await app.stop();
+    }
+  });
+
+  it("a claimed sum not paid out: reconciliation reports it, the operator's page shows it, `paysvc channels claim` and the drain on SIGTERM pay it out", async () => {
+    const token = "channel-payouts-operator-token-0123456789";
+    const proxy = await startFacilitatorProxy(stack().facilitatorUrl);
+    const { app, payTo, log, env } = await deployment("payout-refused", {
+      FACILITATOR_URL: proxy.url,
+      OPERATOR_TOKEN: token,
+      RECONCILE_INTERVAL_SECONDS: "1",
+      CHANNEL_CLAIM_INTERVAL_SECONDS: "40000",
+      CHANNEL_CLAIM_THRESHOLD_USD: "1000",
+    });
+    let stopped = false;
+    try {
+      // The refund's claim goes through; the payout after it is refused: the charges stay in the contract.
+      const first = await channelCalls(app.url, 5);
+      proxy.setMode({ kind: "refuse", refuse: isPayout });
+      expect((await first.scheme.refund(`${app.url}/v1/channels/refund`)).success).toBe(true);
+      expect(await usdcBalance(payTo)).toBe(0n);
+      expect(log.join("\n")).toMatch(/"event":"channel_payout_failed"/);
+
+      const checked = await paysvc(["ledger", "reconcile", "--check", "--json"], 60_000, env);
+      expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+      const held = { claimed: String(first.stated), paidOut: "0", awaitingPayout: String(first.stated) };
+      expect((JSON.parse(checked.stdout) as { payouts: PrintedPayout[] }).payouts).toEqual([
+        expect.objectContaining(held),
+      ]);
+      const text = await paysvc(["ledger", "reconcile", "--check"], 60_000, env);
+      expect(text.stdout).toContain(`(${first.stated} atomic) claimed and not yet paid out`);
+
+      // The page: the pay-to's account read now, and the background reconciliation's finding.
+      const page = await operatorPage(app.url, token);
+      expect(payoutFigure(page, "claimed")).toBe(first.stated);
+      expect(payoutFigure(page, "paid-out")).toBe(0n);
+      expect(payoutFigure(page, "awaiting-payout")).toBe(first.stated);
+      await expect
+        .poll(
+          async () =>
+            /data-outcome="awaiting-payout"[\s\S]*?data-atomic="(\d+)"/.exec(await operatorPage(app.url, token))?.[1],
+          { timeout: 20_000 },
+        )
+        .toBe(String(first.stated));
+
+      // Nothing to claim; the payout sends what the refund claimed.
+      const claim = await paysvc(["channels", "claim", "--json"], 60_000, env);
+      expect(claim.code, claim.stdout + claim.stderr).toBe(0);
+      const claimed = JSON.parse(claim.stdout) as {
+        claims: unknown[];
+        payout: { amount: string; transaction: string };
+      };
+      expect(claimed.claims).toEqual([]);
+      expect(claimed.payout.amount).toBe(String(first.stated));
+      expect(await usdcBalance(payTo)).toBe(first.stated);
+      expect(payoutFigure(await operatorPage(app.url, token), "awaiting-payout")).toBe(0n);
+      const again = await paysvc(["channels", "claim"], 60_000, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain("nothing held for the pay-to in the channel contract");
+
+      // Again, and the app stops: its drain has nothing to claim, and pays out what the contract holds.
+      const second = await channelCalls(app.url, 5);
+      expect((await second.scheme.refund(`${app.url}/v1/channels/refund`)).success).toBe(true);
+      expect(await usdcBalance(payTo)).toBe(first.stated);
+      proxy.setMode({ kind: "forward" });
+      await app.stop();
+      stopped = true;
+      expect(await usdcBalance(payTo)).toBe(first.stated + second.stated);
+      expect(log.join("\n")).toMatch(
+        new RegExp(
+          `"event":"channels_claimed".*"why":"shutdown".*"payout":\\{"transaction":"0x[0-9a-f]+","amount":"${second.stated}"`,
+        ),
+      );
+      const reconciled = await paysvc(["ledger", "reconcile", "--check", "--json"], 60_000, env);
+      expect((JSON.parse(reconciled.stdout) as { payouts: PrintedPayout[] }).payouts).toEqual([
+        expect.objectContaining({ awaitingPayout: "0", paidOut: String(first.stated + second.stated) }),
+      ]);
+    } finally {
+      if (!stopped) await app.stop();
+      await proxy.stop();
+    }
+  });
+});

@@ -265,10 +265,13 @@ describe("x402 batch-settlement: many paid calls from one channel", () => {
     expect(BigInt(channelRow(channelId)!.charged_cumulative_amount as string)).toBe(stated);
 
     const before = await usdcBalance(payer.address);
+    const payToBefore = await usdcBalance(stack().payTo);
     const settlement = await scheme.refund(url);
     expect(settlement.success).toBe(true);
-    // Exactly the deposit less the charges comes back; the charges were claimed by the same transaction.
+    // Exactly the deposit less the charges comes back; the charges were claimed by the same transaction, and paid
+    // out to the pay-to before the answer.
     expect(await usdcBalance(payer.address)).toBe(before + deposited - stated);
+    expect((await usdcBalance(stack().payTo)) - payToBefore).toBe(stated);
     await expect
       .poll(() => ledgerRows(payer.address).map((row) => [row.status, row.transaction]))
       .toEqual(rows.map(() => ["settled", settlement.transaction]));

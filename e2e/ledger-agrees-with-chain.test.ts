@@ -33,7 +33,12 @@ describe("the e2e ledger after every journey", () => {
         paymentTimeoutSeconds: 300,
       }),
       paymentTimeoutMs: 300_000,
-      channels: { channels: storage.channels, chainRpcUrl: stack().chainRpcUrl, contract: BATCH_SETTLEMENT_ADDRESS },
+      channels: {
+        channels: storage.channels,
+        chainRpcUrl: stack().chainRpcUrl,
+        contract: BATCH_SETTLEMENT_ADDRESS,
+        payTo: stack().payTo,
+      },
     });
     const report = await reconciler.run({ check: true, all: true });
     // The channels the journeys paid from: each one's rows add up to its running total, claimed or not.
@@ -42,8 +47,12 @@ describe("the e2e ledger after every journey", () => {
     expect(report.checked).toBeGreaterThan(50);
     expect(report.rows.filter((row) => row.outcome === "mismatch" || row.outcome === "error")).toEqual([]);
     expect(report.outcomes.agrees.count).toBeGreaterThan(40);
+    // What channels paid reached the pay-to through the channel contract's payouts (a fresh chain: all of them
+    // during the run), and nothing claimed waits in the contract.
+    const [payouts] = report.payouts;
+    expect(payouts).toMatchObject({ awaitingPayout: 0n });
     const received = (await usdcBalance(stack().payTo)) - BigInt(stack().payToAtStart);
-    expect(report.settledAmount).toBe(received);
+    expect(report.settledAmount + payouts!.paidOut).toBe(received);
   });
 
   it("is what `paysvc ledger reconcile --all --check` prints too, with exit code 0", async () => {

@@ -24,6 +24,8 @@ import { Drain } from "./lifecycle/drain";
 import { DeferredWrites } from "./storage/deferred-writes";
 import { channelScheme } from "./payment/channel-scheme";
 import { claimInBackground } from "./channels/claim-in-background";
+import type { ClaimServices } from "./channels/channel-claims";
+import { ReceiverPayouts } from "./channels/receiver-payouts";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 
 /** Everything a request handler needs, built once per process from validated configuration. */
@@ -49,6 +51,8 @@ export interface AppContext {
   writes: DeferredWrites;
   /** This process's last background reconciliation. */
   reconciliation: LastReconciliation;
+  /** What claims and pays out the deployment's batch-settlement channels (EVM, channels configured). */
+  channels: ClaimServices | undefined;
 }
 
 /** The context, once the database is reached and migrated; fails with a clear message when it cannot be. */
@@ -78,15 +82,22 @@ export async function createAppContext(
   const reconciliation = new LastReconciliation();
   const background = { ledger, gateway, metrics, prepaidKeys, channels: storage.channels, last: reconciliation };
   drain.onStop(reconcileInBackground(config, background));
-  if (channels && config.channels && config.network.kind === "evm") {
+  const claims: ClaimServices | undefined =
+    channels && config.network.kind === "evm"
+      ? {
+          scheme: channels,
+          storage: storage.channels,
+          gateway,
+          ledger,
+          writes,
+          network: config.network,
+          payouts: new ReceiverPayouts(config.network, chainRpcUrlOf(config), BATCH_SETTLEMENT_ADDRESS),
+        }
+      : undefined;
+  if (claims && config.channels) {
     drain.onStop(
       claimInBackground({
-        scheme: channels,
-        storage: storage.channels,
-        gateway,
-        ledger,
-        writes,
-        network: config.network,
+        ...claims,
         settings: config.channels.claims,
         chainRpcUrl: chainRpcUrlOf(config),
         contract: BATCH_SETTLEMENT_ADDRESS,
@@ -134,6 +145,7 @@ export async function createAppContext(
     drain,
     writes,
     reconciliation,
+    channels: claims,
   };
 }
 

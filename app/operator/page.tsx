@@ -260,6 +260,8 @@ function Dashboard({ view }: { view: OperatorView }) {
         </dl>
       </section>
 
+      {view.channelPayout ? <ChannelPayout payout={view.channelPayout} /> : null}
+
       <section className="card">
         <h2>Providers and facilitators</h2>
         <Components title="Providers" testId="providers" components={view.providers} />
@@ -284,6 +286,44 @@ function Tile(props: { id: string; label: string; value: string; unit?: string; 
         {props.unit ? <span className="tile-unit"> {props.unit}</span> : null}
       </span>
     </div>
+  );
+}
+
+/** The pay-to's account in the channel contract: a claim moves money there, only a payout moves it to the pay-to. */
+function ChannelPayout({ payout }: { payout: NonNullable<OperatorView["channelPayout"]> }) {
+  return (
+    <section className="card" data-testid="channel-payout">
+      <h2>Channel payouts</h2>
+      {payout.error !== undefined ? (
+        <p className="error">{payout.error}</p>
+      ) : (
+        <>
+          <dl className="facts">
+            <dt>Claimed from the channels</dt>
+            <dd data-figure="claimed" data-atomic={payout.claimedAtomic.toString()}>
+              {payout.claimedUsd} USD
+            </dd>
+            <dt>Paid out to the pay-to</dt>
+            <dd data-figure="paid-out" data-atomic={payout.paidOutAtomic.toString()}>
+              {payout.paidOutUsd} USD
+            </dd>
+            <dt>Claimed, not yet paid out</dt>
+            <dd data-figure="awaiting-payout" data-atomic={payout.awaitingPayoutAtomic.toString()}>
+              {payout.awaitingPayoutUsd} USD
+            </dd>
+          </dl>
+          <p className="note">
+            Read now from the channel contract for {payout.receiver}.{" "}
+            {payout.awaitingPayoutAtomic > 0n ? (
+              <>
+                The pay-to does not have what is not paid out yet: the next claim sends it, or{" "}
+                <code>paysvc channels claim</code> now.
+              </>
+            ) : null}
+          </p>
+        </>
+      )}
+    </section>
   );
 }
 
@@ -362,9 +402,10 @@ function Run(props: { run: RunView; testId: string; every?: number }) {
       <p>
         {heading}
         {props.every === undefined ? "" : ` (every ${props.every} s in this process)`}: {rows(run.checked)} not known to
-        be final read against the chain{run.found.length === 0 ? "; nothing to do." : "."}
+        be final read against the chain
+        {run.found.length === 0 && run.awaitingPayoutAtomic === 0n ? "; nothing to do." : "."}
       </p>
-      {run.found.length > 0 ? (
+      {run.found.length > 0 || run.awaitingPayoutAtomic > 0n ? (
         <table>
           <thead>
             <tr>
@@ -381,6 +422,15 @@ function Run(props: { run: RunView; testId: string; every?: number }) {
                 <td className="num">{amountUsd}</td>
               </tr>
             ))}
+            {run.awaitingPayoutAtomic > 0n ? (
+              <tr data-outcome="awaiting-payout">
+                <th scope="row">claimed, not paid out</th>
+                <td className="num" />
+                <td className="num" data-atomic={run.awaitingPayoutAtomic.toString()}>
+                  {run.awaitingPayoutUsd}
+                </td>
+              </tr>
+            ) : null}
           </tbody>
         </table>
       ) : null}

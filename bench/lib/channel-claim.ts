@@ -2,7 +2,9 @@
 // facilitator, the development channel authorizer key the bench stack gave the app.
 import { CHANNEL_AUTHORIZER_ACCOUNT_INDEX, devAccount } from "../../cli/dev-stack/dev-accounts";
 import { polygon } from "../../networks/eip155-137";
+import { chainRpcUrlOf } from "../../config/service-config";
 import { claimChannels } from "../../server/channels/channel-claims";
+import { ReceiverPayouts } from "../../server/channels/receiver-payouts";
 import { channelScheme } from "../../server/payment/channel-scheme";
 import { gatewayFor } from "../../server/payment/gateway-for";
 import { DeferredWrites } from "../../server/storage/deferred-writes";
@@ -43,6 +45,7 @@ export async function claimBenchChannels(stack: {
       ledger: storage.ledger,
       writes: new DeferredWrites((work) => work),
       network: polygon,
+      payouts: new ReceiverPayouts(polygon, chainRpcUrlOf({ network: polygon, chainRpcUrl: stack.chainRpcUrl })),
     });
     return { claims: report.claims.length, payout: report.payout !== undefined };
   } finally {

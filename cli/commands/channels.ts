@@ -4,11 +4,12 @@ import type { EvmNetwork } from "../../networks";
 import {
   channelManager,
   claimChannels,
-  payOut,
+  payOutHeld,
   recordClaim,
   unclaimedOf,
   type ClaimServices,
 } from "../../server/channels/channel-claims";
+import { ReceiverPayouts } from "../../server/channels/receiver-payouts";
 import { atomicToDecimal } from "../../server/money";
 import { channelScheme } from "../../server/payment/channel-scheme";
 import { gatewayFor } from "../../server/payment/gateway-for";
@@ -64,29 +65,33 @@ export function registerChannelsCommand(program: Command): void {
     );
   channels
     .command("claim [channels...]")
-    .description("Claim what the channels (all, or those named) were charged, then pay the claimed sum out to PAY_TO")
+    .description(
+      "Claim what the channels (all, or those named) were charged, then pay out to PAY_TO all the channel contract holds for it (claims of refunds and earlier runs included). Exits 1 when a claim or the payout fails",
+    )
     .option("--json", "print JSON")
     .action(
       action(async (ids: string[], options: { json?: boolean }) => {
         await withChannels(async (services) => {
-          const report = await claimChannels(services, ids.length > 0 ? ids : undefined, { payout: "always" });
+          const report = await claimChannels(services, ids.length > 0 ? ids : undefined);
+          const usd = (amount: bigint) => atomicToDecimal(amount, services.network.usdc.decimals);
           print(options.json === true, report, () =>
             [
               ...report.claims.map(
                 (claim) =>
-                  `claimed ${atomicToDecimal(claim.amount, 6)} USD of ${claim.channels.length} channel(s): ${claim.transaction}`,
+                  `claimed ${usd(claim.amount)} USD of ${claim.channels.length} channel(s): ${claim.transaction}`,
               ),
               ...report.failed.map((failure) => `failed for ${failure.channels.join(", ")}: ${failure.reason}`),
+              report.claims.length === 0 && report.failed.length === 0 ? "nothing to claim" : "",
               report.payout
-                ? `paid out to the pay-to: ${report.payout}`
-                : report.claims.length === 0
-                  ? "nothing to claim"
-                  : "",
+                ? `paid out ${usd(report.payout.amount)} USD to the pay-to: ${report.payout.transaction}`
+                : report.payoutFailed
+                  ? `the payout to the pay-to failed: ${report.payoutFailed}`
+                  : "nothing held for the pay-to in the channel contract",
             ]
               .filter(Boolean)
               .join("\n"),
           );
-          if (report.failed.length > 0) process.exitCode = 1;
+          if (report.failed.length > 0 || report.payoutFailed) process.exitCode = 1;
         });
       }),
     );
@@ -105,9 +110,9 @@ export function registerChannelsCommand(program: Command): void {
           const manager = await channelManager(services);
           const [result] = await manager.refund([channel.channelId]);
           if (!result) throw new Error(`channel ${id}: nothing was refunded`);
-          // Its charges were claimed in the same transaction: they are sent on to the pay-to.
-          const payout = unclaimedOf(channel) > 0n ? await payOut(manager) : undefined;
+          // Its charges were claimed in the same transaction, into the contract: they are sent on to the pay-to.
           if (unclaimedOf(channel) > 0n) await recordClaim(services, channel, result.transaction);
+          const payout = await payOutHeld(services, manager);
           const outcome = { channel: channel.channelId, refunded, transaction: result.transaction, payout };
           print(
             options.json === true,
@@ -147,6 +152,7 @@ async function withChannels(run: (services: ClaimServices) => Promise<void>): Pr
       ledger: storage.ledger,
       writes: new DeferredWrites((work) => work),
       network: config.network as EvmNetwork,
+      payouts: new ReceiverPayouts(config.network as EvmNetwork, config.chainRpcUrl),
     });
   } finally {
     await builtIn?.stop();

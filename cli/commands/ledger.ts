@@ -150,6 +150,7 @@ Examples:
               channels: storage.channels,
               chainRpcUrl: config.chainRpcUrl,
               contract: BATCH_SETTLEMENT_ADDRESS,
+              payTo: config.channelPayTo,
             },
           });
           const report = await reconciler.run({ check, all: options.all === true });

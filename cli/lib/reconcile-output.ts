@@ -50,6 +50,16 @@ export function reconcileText(report: ReconcileReport, network: NetworkDefinitio
       ]),
     );
   }
+  for (const payout of report.payouts) {
+    const held =
+      payout.awaitingPayout > 0n
+        ? `${usd(payout.awaitingPayout)} USD (${payout.awaitingPayout} atomic) claimed and not yet paid out: \`paysvc channels claim\` pays it out`
+        : "nothing claimed awaits a payout";
+    lines.push(
+      "",
+      `channel contract, receiver ${payout.receiver}: claimed ${payout.claimed}, paid out ${payout.paidOut} atomic units; ${held}`,
+    );
+  }
   const mismatches = report.outcomes.mismatch.count;
   if (mismatches > 0)
     lines.push(`${mismatches} mismatch${mismatches === 1 ? "" : "es"}: the chain disagrees with the ledger`);

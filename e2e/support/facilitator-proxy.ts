@@ -1,10 +1,16 @@
 import { listen, readBody, sendJson } from "../../cli/lib/json-http-server";
 
 /**
- * What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, never forward it, or
- * hold it until the test opens the gate (`openGate`), so that something can happen on chain in between.
+ * What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, never forward it, hold
+ * it until the test opens the gate (`openGate`), so that something can happen on chain in between, or refuse those
+ * whose request body `refuse` picks (as a facilitator refuses one) and forward the others.
  */
-export type SettleMode = { kind: "forward" } | { kind: "hold"; holdMs: number } | { kind: "drop" } | { kind: "gate" };
+export type SettleMode =
+  | { kind: "forward" }
+  | { kind: "hold"; holdMs: number }
+  | { kind: "drop" }
+  | { kind: "gate" }
+  | { kind: "refuse"; refuse: (body: Record<string, unknown>) => boolean };
 
 /**
  * A facilitator in front of the real one, for settlements that time out: every call is forwarded, except that
@@ -41,6 +47,11 @@ export async function startFacilitatorProxy(target: string) {
       if (path === "/settle" && mode.kind === "drop") {
         // Never answered: the app gives up at its timeout; the connection is closed when the proxy stops.
         dropped.push(() => response.destroy());
+        return;
+      }
+      if (path === "/settle" && mode.kind === "refuse" && mode.refuse(JSON.parse(body?.toString("utf8") ?? "{}"))) {
+        const errorReason = "refused_by_test_proxy";
+        sendJson(response, 200, { success: false, errorReason, transaction: "", network: "" });
         return;
       }
       if (path === "/settle" && (mode.kind === "hold" || mode.kind === "gate")) {

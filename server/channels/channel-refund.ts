@@ -11,15 +11,17 @@ import { resourceUrl } from "../http/public-urls";
 import { logEvent } from "../log";
 import { describeMismatch } from "../payment/describe-mismatch";
 import { FacilitatorUnavailableError } from "../payment/facilitator-answers";
-import { recordClaim, unclaimedOf } from "./channel-claims";
+import { payOutHeld, recordClaim, unclaimedOf } from "./channel-claims";
 
-type RefundContext = Pick<AppContext, "config" | "gateway" | "storage" | "writes" | "metrics">;
+type RefundContext = Pick<AppContext, "config" | "gateway" | "storage" | "writes" | "metrics" | "channels">;
 
 /**
  * A payer's cooperative refund of a batch-settlement channel (the official client's `refund(url)`): without a
  * payment, the 402 naming the deployment's channel terms; with a refund signed over the channel's last voucher, the
  * scheme verifies it, the facilitator claims what the channel was charged and returns the rest (or the amount
- * asked) to the payer in one transaction, and the charged rows it claimed become settled. Nothing is charged.
+ * asked) to the payer in one transaction, and the charged rows it claimed become settled. The claim leaves the
+ * charges in the contract, so a payout sends the pay-to what the contract holds for it before the answer (a payout
+ * that fails is retried by the periodic claimer and on the way out). Nothing is charged.
  */
 export async function refundChannel(context: RefundContext, request: ApiRequest): Promise<ApiAnswer> {
   const { gateway, config, storage } = context;
@@ -90,10 +92,16 @@ export async function refundChannel(context: RefundContext, request: ApiRequest)
   // The refund claimed the channel's charges on the way: their rows are settled by it.
   if (before && unclaimedOf(before) > 0n)
     await recordClaim({ ledger: storage.ledger, writes: context.writes }, before, transaction);
+  const payout = context.channels && (await payOutHeld(context.channels));
   const asked = (payload.payload as { amount?: string }).amount;
   const refunded =
     asked ?? (before ? (BigInt(before.balance) - BigInt(before.chargedCumulativeAmount)).toString() : undefined);
-  logEvent("info", "channel_refunded", { channel: channelId, refunded, transaction });
+  logEvent("info", "channel_refunded", {
+    channel: channelId,
+    refunded,
+    transaction,
+    payout: payout && { ...payout, amount: payout.amount.toString() },
+  });
   return jsonAnswer(
     { object: "channel.refund", channel: channelId, payer: settlement.payer, refunded, transaction },
     { headers: { "PAYMENT-RESPONSE": paymentResponse, "Cache-Control": "no-store" } },

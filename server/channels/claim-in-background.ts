@@ -30,8 +30,10 @@ export interface BackgroundClaims extends ClaimServices {
  * The deployment's claimer: every `checkMs` one process over the database (the holder of its lock) looks at what
  * the channels owe and claims it when `intervalMs` has passed since this process last claimed, when it adds up to
  * the threshold, and at once for a channel whose payer started a withdrawal (read from the chain: what is not
- * claimed when it ends is the payer's again). Returns what stops it: the check under way is waited for, then what
- * is owed is claimed (a deploy leaves nothing unclaimed).
+ * claimed when it ends is the payer's again). Each claim ends with a payout of all the contract holds for the
+ * pay-to, and every `intervalMs` that payout is made even when nothing is owed (a refund's claim whose payout
+ * failed). Returns what stops it: the check under way is waited for, then what is owed is claimed and all that is
+ * held paid out (a deploy leaves nothing unclaimed, nor unpaid in the contract).
  */
 export function claimInBackground(services: BackgroundClaims): () => Promise<void> {
   const { settings } = services;
@@ -44,10 +46,10 @@ export function claimInBackground(services: BackgroundClaims): () => Promise<voi
   const check = () =>
     services.exclusive("channel-claims", async () => {
       const owing = (await services.storage.list()).filter((channel) => unclaimedOf(channel) > 0n);
-      if (owing.length === 0) return;
       const total = owing.reduce((sum, channel) => sum + unclaimedOf(channel), 0n);
-      const due = Date.now() - lastClaimed >= settings.intervalMs || total >= settings.thresholdAtomic;
-      const leaving = due ? [] : await withdrawing(owing.map((channel) => channel.channelId));
+      const due =
+        Date.now() - lastClaimed >= settings.intervalMs || (owing.length > 0 && total >= settings.thresholdAtomic);
+      const leaving = due || owing.length === 0 ? [] : await withdrawing(owing.map((channel) => channel.channelId));
       if (!due && leaving.length === 0) return;
       const report = await claimChannels(services, due ? undefined : leaving);
       if (due) lastClaimed = Date.now();
@@ -85,11 +87,13 @@ export function claimInBackground(services: BackgroundClaims): () => Promise<voi
 }
 
 function logClaims(report: ClaimReport, why: string): void {
-  if (report.claims.length === 0 && report.failed.length === 0) return;
-  logEvent(report.failed.length > 0 ? "error" : "info", "channels_claimed", {
+  const { claims, failed, payout, payoutFailed } = report;
+  if (claims.length === 0 && failed.length === 0 && !payout && !payoutFailed) return;
+  logEvent(failed.length > 0 || payoutFailed ? "error" : "info", "channels_claimed", {
     why,
-    claims: report.claims.map((claim) => ({ ...claim, amount: claim.amount.toString() })),
-    payout: report.payout,
-    failed: report.failed,
+    claims: claims.map((claim) => ({ ...claim, amount: claim.amount.toString() })),
+    payout: payout && { ...payout, amount: payout.amount.toString() },
+    payoutFailed,
+    failed,
   });
 }

@@ -63,7 +63,25 @@ export interface RunView {
   error: string | undefined;
   checked: number;
   found: { outcome: ReconcileOutcome; count: number; amountUsd: string }[];
+  /** What the channel contract held, claimed and not yet paid out, for the deployment's receivers. */
+  awaitingPayoutAtomic: bigint;
+  awaitingPayoutUsd: string;
 }
+
+/** What the channel contract holds for the pay-to, read now: its channels' claims, and what was paid out of them. */
+export type PayoutView =
+  | {
+      receiver: string;
+      claimedAtomic: bigint;
+      claimedUsd: string;
+      paidOutAtomic: bigint;
+      paidOutUsd: string;
+      /** Claimed and still in the contract: the pay-to does not have it until a payout sends it. */
+      awaitingPayoutAtomic: bigint;
+      awaitingPayoutUsd: string;
+      error?: undefined;
+    }
+  | { receiver: string; error: string };
 
 export interface OperatorView {
   network: string;
@@ -92,6 +110,8 @@ export interface OperatorView {
     /** The last run that found something, when it is not the last run. */
     lastFinding: RunView | undefined;
   };
+  /** Where the deployment offers batch-settlement channels. */
+  channelPayout: PayoutView | undefined;
 }
 
 /** What the operator's page shows, read now: the ledger through the report's queries, health, reconciliation. */
@@ -100,11 +120,12 @@ export async function operatorView(context: AppContext, now = new Date()): Promi
   const decimals = config.network.usdc.decimals;
   const hourSince = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 - 47 * 3_600_000);
   const daySince = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - 29 * 86_400_000);
-  const [hourReport, dayReport, health, attention] = await Promise.all([
+  const [hourReport, dayReport, health, attention, channelPayout] = await Promise.all([
     readLedgerReport(storage, config.network, hourSince, "hour"),
     readLedgerReport(storage, config.network, daySince, "day"),
     checkHealth(context),
     attentionRows(context, daySince),
+    payoutOf(context, decimals),
   ]);
   const checks = (health.body as { checks: HealthChecks }).checks;
   return {
@@ -133,7 +154,29 @@ export async function operatorView(context: AppContext, now = new Date()): Promi
     providers: components(checks.providers),
     facilitators: components(checks.facilitators),
     reconciliation: reconciliationOf(context, decimals),
+    channelPayout,
   };
+}
+
+/** The pay-to's account in the channel contract, read now; a chain that cannot be read is shown, not thrown. */
+async function payoutOf(context: AppContext, decimals: number): Promise<PayoutView | undefined> {
+  if (!context.channels) return undefined;
+  const receiver = context.channels.scheme.getReceiverAddress();
+  const usd = (atomic: bigint) => atomicToDecimal(atomic, decimals);
+  try {
+    const { claimed, paidOut, awaitingPayout } = await context.channels.payouts.read(receiver);
+    return {
+      receiver,
+      claimedAtomic: claimed,
+      claimedUsd: usd(claimed),
+      paidOutAtomic: paidOut,
+      paidOutUsd: usd(paidOut),
+      awaitingPayoutAtomic: awaitingPayout,
+      awaitingPayoutUsd: usd(awaitingPayout),
+    };
+  } catch (error) {
+    return { receiver, error: `the channel contract could not be read: ${(error as Error).message}` };
+  }
 }
 
 function reconciliationOf(context: AppContext, decimals: number): OperatorView["reconciliation"] {
@@ -143,10 +186,13 @@ function reconciliationOf(context: AppContext, decimals: number): OperatorView["
       ReconcileOutcome,
       { count: number; amount: bigint },
     ][];
+    const awaiting = (run.report?.payouts ?? []).reduce((sum, payout) => sum + payout.awaitingPayout, 0n);
     return {
       finishedAt: run.finishedAt.toISOString(),
       error: run.error,
       checked: run.report?.checked ?? 0,
+      awaitingPayoutAtomic: awaiting,
+      awaitingPayoutUsd: atomicToDecimal(awaiting, decimals),
       found: outcomes
         .filter(([outcome, figures]) => figures.count > 0 && outcome !== "agrees")
         .map(([outcome, figures]) => ({

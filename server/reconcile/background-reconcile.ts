@@ -39,7 +39,12 @@ export function reconcileInBackground(
       reader: chainReaderFor(config.network, chainRpcUrlOf(config)),
       paymentTimeoutMs: config.paymentTimeoutSeconds * 1000,
       prepaidKeys: services.prepaidKeys,
-      channels: { channels: services.channels, chainRpcUrl: chainRpcUrlOf(config), contract: BATCH_SETTLEMENT_ADDRESS },
+      channels: {
+        channels: services.channels,
+        chainRpcUrl: chainRpcUrlOf(config),
+        contract: BATCH_SETTLEMENT_ADDRESS,
+        payTo: config.channels ? config.payTo : undefined,
+      },
     });
     const report = await reconciler.run({ check: false, all: false });
     services.last.record({ finishedAt: new Date(), report });
@@ -52,6 +57,14 @@ export function reconcileInBackground(
         charged: channel.charged.toString(),
         ledgerCharged: channel.ledgerCharged.toString(),
         claimedOnChain: channel.claimedOnChain.toString(),
+      });
+    }
+    for (const payout of report.payouts.filter((payout) => payout.awaitingPayout > 0n)) {
+      logEvent("warn", "channel_payout_awaited", {
+        receiver: payout.receiver,
+        claimed: payout.claimed.toString(),
+        paidOut: payout.paidOut.toString(),
+        awaitingPayout: payout.awaitingPayout.toString(),
       });
     }
     if (settled.count + recovered.count + unsettled.count + mismatch.count + error.count === 0) return;

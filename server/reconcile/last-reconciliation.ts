@@ -7,8 +7,8 @@ export type ReconciliationRun =
 
 /**
  * This process's background reconciliations (background-reconcile.ts), for the operator's page: the last run, and
- * the last that found something (a row settled, recovered, unsettled, contradicted, unreadable, or not readable),
- * which a quiet run after it would otherwise hide.
+ * the last that found something (a row settled, recovered, unsettled, contradicted, unreadable, or not readable, or
+ * a claimed sum the contract has not paid out), which a quiet run after it would otherwise hide.
  */
 export class LastReconciliation {
   private latest: ReconciliationRun | undefined;
@@ -30,5 +30,8 @@ export class LastReconciliation {
 
 function foundSomething(report: ReconcileReport): boolean {
   const { settled, recovered, unsettled, mismatch, unreadable, error } = report.outcomes;
-  return [settled, recovered, unsettled, mismatch, unreadable, error].some((outcome) => outcome.count > 0);
+  return (
+    [settled, recovered, unsettled, mismatch, unreadable, error].some((outcome) => outcome.count > 0) ||
+    report.payouts.some((payout) => payout.awaitingPayout > 0n)
+  );
 }

@@ -2,6 +2,7 @@ import type { ChannelStorage } from "@x402/evm/batch-settlement/server";
 import { createPublicClient, http, type Abi } from "viem";
 import type { EvmNetwork } from "../../networks";
 import { chainFor } from "../../networks/viem-chain";
+import { ReceiverPayouts, type ReceiverPayout } from "../channels/receiver-payouts";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
 
 /** The channel contract's record of a channel: its deposit and what has been claimed of it. */
@@ -35,6 +36,8 @@ export interface ChannelReconcilerServices {
   ledger: PaymentLedger;
   chainRpcUrl: string;
   contract: `0x${string}`;
+  /** The deployment's pay-to (PAY_TO), when known: the channels' receiver, also once its channels are gone. */
+  payTo?: string;
 }
 
 /**
@@ -115,4 +118,21 @@ async function channelRows(ledger: PaymentLedger): Promise<Map<string, PaymentRe
     if (page.length < 500) return byChannel;
     after = page.at(-1)!.id;
   }
+}
+
+/**
+ * What the channel contract holds, claimed and not yet paid out, for the deployment's receivers: the pay-to and
+ * the receiver of every channel still stored (one that PAY_TO named before). A sum held is no contradiction (a payout
+ * follows each claim) but the receiver does not have it: `paysvc channels claim` sends it.
+ */
+export async function reconcilePayouts(services: ChannelReconcilerServices): Promise<ReceiverPayout[]> {
+  const receivers = new Map<string, string>();
+  for (const receiver of [
+    ...(services.payTo ? [services.payTo] : []),
+    ...(await services.channels.list()).map((channel) => channel.channelConfig.receiver),
+  ]) {
+    if (!receivers.has(receiver.toLowerCase())) receivers.set(receiver.toLowerCase(), receiver);
+  }
+  const payouts = new ReceiverPayouts(services.network, services.chainRpcUrl, services.contract);
+  return Promise.all([...receivers.values()].map((receiver) => payouts.read(receiver)));
 }

@@ -1,5 +1,7 @@
 import type { NetworkDefinition } from "../../networks";
-import { reconcileChannels, type ChannelReconcilerServices, type ReconciledChannel } from "./reconcile-channels";
+import type { ReceiverPayout } from "../channels/receiver-payouts";
+import { reconcileChannels, reconcilePayouts } from "./reconcile-channels";
+import type { ChannelReconcilerServices, ReconciledChannel } from "./reconcile-channels";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
@@ -56,6 +58,8 @@ export interface ReconcileReport {
   settledAmount: bigint;
   /** Each batch-settlement channel against the chain and its ledger rows (whose rows the run above leaves out). */
   channels: ReconciledChannel[];
+  /** What the channel contract holds for the deployment's receivers, with what it has not paid out yet (EVM). */
+  payouts: ReceiverPayout[];
 }
 
 /** The statuses not known to be final: what a run reads unless told to read them all. */
@@ -104,6 +108,7 @@ export class LedgerReconciler {
       rows: [],
       settledAmount: 0n,
       channels: [],
+      payouts: [],
     };
     const statuses = options.all ? paymentStatuses : readStatuses;
     for (let afterId = 0; ;) {
@@ -127,6 +132,7 @@ export class LedgerReconciler {
     const { channels, network, ledger } = this.services;
     if (channels && network.kind === "evm") {
       report.channels = await reconcileChannels({ ...channels, network, ledger }, options.check);
+      report.payouts = await reconcilePayouts({ ...channels, network, ledger });
     }
     return report;
   }
