@@ -1,13 +1,14 @@
 import type { NetworkDefinition } from "../../networks";
 import type { ReceiverPayout } from "../channels/receiver-payouts";
-import { reconcileChannels, reconcilePayouts } from "./reconcile-channels";
-import type { ChannelReconcilerServices, ReconciledChannel } from "./reconcile-channels";
+import { reconcileChannels, reconcilePayouts, type ReconciledChannel } from "./reconcile-channels";
+import type { ChannelReconcilerServices } from "./reconcile-channels";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
 import type { DecodedPayment } from "../payment/payment-signature";
 import { decodeRecordedPayment, facilitatorTerms, v1Requirements } from "../payment/x402-v1";
 import { paymentStatuses, type PaymentStatus } from "../storage/payment-status";
+import { amountToSettle, isDebt, openStatuses, readStatuses } from "./reconciled-statuses";
 import type { ChainPayment, ChainReader } from "./chain-payment";
 
 /** What reconciliation found of a row (in --check mode, what it would do). */
@@ -62,17 +63,6 @@ export interface ReconcileReport {
   payouts: ReceiverPayout[];
 }
 
-/** The statuses not known to be final: what a run reads unless told to read them all. */
-export const openStatuses: readonly PaymentStatus[] = ["pending", "verified", "settle_unknown"];
-/**
- * What a run reads: the open statuses, and the debts it may still collect (`unpaid` upto rows: their signed
- * maximum covers what the stream delivered, which is settled once the payer's funds allow, before the deadline).
- */
-const readStatuses: readonly PaymentStatus[] = [...openStatuses, "unpaid"];
-
-/** An `upto` stream's refused settlement, still to be collected: its payment can settle what it delivered. */
-const isDebt = (record: PaymentRecord) =>
-  record.status === "unpaid" && record.scheme === "upto" && record.unpaidAmount !== null;
 const PAGE = 500;
 
 export interface ReconcilerServices {
@@ -160,7 +150,7 @@ export class LedgerReconciler {
   ): Promise<ReconciledRow> {
     const { status } = record;
     const debt = isDebt(record);
-    const open = openStatuses.includes(status) || debt;
+    const open = debt || openStatuses.includes(status);
     if (chain.state === "transferred") {
       const problems = await this.disagreements(record, payment, chain);
       if (problems.length > 0) return { ...rowOf(record, "mismatch", chain.transaction), detail: problems.join("; ") };
@@ -180,9 +170,7 @@ export class LedgerReconciler {
     }
     if (!open) return rowOf(record, "agrees");
     // A debt its payment can no longer collect stays on record as what it is.
-    if (debt && (chain.state === "void" || chain.expired)) {
-      return { ...rowOf(record, "agrees"), detail: "delivered unpaid; its payment can no longer be settled" };
-    }
+    if (debt && (chain.state === "void" || chain.expired)) return rowOf(record, "agrees");
     if (chain.state === "void") return this.move(record, "unsettled", { failureReason: chain.reason }, check);
     const delivered = status === "settle_unknown" || debt;
     if (chain.expired) {
@@ -204,10 +192,7 @@ export class LedgerReconciler {
     const { gateway, reader } = this.services;
     if (!gateway) return { ...rowOf(record, "open"), detail: "unused and still valid: no facilitator to settle it" };
     const terms = this.recordedTerms(record, payment);
-    // An upto payment settles what its call was charged, which the row kept when the work was delivered (a debt's:
-    // what it delivered unpaid).
-    const charged = isDebt(record) ? record.unpaidAmount : record.settledAmount;
-    const amount = record.scheme === "upto" ? charged : record.amount;
+    const amount = amountToSettle(record);
     if (amount === null) {
       return { ...rowOf(record, "open"), detail: "an upto payment whose charge was not recorded: not settled" };
     }

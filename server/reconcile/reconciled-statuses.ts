@@ -1,0 +1,25 @@
+import type { PaymentRecord } from "../payment/payment-ledger";
+import type { PaymentStatus } from "../storage/payment-status";
+
+/** The statuses not known to be final. */
+export const openStatuses: readonly PaymentStatus[] = ["pending", "verified", "settle_unknown"];
+
+/**
+ * What a run reads unless told to read every row: the open statuses, and the debts it may still collect (`unpaid`
+ * upto rows: their signed maximum covers what the stream delivered, settled once the payer's funds allow, before the
+ * payment's deadline).
+ */
+export const readStatuses: readonly PaymentStatus[] = [...openStatuses, "unpaid"];
+
+/** An `upto` stream's refused settlement, still to be collected: its payment can settle what it delivered. */
+export const isDebt = (record: PaymentRecord): boolean =>
+  record.status === "unpaid" && record.scheme === "upto" && record.unpaidAmount !== null;
+
+/**
+ * What settling a recorded payment moves: `exact`, its amount; `upto`, what its call was charged, which the row kept
+ * when the work was delivered (a debt's: what it delivered unpaid); null when that was not recorded.
+ */
+export function amountToSettle(record: PaymentRecord): bigint | null {
+  if (record.scheme !== "upto") return record.amount;
+  return isDebt(record) ? record.unpaidAmount : record.settledAmount;
+}
