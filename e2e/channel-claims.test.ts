@@ -19,7 +19,7 @@ import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
 import { paysvc } from "./support/run-paysvc";
 import { fundedPayer } from "./support/funded-payer";
-import { stack, usdcBalance } from "./support/payments";
+import { stack, stackFacilitator, usdcBalance } from "./support/payments";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-claims-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -54,7 +54,7 @@ async function deployment(name: string, settings: Record<string, string>) {
     DATABASE_URL: `file:${databasePath}`,
     PAY_TO: payTo,
     CHANNEL_AUTHORIZER_PRIVATE_KEY: authorizer,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    ...stackFacilitator(),
     CHAIN_RPC_URL: stack().chainRpcUrl,
   };
   return { app, payTo, rows, log, env };

@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { chatBody, payingOpenAI, quote, stack, usdcBalance } from "./support/payments";
+import { chatBody, payingOpenAI, quote, stack, stackFacilitator, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 import { startService, stopService } from "./support/paysvc-service";
 import Database from "better-sqlite3";
@@ -32,7 +32,7 @@ async function operatorEnvironment(): Promise<Record<string, string>> {
   return {
     NETWORK: "eip155:137",
     PAY_TO,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    ...stackFacilitator(),
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: `file:${join(directory, `production-${++count}.sqlite`)}`,
     PORT: String(await freePort()),
