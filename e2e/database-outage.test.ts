@@ -16,7 +16,6 @@ import {
   buyPrepaidCode,
   paymentClient,
   payingOpenAI,
-  stack,
   stackFacilitator,
   uptoPaymentClient,
   usdcBalance,
