@@ -16,7 +16,11 @@ type Operation = "verify" | "settle" | "supported";
  */
 export async function startFacilitatorFront(
   target: string,
-  options: { authorize?: (request: IncomingMessage, path: string) => string | undefined } = {},
+  options: {
+    authorize?: (request: IncomingMessage, path: string) => string | undefined;
+    /** The credentials of the facilitator behind (`Name: value`): the shared stack's when it is the target. */
+    authHeader?: string;
+  } = {},
 ) {
   const faults: Record<Operation, Fault> = {
     verify: { kind: "none" },
@@ -26,7 +30,7 @@ export async function startFacilitatorFront(
   const passed: Record<Operation, number> = { verify: 0, settle: 0, supported: 0 };
   const failed: Record<Operation, number> = { verify: 0, settle: 0, supported: 0 };
   const refused: string[] = [];
-  const credentials = targetCredentials(target);
+  const credentials = targetCredentials(target, options.authHeader);
   const headers: IncomingHttpHeaders[] = [];
   const hanging: (() => void)[] = [];
   const handler = async (request: IncomingMessage, response: Parameters<Parameters<typeof listen>[0]>[1]) => {
