@@ -41,7 +41,8 @@ export async function startExtraApp(
       NETWORK: deployment.network,
       PAY_TO: deployment.payTo,
       FACILITATOR_URL: deployment.facilitatorUrl,
-      FACILITATOR_AUTH_HEADER: deployment.facilitatorAuthHeader,
+      // Unless the test names other credentials (FACILITATOR_AUTH=cdp) for a front of its own.
+      FACILITATOR_AUTH_HEADER: overrides.FACILITATOR_AUTH ? "" : deployment.facilitatorAuthHeader,
       ...entryCredentials(overrides.FACILITATORS, deployment),
       CHAIN_RPC_URL: deployment.chainRpcUrl,
       UPSTREAM_BASE_URL: deployment.upstreamBaseUrl,
