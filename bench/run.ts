@@ -371,6 +371,7 @@ try {
   await settleSection({
     appUrl: stack.appUrl,
     facilitatorUrl: stack.facilitatorUrl,
+    facilitatorAuthHeader: stack.facilitatorAuthHeader!,
     client,
     body: JSON.stringify(body),
     settles: size(500, 5),

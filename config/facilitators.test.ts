@@ -100,6 +100,20 @@ describe("the facilitators of a deployment", () => {
     expect(
       problemsOf(() => loadFacilitators({ FACILITATORS: "built-in", FACILITATOR_BUILT_IN_AUTH_HEADER: "a: b" })),
     ).toEqual(["FACILITATOR_BUILT_IN_AUTH_HEADER: the built-in facilitator takes no credentials"]);
+    // Running, as `paysvc start` hands it to its app: with its URL and the secret it serves that app with.
+    expect(
+      loadFacilitators({
+        FACILITATORS: "built-in=http://127.0.0.1:4020",
+        FACILITATOR_BUILT_IN_AUTH_HEADER: "Authorization: Bearer 0123",
+      }),
+    ).toEqual([
+      {
+        name: "built-in",
+        url: "http://127.0.0.1:4020",
+        builtIn: true,
+        auth: { kind: "header", name: "Authorization", value: "Bearer 0123" },
+      },
+    ]);
   });
 
   it("reads a CDP secret of either kind and nothing else", () => {

@@ -130,7 +130,9 @@ function authOf(
   const variables = credentialVariables(entry.name, single);
   const kind = value(variables.auth)?.toLowerCase();
   const header = value(variables.header);
-  if (entry.builtIn) {
+  // The built-in facilitator's credentials are a secret `paysvc start` makes and hands its app with the running
+  // facilitator's URL (built-in=url); the operator names it without a URL, and gives it none.
+  if (entry.builtIn && entry.url === undefined) {
     if (kind || header)
       problems.push(`${kind ? variables.auth : variables.header}: the built-in facilitator takes no credentials`);
     return { kind: "none" };

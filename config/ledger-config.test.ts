@@ -4,6 +4,7 @@ import { loadReconcileConfig } from "./ledger-config";
 
 // A key no development account has (the facilitator's key is only checked for its format here).
 const KEY = `0x${"42".repeat(32)}`;
+const PAY_TO = "0x2546BcD3c84621e976D8185a91A922aE77ECEc30";
 
 describe("paysvc ledger reconcile's configuration", () => {
   it("is the embedded stack of `npm start` at its default local URLs when neither chain nor facilitator is set", () => {
@@ -27,10 +28,11 @@ describe("paysvc ledger reconcile's configuration", () => {
   });
 
   it("names the built-in facilitator for CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY without FACILITATOR_URL", () => {
-    expect(loadReconcileConfig({ CHAIN_RPC_URL: "https://rpc.example", FACILITATOR_PRIVATE_KEY: KEY })).toMatchObject({
+    const env = { CHAIN_RPC_URL: "https://rpc.example", FACILITATOR_PRIVATE_KEY: KEY, PAY_TO };
+    expect(loadReconcileConfig(env)).toMatchObject({
       chainRpcUrl: "https://rpc.example",
       facilitators: [{ name: "built-in", url: undefined, builtIn: true }],
-      builtIn: { rpcUrl: "https://rpc.example", privateKey: KEY },
+      builtIn: { rpcUrl: "https://rpc.example", privateKey: KEY, payTo: PAY_TO },
       embeddedStack: false,
     });
     expect(
@@ -38,6 +40,10 @@ describe("paysvc ledger reconcile's configuration", () => {
         loadReconcileConfig({ CHAIN_RPC_URL: "https://rpc.example", FACILITATOR_PRIVATE_KEY: "0x1234" }),
       ),
     ).toEqual(["FACILITATOR_PRIVATE_KEY: must be a 32-byte hex private key (0x + 64 hex digits)"]);
+    // It settles payments to the deployment's pay-to only: it must know it.
+    expect(problemsOf(() => loadReconcileConfig({ ...env, PAY_TO: undefined }))).toEqual([
+      expect.stringMatching(/^PAY_TO: required by the built-in facilitator/),
+    ]);
   });
 
   it("needs a facilitator with CHAIN_RPC_URL alone, except to check (which settles nothing)", () => {

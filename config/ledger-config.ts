@@ -61,7 +61,12 @@ export function loadReconcileConfig(
   if (wantsBuiltIn && values.FACILITATOR_PRIVATE_KEY && values.CHAIN_RPC_URL) {
     const problem = privateKeyProblem(network, values.FACILITATOR_PRIVATE_KEY);
     if (problem) throw new ConfigurationError([`FACILITATOR_PRIVATE_KEY: ${problem}`]);
-    builtIn = { rpcUrl: values.CHAIN_RPC_URL, privateKey: values.FACILITATOR_PRIVATE_KEY };
+    if (!values.PAY_TO) {
+      throw new ConfigurationError([
+        "PAY_TO: required by the built-in facilitator, which settles payments to the deployment's pay-to only",
+      ]);
+    }
+    builtIn = { rpcUrl: values.CHAIN_RPC_URL, privateKey: values.FACILITATOR_PRIVATE_KEY, payTo: values.PAY_TO };
   } else if (wantsBuiltIn && !options.check) {
     throw new ConfigurationError([
       "FACILITATOR_PRIVATE_KEY: required with CHAIN_RPC_URL by the built-in facilitator (FACILITATORS lists built-in)",

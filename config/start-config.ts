@@ -19,6 +19,8 @@ export interface BuiltInFacilitator {
   rpcUrl: string;
   /** EVM: 0x + 64 hex digits. Solana: a 64-byte keypair in base58, as wallets export it. */
   privateKey: string;
+  /** The deployment's PAY_TO: the only recipient whose payments it verifies and settles. */
+  payTo: string;
 }
 
 export interface StartConfig {
@@ -88,7 +90,7 @@ export function loadStartConfig(env: Environment = process.env): StartConfig {
     catalogFile: values.PAYSVC_CATALOG,
     builtInFacilitator:
       builtInWanted && values.CHAIN_RPC_URL && values.FACILITATOR_PRIVATE_KEY
-        ? { rpcUrl: values.CHAIN_RPC_URL, privateKey: values.FACILITATOR_PRIVATE_KEY }
+        ? { rpcUrl: values.CHAIN_RPC_URL, privateKey: values.FACILITATOR_PRIVATE_KEY, payTo: service.payTo }
         : undefined,
   };
 }

@@ -20,7 +20,7 @@ import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";
 import { fundedPayer } from "./support/funded-payer";
-import { stack, usdcBalance } from "./support/payments";
+import { stack, stackFacilitator, usdcBalance } from "./support/payments";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-claims-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -55,7 +55,7 @@ async function deployment(name: string, settings: Record<string, string>) {
     DATABASE_URL: `file:${databasePath}`,
     PAY_TO: payTo,
     CHANNEL_AUTHORIZER_PRIVATE_KEY: authorizer,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    ...stackFacilitator(),
     CHAIN_RPC_URL: stack().chainRpcUrl,
   };
   return { app, payTo, rows, log, env };

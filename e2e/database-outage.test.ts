@@ -12,7 +12,14 @@ import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-u
 import { decimalToAtomic } from "../server/money";
 import { fundedPayer } from "./support/funded-payer";
 import { startService, stopService } from "./support/paysvc-service";
-import { buyPrepaidCode, paymentClient, payingOpenAI, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
+import {
+  buyPrepaidCode,
+  paymentClient,
+  payingOpenAI,
+  stackFacilitator,
+  uptoPaymentClient,
+  usdcBalance,
+} from "./support/payments";
 
 /**
  * A production deployment on a real PostgreSQL server, on the shared chain and facilitator, whose database stops
@@ -38,7 +45,7 @@ beforeAll(async () => {
   service = await startService({
     NETWORK: "eip155:137",
     PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    ...stackFacilitator(),
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: databaseUrl,
     DATABASE_TIMEOUT_SECONDS: "2",

@@ -6,7 +6,15 @@ import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorFront } from "./support/facilitator-front";
 import { fundedPayer } from "./support/funded-payer";
-import { balances, chatBody, payingOpenAI, quote, stack, uptoPaymentClient } from "./support/payments";
+import {
+  balances,
+  chatBody,
+  payingOpenAI,
+  quote,
+  stack,
+  stackFacilitator,
+  uptoPaymentClient,
+} from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 const METRICS_TOKEN = "failover-metrics-token-0123456789";
@@ -164,7 +172,7 @@ describe("two facilitators, the first failing", { timeout: 120_000 }, () => {
     const checked = await paysvc(["ledger", "reconcile", "--check", "--all", "--json"], 120_000, {
       DATABASE_URL: `file:${stack().databasePath}`,
       CHAIN_RPC_URL: stack().chainRpcUrl,
-      FACILITATOR_URL: stack().facilitatorUrl,
+      ...stackFacilitator(),
     });
     const report = JSON.parse(checked.stdout) as { rows: { id: number; outcome: string }[] };
     const row = lastRow();

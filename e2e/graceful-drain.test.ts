@@ -12,7 +12,15 @@ import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-u
 import { decimalToAtomic } from "../server/money";
 import { fundedPayer } from "./support/funded-payer";
 import { startService, stopService } from "./support/paysvc-service";
-import { buyPrepaidCode, payingOpenAI, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
+import {
+  buyPrepaidCode,
+  payingOpenAI,
+  quote,
+  stack,
+  stackFacilitator,
+  uptoPaymentClient,
+  usdcBalance,
+} from "./support/payments";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-drain-"));
 const DELTAS = 40;
@@ -34,7 +42,7 @@ async function deployment(graceSeconds: number) {
   const env = {
     NETWORK: "eip155:137",
     PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    ...stackFacilitator(),
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: `file:${databasePath}`,
     PORT: String(await freePort()),

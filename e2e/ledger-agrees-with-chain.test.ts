@@ -5,7 +5,8 @@ import { chainReaderFor } from "../server/reconcile/chain-reader-for";
 import { LedgerReconciler } from "../server/reconcile/reconcile-ledger";
 import { openStorage } from "../server/storage/open-storage";
 import type { Storage } from "../server/storage/storage";
-import { polygon, stack, usdcBalance } from "./support/payments";
+import { headerAuth } from "../cli/lib/facilitator-server";
+import { polygon, stack, stackFacilitator, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 /*
@@ -28,7 +29,9 @@ describe("the e2e ledger after every journey", () => {
       gateway: new PaymentGateway({
         network: polygon,
         payTo: stack().payTo,
-        facilitators: [{ name: "facilitator", url: stack().facilitatorUrl }],
+        facilitators: [
+          { name: "facilitator", url: stack().facilitatorUrl, auth: headerAuth(stack().facilitatorAuthHeader) },
+        ],
         facilitatorTimeoutMs: 10_000,
         paymentTimeoutSeconds: 300,
       }),
@@ -60,7 +63,7 @@ describe("the e2e ledger after every journey", () => {
       NETWORK: "eip155:137",
       DATABASE_URL: `file:${stack().databasePath}`,
       CHAIN_RPC_URL: stack().chainRpcUrl,
-      FACILITATOR_URL: stack().facilitatorUrl,
+      ...stackFacilitator(),
     });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^eip155:137: \d+ rows \(all of them\) reconciled with the chain \(checked only/);

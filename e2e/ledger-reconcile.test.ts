@@ -12,6 +12,7 @@ import {
   postJson,
   quote,
   stack,
+  stackFacilitator,
   uptoPaymentClient,
   usdcBalance,
 } from "./support/payments";
@@ -28,7 +29,7 @@ async function reconcile(...args: string[]) {
     NETWORK: "eip155:137",
     DATABASE_URL: `file:${stack().databasePath}`,
     CHAIN_RPC_URL: stack().chainRpcUrl,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    ...stackFacilitator(),
   });
   if (!stdout.startsWith("{")) throw new Error(`reconcile printed no report (exit ${code}): ${stderr}`);
   const report = JSON.parse(stdout) as {
@@ -224,7 +225,7 @@ describe("paysvc ledger reconcile", () => {
         NETWORK: "eip155:137",
         DATABASE_URL: `file:${stack().databasePath}`,
         CHAIN_RPC_URL: stack().chainRpcUrl,
-        FACILITATOR_URL: stack().facilitatorUrl,
+        ...stackFacilitator(),
       });
       expect(text.code).toBe(1);
       expect(text.stdout).toMatch(/^mismatch\s+1\s/m);

@@ -12,7 +12,16 @@ import { atomicToDecimal, decimalToAtomic } from "../server/money";
 import { countTextTokens } from "../server/pricing/count-tokens";
 import { startExtraApp } from "./support/extra-app";
 import { fundedPayer } from "./support/funded-payer";
-import { balances, payingOpenAI, postJson, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
+import {
+  balances,
+  payingOpenAI,
+  postJson,
+  quote,
+  stack,
+  stackFacilitator,
+  uptoPaymentClient,
+  usdcBalance,
+} from "./support/payments";
 
 // The payer no other file uses for upto: its USDC has not approved Permit2 when this file starts, so its first
 // payment carries an EIP-2612 permit (the 402's eip2612GasSponsoring extension), applied by the facilitator.
@@ -326,7 +335,7 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
         NETWORK: "eip155:137",
         DATABASE_URL: `file:${stack().databasePath}`,
         CHAIN_RPC_URL: stack().chainRpcUrl,
-        FACILITATOR_URL: stack().facilitatorUrl,
+        ...stackFacilitator(),
       });
       expect(code).toBe(0);
       expect(ledgerRowById(row.id)).toMatchObject({ status: "settled", settled_amount: row.unpaid_amount });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +8,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { chatBody, payingOpenAI, quote, stack, usdcBalance } from "./support/payments";
+import { facilitatorAccess, startFacilitatorServer } from "../cli/lib/facilitator-server";
+import { chatBody, payingOpenAI, polygon, quote, stack, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 import { startService, stopService } from "./support/paysvc-service";
 import Database from "better-sqlite3";
@@ -21,6 +22,11 @@ const directory = mkdtempSync(join(tmpdir(), "paysvc-production-"));
 // what the shared pay-to received.
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
 let provider: LocalUpstream;
+/**
+ * The operator's facilitator, standing for a real one: the stack's serves only the stack's pay-to. It settles on
+ * the shared chain from an account of its own, for PAY_TO.
+ */
+let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>> & { authHeader: string };
 let count = 0;
 
 /**
@@ -32,7 +38,8 @@ async function operatorEnvironment(): Promise<Record<string, string>> {
   return {
     NETWORK: "eip155:137",
     PAY_TO,
-    FACILITATOR_URL: stack().facilitatorUrl,
+    FACILITATOR_URL: facilitator.url,
+    FACILITATOR_AUTH_HEADER: facilitator.authHeader,
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: `file:${join(directory, `production-${++count}.sqlite`)}`,
     PORT: String(await freePort()),
@@ -62,9 +69,21 @@ const appServersOn = (port: string) => {
 
 beforeAll(async () => {
   provider = await startLocalUpstream({ port: 0 });
+  const key = await fundedSettlingKey();
+  const access = facilitatorAccess(PAY_TO);
+  const started = await startFacilitatorServer({
+    network: polygon,
+    rpcUrl: stack().chainRpcUrl,
+    privateKey: key,
+    port: 0,
+    embeddedChain: true,
+    access,
+  });
+  facilitator = { ...started, authHeader: access.header };
 });
 
 afterAll(async () => {
+  await facilitator?.stop();
   await provider.stop();
   rmSync(directory, { recursive: true, force: true });
 });
@@ -152,6 +171,7 @@ describe("paysvc start (production)", () => {
     const env = {
       ...(await operatorEnvironment()),
       FACILITATOR_URL: "",
+      FACILITATOR_AUTH_HEADER: "",
       CHAIN_RPC_URL: stack().chainRpcUrl,
       FACILITATOR_PRIVATE_KEY: key,
     };
@@ -171,6 +191,12 @@ describe("paysvc start (production)", () => {
       );
       expect(completion.choices).toHaveLength(1);
       expect((await usdcBalance(PAY_TO)) - before).toBe(quoted);
+      // The app has the secret the facilitator serves it with, never the facilitator's key.
+      const app = readFileSync(`/proc/${appServersOn(new URL(service.url).port).split("\n")[0]}/environ`, "utf8").split(
+        "\0",
+      );
+      expect(app.filter((variable) => variable.includes(key.slice(2)))).toEqual([]);
+      expect(app).toContainEqual(expect.stringMatching(/^FACILITATOR_BUILT_IN_AUTH_HEADER=Authorization: Bearer /));
     } finally {
       expect(await stopService(service)).toBe(0);
     }
@@ -184,7 +210,8 @@ describe("paysvc start (production)", () => {
     });
     // CDP's facilitator, played by the embedded one behind a front that checks CDP's JWT.
     const cdpKey = cdpApiKey("ed25519");
-    const cdp = await startFacilitatorFront(stack().facilitatorUrl, {
+    const cdp = await startFacilitatorFront(facilitator.url, {
+      authHeader: facilitator.authHeader,
       authorize: (request, path) =>
         cdpTokenProblem(request.headers.authorization, cdpKey, {
           method: request.method!,
@@ -195,6 +222,7 @@ describe("paysvc start (production)", () => {
     const env: Record<string, string> = {
       ...(await operatorEnvironment()),
       FACILITATOR_URL: "",
+      FACILITATOR_AUTH_HEADER: "",
       FACILITATORS: `cdp=${cdp.url},built-in`,
       FACILITATOR_CDP_AUTH: "cdp",
       CDP_API_KEY_ID: cdpKey.id,
@@ -248,6 +276,7 @@ describe("paysvc start (production)", () => {
       const env: Record<string, string> = {
         ...(await operatorEnvironment()),
         FACILITATOR_URL: "",
+        FACILITATOR_AUTH_HEADER: "",
         FACILITATORS: `elsewhere=${noNetwork.url},exact-only=${noUpto.url}`,
       };
       const checked = await paysvc(["start", "--check"], 30_000, env);
@@ -264,3 +293,13 @@ describe("paysvc start (production)", () => {
     }
   });
 });
+
+/** A settling account of the operator's own, with gas on the shared chain. */
+async function fundedSettlingKey() {
+  const key = generatePrivateKey();
+  await createTestClient({ mode: "anvil", transport: http(stack().chainRpcUrl) }).setBalance({
+    address: privateKeyToAccount(key).address,
+    value: parseEther("10"),
+  });
+  return key;
+}

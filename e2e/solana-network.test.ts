@@ -289,7 +289,7 @@ describe("reconciling Solana payments with the embedded validator", () => {
   let app: Awaited<ReturnType<typeof startExtraApp>>;
   beforeAll(async () => {
     // An app whose facilitator holds /settle past the app's 1.5 s timeout, then passes it on.
-    proxy = await startFacilitatorProxy(stack().facilitatorUrl);
+    proxy = await startFacilitatorProxy(stack().facilitatorUrl, stack().facilitatorAuthHeader);
     app = await startExtraApp(
       { FACILITATOR_TIMEOUT_MS: "1500" },
       { over: { ...started.deployment, facilitatorUrl: proxy.url } },
@@ -314,6 +314,7 @@ describe("reconciling Solana payments with the embedded validator", () => {
       DATABASE_URL: `file:${started.deployment.databasePath}`,
       CHAIN_RPC_URL: stack().chainRpcUrl!,
       FACILITATOR_URL: stack().facilitatorUrl,
+      FACILITATOR_AUTH_HEADER: stack().facilitatorAuthHeader!,
     });
     expect(run.code).toBe(0);
     return JSON.parse(run.stdout);

@@ -7,6 +7,7 @@ import { CHANNEL_AUTHORIZER_ACCOUNT_INDEX, devAccount, PAY_TO_ACCOUNT_INDEX } fr
 import type { GuardedProcess } from "../../cli/dev-stack/guarded-process";
 import { startLocalChain } from "../../cli/dev-stack/local-chain";
 import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
+import { facilitatorAccess } from "../../cli/lib/facilitator-server";
 import { startSideProcess } from "./side-process";
 
 /**
@@ -36,7 +37,14 @@ export async function startBenchStack(upstream: {
     sideProcesses.push(provider.process);
     const bareProxy = await startSideProcess("bench/lib/bare-proxy-process.ts", [provider.firstLine]);
     sideProcesses.push(bareProxy.process);
-    const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [polygon.id, chain.rpcUrl]);
+    const payTo = devAccount(PAY_TO_ACCOUNT_INDEX).address;
+    const access = facilitatorAccess(payTo);
+    const facilitator = await startSideProcess("bench/lib/facilitator-process.ts", [
+      polygon.id,
+      chain.rpcUrl,
+      payTo,
+      access.secret,
+    ]);
     sideProcesses.push(facilitator.process);
     const stack = await startStack(
       loadLaunchConfig({
@@ -44,14 +52,20 @@ export async function startBenchStack(upstream: {
         PORT: "0",
         CHAIN_RPC_URL: chain.rpcUrl,
         FACILITATOR_URL: facilitator.firstLine,
-        PAY_TO: devAccount(PAY_TO_ACCOUNT_INDEX).address,
+        PAY_TO: payTo,
         UPSTREAM_BASE_URL: provider.firstLine,
         DATABASE_URL: `file:${join(dataDir, "bench.sqlite")}`,
       }),
-      { appEnv: { CHANNEL_AUTHORIZER_PRIVATE_KEY: devAccount(CHANNEL_AUTHORIZER_ACCOUNT_INDEX).privateKey } },
+      {
+        appEnv: {
+          CHANNEL_AUTHORIZER_PRIVATE_KEY: devAccount(CHANNEL_AUTHORIZER_ACCOUNT_INDEX).privateKey,
+          FACILITATOR_AUTH_HEADER: access.header,
+        },
+      },
     );
     return {
       ...stack,
+      facilitatorAuthHeader: access.header,
       databaseUrl: `file:${join(dataDir, "bench.sqlite")}`,
       bareProxyBaseUrl: bareProxy.firstLine,
       stopAll: async () => {

@@ -1,6 +1,7 @@
 // Claims the bench deployment's channels in this process, as `paysvc channels claim` does: its database, its
 // facilitator, the development channel authorizer key the bench stack gave the app.
 import { CHANNEL_AUTHORIZER_ACCOUNT_INDEX, devAccount } from "../../cli/dev-stack/dev-accounts";
+import { headerAuth } from "../../cli/lib/facilitator-server";
 import { polygon } from "../../networks/eip155-137";
 import { chainRpcUrlOf } from "../../config/service-config";
 import { claimChannels } from "../../server/channels/channel-claims";
@@ -13,6 +14,7 @@ import { openStorage } from "../../server/storage/open-storage";
 export async function claimBenchChannels(stack: {
   databaseUrl: string;
   facilitatorUrl: string;
+  facilitatorAuthHeader: string | undefined;
   payTo: string;
   chainRpcUrl?: string;
 }): Promise<{ claims: number; payout: boolean }> {
@@ -28,7 +30,14 @@ export async function claimBenchChannels(stack: {
       {
         network: polygon,
         payTo: stack.payTo,
-        facilitators: [{ name: "facilitator", url: stack.facilitatorUrl, builtIn: false, auth: { kind: "none" } }],
+        facilitators: [
+          {
+            name: "facilitator",
+            url: stack.facilitatorUrl,
+            builtIn: false,
+            auth: stack.facilitatorAuthHeader ? headerAuth(stack.facilitatorAuthHeader) : { kind: "none" },
+          },
+        ],
         facilitatorTimeoutMs: 30_000,
         facilitatorBreaker: { failureThreshold: 3, cooldownMs: 30_000 },
         paymentTimeoutSeconds: 300,

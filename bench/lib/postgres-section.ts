@@ -14,6 +14,7 @@ type BenchStack = {
   appUrl: string;
   chainRpcUrl?: string;
   facilitatorUrl: string;
+  facilitatorAuthHeader: string | undefined;
   upstreamBaseUrl: string;
   payTo: string;
 };
@@ -46,6 +47,7 @@ export async function startPostgresApps(stack: BenchStack): Promise<PostgresApps
       NETWORK: "eip155:137",
       CHAIN_RPC_URL: stack.chainRpcUrl ?? "",
       FACILITATOR_URL: stack.facilitatorUrl,
+      FACILITATOR_AUTH_HEADER: stack.facilitatorAuthHeader ?? "",
       PAY_TO: stack.payTo,
       UPSTREAM_BASE_URL: stack.upstreamBaseUrl,
       DATABASE_URL: postgres.url("paysvc"),

@@ -1,10 +1,19 @@
 import type { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { headerAuth } from "../../cli/lib/facilitator-server";
 import { ms, percentile } from "./stats";
+
+/** A `Name: value` header as fetch takes it. */
+function headerOf(line: string): Record<string, string> {
+  const { name, value } = headerAuth(line);
+  return { [name]: value };
+}
 
 export interface SettleSectionInput {
   appUrl: string;
   facilitatorUrl: string;
+  /** Its credentials, `Name: value`: the embedded facilitator serves its own app only. */
+  facilitatorAuthHeader: string;
   /** A client that signs for a funded payer of the deployment's network. */
   client: x402Client;
   /** The JSON body of a paid chat completion: its 402 gives the requirements every settlement pays. */
@@ -36,7 +45,7 @@ export async function settleSection(input: SettleSectionInput): Promise<void> {
     const begin = performance.now();
     const response = await fetch(`${input.facilitatorUrl}/settle`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...headerOf(input.facilitatorAuthHeader) },
       body: JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements: requirements }),
     });
     const result = (await response.json()) as { success?: boolean; errorReason?: string };

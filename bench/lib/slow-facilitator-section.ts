@@ -32,7 +32,11 @@ async function startDelayingFacilitator(target: string, delays: Record<string, n
     await new Promise((resolve) => setTimeout(resolve, delays[path] ?? 0));
     const answer = await fetch(`${target}${path}`, {
       method: request.method,
-      headers: body ? { "content-type": "application/json" } : {},
+      // The app's credentials for the facilitator behind, passed on.
+      headers: {
+        ...(body && { "content-type": "application/json" }),
+        ...(request.headers.authorization && { authorization: request.headers.authorization }),
+      },
       body: body && new Uint8Array(body),
     });
     response.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text());

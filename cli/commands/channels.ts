@@ -136,7 +136,7 @@ async function withChannels(run: (services: ClaimServices) => Promise<void>): Pr
       const started = await startBuiltInFacilitator(config.network, config.builtIn);
       builtIn = started;
       facilitators = facilitators.map((entry) =>
-        entry.builtIn && !entry.url ? { ...entry, url: started.url } : entry,
+        entry.builtIn && !entry.url ? { ...entry, url: started.url, auth: started.auth } : entry,
       );
     }
     const scheme = channelScheme(config.payTo, config.channels, storage.channels);

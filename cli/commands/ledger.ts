@@ -119,7 +119,7 @@ Examples:
             const started = await startBuiltInFacilitator(config.network, config.builtIn);
             builtIn = started;
             facilitators = facilitators.map((entry) =>
-              entry.builtIn && !entry.url ? { ...entry, url: started.url } : entry,
+              entry.builtIn && !entry.url ? { ...entry, url: started.url, auth: started.auth } : entry,
             );
             console.error(
               `paysvc ledger reconcile: built-in facilitator ${started.url} on ${config.builtIn.rpcUrl}, settling from ${started.address}`,

@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PUBLIC_DEVELOPMENT_ADDRESSES } from "../../config/public-dev-accounts";
 import { getNetwork } from "../../networks";
-import { startFacilitatorServer } from "../lib/facilitator-server";
+import { facilitatorAccess, startFacilitatorServer } from "../lib/facilitator-server";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /**
@@ -28,14 +28,17 @@ cpSync(join(root, "cli"), join(unbuilt, "cli"), { recursive: true });
  */
 let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>>;
 beforeAll(async () => {
+  const access = facilitatorAccess(production.PAY_TO);
   facilitator = await startFacilitatorServer({
     network: getNetwork("eip155:137"),
     rpcUrl: "http://127.0.0.1:9",
     privateKey: generatePrivateKey(),
     port: 0,
     embeddedChain: true,
+    access,
   });
   production.FACILITATOR_URL = facilitator.url;
+  production.FACILITATOR_AUTH_HEADER = access.header;
 });
 afterAll(() => facilitator?.stop());
 
@@ -44,6 +47,7 @@ const production = {
   NETWORK: "eip155:137",
   PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
   FACILITATOR_URL: "",
+  FACILITATOR_AUTH_HEADER: "",
   UPSTREAM_BASE_URL: "https://api.example/v1",
   DATABASE_URL: `file:${join(unbuilt, "paysvc.sqlite")}`,
 };

@@ -4,7 +4,12 @@ import { catalogModels, catalogProviders } from "../../config/catalog/model-cata
 import { redactedDatabaseUrl } from "../../config/database-url";
 import { collectProblems } from "../../config/configuration-error";
 import { childEnvironment } from "../../config/env";
-import { describeFacilitator, facilitatorsVariable } from "../../config/facilitators";
+import {
+  BUILT_IN_FACILITATOR,
+  credentialVariables,
+  describeFacilitator,
+  facilitatorsVariable,
+} from "../../config/facilitators";
 import { loadStartConfig, type StartConfig } from "../../config/start-config";
 import {
   checkFacilitators,
@@ -122,7 +127,7 @@ async function withBuiltInFacilitator(config: StartConfig) {
   if (!config.builtInFacilitator) return { service: config.service, stop: async () => undefined, builtIn: undefined };
   const builtIn = await startBuiltInFacilitator(config.service.network, config.builtInFacilitator);
   const facilitators = config.service.facilitators.map((entry) =>
-    entry.builtIn && !entry.url ? { ...entry, url: builtIn.url } : entry,
+    entry.builtIn && !entry.url ? { ...entry, url: builtIn.url, auth: builtIn.auth } : entry,
   );
   return { service: { ...config.service, facilitators }, stop: () => builtIn.stop(), builtIn };
 }
@@ -143,10 +148,16 @@ async function serve(config: StartConfig): Promise<void> {
     await running.stop();
     refuse([noExactProblem(config)]);
   }
-  // The app is handed the built-in facilitator's URL in the list; other entries and their credentials as set.
+  // The app is handed the built-in facilitator's URL in the list and the secret it serves only its app with (a
+  // fresh one at each start); other entries and their credentials as set. Never the facilitator's private key.
   const handed: Record<string, string> = running.builtIn
-    ? { FACILITATORS: facilitatorsVariable(running.service.facilitators), FACILITATOR_URL: "" }
+    ? {
+        FACILITATORS: facilitatorsVariable(running.service.facilitators),
+        FACILITATOR_URL: "",
+        [credentialVariables(BUILT_IN_FACILITATOR, false).header]: running.builtIn.header,
+      }
     : {};
+  handed.FACILITATOR_PRIVATE_KEY = "";
   const app = spawn(process.execPath, [APP_SERVER, "--port", String(config.port), "--hostname", config.host], {
     stdio: ["ignore", "inherit", "inherit"],
     env: childEnvironment({ ...handed, NODE_ENV: "production" }) as NodeJS.ProcessEnv,

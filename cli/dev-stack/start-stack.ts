@@ -12,7 +12,7 @@ import {
   type DevKey,
 } from "./dev-accounts";
 import { startLocalChain } from "./local-chain";
-import { startFacilitatorServer } from "../lib/facilitator-server";
+import { facilitatorAccess, startFacilitatorServer } from "../lib/facilitator-server";
 import { startLocalSolana } from "./local-solana";
 import { startLocalUpstream } from "./local-upstream";
 import { buildIsStale, buildNextApp, freePort, startNextApp } from "./next-app";
@@ -45,6 +45,11 @@ export interface RunningStack {
   instances: AppInstance[];
   chainRpcUrl: string | undefined;
   facilitatorUrl: string;
+  /**
+   * The credentials of the stack's own facilitator, as FACILITATOR_AUTH_HEADER takes them (`Name: value`): it serves
+   * no request without them. Undefined when the facilitator is configured (not the stack's).
+   */
+  facilitatorAuthHeader: string | undefined;
   upstreamBaseUrl: string;
   payTo: string;
   /** Funded payers of the embedded chain (none when the chain is configured). */
@@ -108,14 +113,20 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
     }
 
     let facilitatorUrl = config.configured.facilitatorUrl;
+    let facilitatorAuthHeader: string | undefined;
     if (!facilitatorUrl) {
+      // As in production: it serves the app it was started for (the secret is handed to the app alone), and only
+      // payments to the deployment's pay-to.
+      const access = facilitatorAccess(payTo);
       const facilitator = await startFacilitatorServer({
         network,
         rpcUrl: chainRpcUrl as string,
         privateKey: config.configured.facilitatorPrivateKey ?? dev.facilitator.privateKey,
         port: config.localPorts.facilitator,
         embeddedChain,
+        access,
       });
+      facilitatorAuthHeader = access.header;
       stoppers.push(facilitator.stop);
       facilitatorUrl = facilitator.url;
       const schemes = network.kind === "evm" ? "exact, upto and batch-settlement" : "exact";
@@ -148,6 +159,8 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       ...(embeddedChain && network.kind === "evm" && chainRpcUrl ? { WALLET_RPC_URL: chainRpcUrl } : {}),
       PAY_TO: payTo,
       FACILITATOR_URL: facilitatorUrl,
+      // A configured facilitator's credentials are the operator's own variables, inherited as they are.
+      ...(facilitatorAuthHeader && { FACILITATOR_AUTH: "", FACILITATOR_AUTH_HEADER: facilitatorAuthHeader }),
       UPSTREAM_BASE_URL: upstreamBaseUrl,
       UPSTREAM_API_KEY: config.configured.upstreamApiKey ?? "",
       DATABASE_URL: config.configured.databaseUrl,
@@ -196,6 +209,7 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
       instances,
       chainRpcUrl,
       facilitatorUrl,
+      facilitatorAuthHeader,
       upstreamBaseUrl,
       payTo,
       payers,

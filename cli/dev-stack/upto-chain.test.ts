@@ -40,7 +40,8 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getNetwork, type EvmNetwork } from "../../networks";
-import { startFacilitatorServer } from "../lib/facilitator-server";
+import { AuthenticatedFacilitatorClient } from "../../server/payment/facilitator-auth";
+import { facilitatorAccess, startFacilitatorServer } from "../lib/facilitator-server";
 import permit2Artifact from "./contracts/permit2.artifact.json";
 import proxyArtifact from "./contracts/x402-upto-permit2-proxy.artifact.json";
 import usdcArtifact from "./contracts/local-usdc.artifact.json";
@@ -70,14 +71,16 @@ const revertAbi = [...x402UptoPermit2ProxyABI, ...localPermit2Abi.filter((item) 
 
 beforeAll(async () => {
   chain = await startLocalChain(network, 0);
+  const access = facilitatorAccess(payTo);
   facilitator = await startFacilitatorServer({
     network,
     rpcUrl: chain.rpcUrl,
     privateKey: facilitatorAccount.privateKey,
     port: 0,
     embeddedChain: true,
+    access,
   });
-  facilitatorClient = new HTTPFacilitatorClient({ url: facilitator.url });
+  facilitatorClient = new AuthenticatedFacilitatorClient({ url: facilitator.url }, access.auth);
   server = new x402ResourceServer(facilitatorClient)
     .register(network.id, new UptoEvmServerScheme())
     .register(network.id, new ExactEvmServerScheme());
@@ -480,15 +483,18 @@ describe("a chain loaded from a state saved before Permit2 existed", () => {
 
 /** The v2 schemes a built-in facilitator running on the chain at `rpcUrl` as on a real one lists in /supported. */
 async function supportedSchemes(rpcUrl: string): Promise<string[]> {
+  const access = facilitatorAccess(payTo);
   const started = await startFacilitatorServer({
     network,
     rpcUrl,
     privateKey: facilitatorAccount.privateKey,
     port: 0,
     embeddedChain: false,
+    access,
   });
   try {
-    const supported = (await (await fetch(`${started.url}/supported`)).json()) as {
+    const asked = await fetch(`${started.url}/supported`, { headers: { authorization: access.auth.value } });
+    const supported = (await asked.json()) as {
       kinds: { x402Version: number; scheme: string }[];
     };
     return supported.kinds.filter((kind) => kind.x402Version === 2).map((kind) => kind.scheme);

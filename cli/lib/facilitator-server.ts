@@ -1,3 +1,5 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -16,6 +18,7 @@ import { toFacilitatorSvmSigner } from "@x402/svm";
 import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { createPublicClient, createWalletClient, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import type { FacilitatorAuth } from "../../config/facilitators";
 import type { BuiltInFacilitator } from "../../config/start-config";
 import type { EvmNetwork, NetworkDefinition, SvmNetwork } from "../../networks";
 import { listen, readJson, sendJson, type JsonHttpServer } from "./json-http-server";
@@ -23,6 +26,12 @@ import { chainFor } from "../../networks/viem-chain";
 
 interface FacilitatorOptions<N extends NetworkDefinition> {
   network: N;
+  /**
+   * Who it serves: requests that carry `Authorization: Bearer <secret>` (its own app's, handed over at start), and
+   * only for payments to `payTo`. Anyone else reaching its port could otherwise have it verify their payments, or
+   * settle them with gas paid from `privateKey`.
+   */
+  access: { secret: string; payTo: string };
   rpcUrl: string;
   /** EVM: 0x-hex private key. Solana: base58 64-byte keypair of the fee payer. */
   privateKey: string;
@@ -73,6 +82,11 @@ export async function startFacilitatorServer(
   const server = await listen(
     async (request, response) => {
       const path = (request.url ?? "/").split("?")[0];
+      if (!carriesSecret(request, options.access.secret)) {
+        // Its body unread: the connection is closed rather than kept for bytes nobody will read.
+        response.setHeader("connection", "close");
+        return sendJson(response, 401, { error: "this facilitator serves its own app only: Authorization required" });
+      }
       if (request.method === "GET" && path === "/supported") {
         return sendJson(response, 200, facilitator.getSupported());
       }
@@ -87,6 +101,13 @@ export async function startFacilitatorServer(
           return sendJson(response, 400, { error: "paymentPayload and paymentRequirements are required" });
         }
         const { paymentPayload, paymentRequirements } = body;
+        if (!paysUs(network, paymentRequirements.payTo, options.access.payTo)) {
+          return sendJson(
+            response,
+            403,
+            refusal(path, network, `this facilitator settles only payments to ${options.access.payTo}`),
+          );
+        }
         const result =
           path === "/verify"
             ? await facilitator.verify(paymentPayload, paymentRequirements)
@@ -101,19 +122,56 @@ export async function startFacilitatorServer(
   return { ...server, address };
 }
 
+/** Whether a request carries the secret, compared in constant time. */
+function carriesSecret(request: IncomingMessage, secret: string): boolean {
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(request.headers.authorization ?? ""), digest(`Bearer ${secret}`));
+}
+
+/** Whether requirements pay `payTo` (EVM addresses in any case; Solana's are case-sensitive). */
+function paysUs(network: NetworkDefinition, requirementsPayTo: unknown, payTo: string): boolean {
+  if (typeof requirementsPayTo !== "string") return false;
+  return network.kind === "evm" ? requirementsPayTo.toLowerCase() === payTo.toLowerCase() : requirementsPayTo === payTo;
+}
+
+/** A refusal in the shape of the operation's answer, so that a client reads it as a verdict (403), not a failure. */
+function refusal(path: string, network: NetworkDefinition, message: string) {
+  const reason = "pay_to_not_served";
+  return path === "/verify"
+    ? { isValid: false, invalidReason: reason, invalidMessage: message }
+    : { success: false, errorReason: reason, errorMessage: message, transaction: "", network: network.id };
+}
+
+/** A fresh secret for a facilitator's own app, and the credentials the app sends it with. */
+export function facilitatorAccess(payTo: string) {
+  const secret = randomBytes(32).toString("hex");
+  const auth: FacilitatorAuth = { kind: "header", name: "Authorization", value: `Bearer ${secret}` };
+  return { secret, payTo, auth, header: `${auth.name}: ${auth.value}` };
+}
+
+/** Credentials given as FACILITATOR_*_AUTH_HEADER gives them (`Name: value`), as a facilitator entry takes them. */
+export function headerAuth(line: string): Extract<FacilitatorAuth, { kind: "header" }> {
+  const colon = line.indexOf(":");
+  return { kind: "header", name: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() };
+}
+
 /**
  * The built-in facilitator of a deployment that has no FACILITATOR_URL, on the operator's chain (CHAIN_RPC_URL)
  * and paying from FACILITATOR_PRIVATE_KEY, on a free port: what `paysvc start` runs beside the app, and what
- * `paysvc ledger reconcile` runs for its settlements.
+ * `paysvc ledger reconcile` runs for its settlements. It serves payments to PAY_TO only, from whoever holds the
+ * credentials it returns (`auth`, as a facilitator entry takes them; `header`, as FACILITATOR_*_AUTH_HEADER does).
  */
-export function startBuiltInFacilitator(network: NetworkDefinition, builtIn: BuiltInFacilitator) {
-  return startFacilitatorServer({
+export async function startBuiltInFacilitator(network: NetworkDefinition, builtIn: BuiltInFacilitator) {
+  const access = facilitatorAccess(builtIn.payTo);
+  const server = await startFacilitatorServer({
     network,
     rpcUrl: builtIn.rpcUrl,
     privateKey: builtIn.privateKey,
     port: 0,
     embeddedChain: false,
+    access,
   });
+  return { ...server, auth: access.auth, header: access.header };
 }
 
 async function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {

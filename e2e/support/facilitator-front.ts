@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { listen, readBody, sendJson, type JsonHttpServer } from "../../cli/lib/json-http-server";
+import { targetCredentials } from "./facilitator-proxy";
 
 /** What the front does with a call: pass it on; never answer; answer 500 itself; pass it on and answer late. */
 export type Fault =
@@ -15,7 +16,11 @@ type Operation = "verify" | "settle" | "supported";
  */
 export async function startFacilitatorFront(
   target: string,
-  options: { authorize?: (request: IncomingMessage, path: string) => string | undefined } = {},
+  options: {
+    authorize?: (request: IncomingMessage, path: string) => string | undefined;
+    /** The credentials of the facilitator behind (`Name: value`): the shared stack's when it is the target. */
+    authHeader?: string;
+  } = {},
 ) {
   const faults: Record<Operation, Fault> = {
     verify: { kind: "none" },
@@ -25,6 +30,7 @@ export async function startFacilitatorFront(
   const passed: Record<Operation, number> = { verify: 0, settle: 0, supported: 0 };
   const failed: Record<Operation, number> = { verify: 0, settle: 0, supported: 0 };
   const refused: string[] = [];
+  const credentials = targetCredentials(target, options.authHeader);
   const headers: IncomingHttpHeaders[] = [];
   const hanging: (() => void)[] = [];
   const handler = async (request: IncomingMessage, response: Parameters<Parameters<typeof listen>[0]>[1]) => {
@@ -46,7 +52,7 @@ export async function startFacilitatorFront(
     if (fault.kind === "error500") return sendJson(response, 500, { error: "internal error" });
     const answer = await fetch(`${target}${path}`, {
       method: request.method,
-      headers: body ? { "content-type": "application/json" } : {},
+      headers: { ...(body && { "content-type": "application/json" }), ...credentials },
       body: body && new Uint8Array(body),
     });
     const json = await answer.json();

@@ -1,4 +1,17 @@
+import { headerAuth } from "../../cli/lib/facilitator-server";
 import { listen, readBody, sendJson } from "../../cli/lib/json-http-server";
+import { stack } from "./payments";
+
+/**
+ * What a front or proxy sends the facilitator behind it: a stack's facilitator serves only its own deployment,
+ * whose part the test's front plays. `authHeader` (`Name: value`): the shared stack's when it is the target.
+ */
+export function targetCredentials(target: string, authHeader?: string): Record<string, string> {
+  const line = authHeader ?? (target === stack().facilitatorUrl ? stack().facilitatorAuthHeader : undefined);
+  if (!line) return {};
+  const { name, value } = headerAuth(line);
+  return { [name]: value };
+}
 
 /**
  * What the proxy does with POST /settle: forward it, hold it `holdMs` and then forward it, never forward it, hold
@@ -18,7 +31,7 @@ export type SettleMode =
  * delayed, as a real network's facilitator is (`setDelays`). `forwarded` holds the real facilitator's answers to the
  * settles it passed on, in order; `received` counts the verifies and settles asked for.
  */
-export async function startFacilitatorProxy(target: string) {
+export async function startFacilitatorProxy(target: string, authHeader?: string) {
   let mode: SettleMode = { kind: "forward" };
   let delays = { verifyMs: 0, settleMs: 0 };
   const received = { verify: 0, settle: 0 };
@@ -27,10 +40,11 @@ export async function startFacilitatorProxy(target: string) {
   const dropped: (() => void)[] = [];
   /** The settles waiting at the gate: each one's request body, and what releases it. */
   const gated: { body: string; release: () => void }[] = [];
+  const credentials = targetCredentials(target, authHeader);
   const forward = async (method: string, path: string, body: Buffer | undefined) => {
     const answer = await fetch(`${target}${path}`, {
       method,
-      headers: body ? { "content-type": "application/json" } : {},
+      headers: { ...(body && { "content-type": "application/json" }), ...credentials },
       body: body && new Uint8Array(body),
     });
     return { status: answer.status, json: (await answer.json()) as Record<string, unknown> };

@@ -34,6 +34,7 @@ export default async function setup(project: TestProject) {
     appUrl: stack.appUrl,
     chainRpcUrl: stack.chainRpcUrl ?? "",
     facilitatorUrl: stack.facilitatorUrl,
+    facilitatorAuthHeader: stack.facilitatorAuthHeader ?? "",
     upstreamBaseUrl: stack.upstreamBaseUrl,
     // The default network is EVM (eip155:137), so addresses and keys are 0x-hex.
     payTo: stack.payTo as `0x${string}`,
@@ -68,6 +69,8 @@ declare module "vitest" {
       appUrl: string;
       chainRpcUrl: string;
       facilitatorUrl: string;
+      /** What the stack's facilitator serves only its app with, as FACILITATOR_AUTH_HEADER takes it. */
+      facilitatorAuthHeader: string;
       upstreamBaseUrl: string;
       payTo: `0x${string}`;
       payers: { address: `0x${string}`; privateKey: `0x${string}` }[];

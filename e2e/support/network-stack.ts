@@ -27,6 +27,7 @@ export async function startNetworkStack(network: string) {
       network,
       payTo: stack.payTo,
       facilitatorUrl: stack.facilitatorUrl,
+      facilitatorAuthHeader: stack.facilitatorAuthHeader ?? "",
       upstreamBaseUrl: stack.upstreamBaseUrl,
       chainRpcUrl: stack.chainRpcUrl ?? "",
       databasePath,

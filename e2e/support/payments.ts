@@ -15,6 +15,15 @@ import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
 import { getNetwork, type EvmNetwork } from "../../networks";
 
 export const stack = () => inject("stack");
+
+/**
+ * The stack's facilitator as the app is given it: its URL and the credentials it serves only its own app with.
+ * For a process of the same deployment (another app, `paysvc start`, `paysvc ledger reconcile`).
+ */
+export const stackFacilitator = () => ({
+  FACILITATOR_URL: stack().facilitatorUrl,
+  FACILITATOR_AUTH_HEADER: stack().facilitatorAuthHeader,
+});
 export const polygon = getNetwork("eip155:137") as EvmNetwork;
 
 /** The official x402 client for a payer key, the way a caller would build it. */

@@ -55,6 +55,19 @@ export class FacilitatorCallError extends Error {
     super(`${facilitator}: ${(cause as Error).message ?? String(cause)}`, { cause });
     this.name = "FacilitatorCallError";
   }
+
+  /**
+   * 429: the facilitator is up and refused to do anything with this call (too many requests). It says nothing of
+   * its health, so its breaker does not count it, and like an unreached call it leaves the payment untouched.
+   */
+  get rateLimited(): boolean {
+    return this.status === 429;
+  }
+
+  /** The facilitator did nothing with the call: another may be asked without doubt. */
+  get didNothing(): boolean {
+    return this.unreached || this.rateLimited;
+  }
 }
 
 const UNREACHED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
@@ -140,6 +153,15 @@ export class FacilitatorRoute {
       this.settings.observe?.(this.name, operation, verdict ? "ok" : "failed", seconds());
       throw error;
     }
+  }
+
+  /**
+   * A call that failed, told to the breaker: a failure counts towards opening it, but a rate limit (429) only frees
+   * the trial. A verdict (`isValid: false`, a refused settlement) is no failure at all: it is returned, not thrown.
+   */
+  failed(error: FacilitatorCallError): void {
+    if (error.rateLimited) this.breaker.released();
+    else this.breaker.failed();
   }
 
   /** What it supports, asked once (its resource server learns it too); a failure is retried by the next caller. */

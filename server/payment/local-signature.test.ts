@@ -5,7 +5,9 @@ import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
 import type { EvmNetwork } from "../../networks/network";
 import { LocalSignatureCheck } from "./local-signature";
@@ -25,15 +27,16 @@ const requirements: PaymentRequirements = {
   extra: { ...network.usdc.eip712 },
 };
 
-/** A payment the official client signs for `requirements`, decoded as the app decodes it. */
-async function signed(): Promise<DecodedPayment> {
-  const client = new x402Client();
+/** A payment the official client signs for `terms` (ours by default), decoded as the app decodes it. */
+async function signed(terms: PaymentRequirements = requirements): Promise<DecodedPayment> {
+  // Any asset: a payment in another token is one of the signatures this file refuses.
+  const client = new x402Client().setSpendControls(false);
   const signer = toClientEvmSigner(payer, createPublicClient({ transport: http("http://127.0.0.1:9") }));
   registerExactEvmScheme(client, { signer });
   const payload = await client.createPaymentPayload({
     x402Version: 2,
     resource: { url: "http://localhost/v1/chat/completions", description: "", mimeType: "application/json" },
-    accepts: [requirements],
+    accepts: [terms],
   });
   return decodePaymentSignature(encodePaymentSignatureHeader(payload), "evm");
 }
@@ -58,5 +61,62 @@ describe("a payment's signature, checked where it was made", () => {
     const payment = await signed();
     authorizationOf(payment).signature = `0x${"ab".repeat(200)}`;
     expect(await check.check(payment, requirements)).toBe("unchecked");
+  });
+});
+
+describe("junk, refused where it arrives", () => {
+  // A chain of one JSON-RPC method: eth_getCode, with code at the addresses in `contracts` only.
+  const contracts = new Set<string>();
+  const chain = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      const call = JSON.parse(body) as { id: number; method: string; params: string[] };
+      const code = call.method === "eth_getCode" && contracts.has(call.params[0]!.toLowerCase()) ? "0x6001" : "0x";
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result: code }));
+    });
+  });
+  let withChain: LocalSignatureCheck;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => chain.listen(0, "127.0.0.1", resolve));
+    withChain = new LocalSignatureCheck(network, `http://127.0.0.1:${(chain.address() as AddressInfo).port}`);
+  });
+  afterAll(() => new Promise<void>((resolve) => chain.close(() => resolve())));
+
+  it("refuses the payer's own signature of other terms: another recipient, amount or token", async () => {
+    const thief = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await withChain.check(await signed({ ...requirements, payTo: thief }), requirements)).toBe("forged");
+    expect(await withChain.check(await signed({ ...requirements, amount: "1" }), requirements)).toBe("forged");
+    const otherToken = { ...requirements, asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" };
+    expect(await withChain.check(await signed(otherToken), requirements)).toBe("forged");
+  });
+
+  it("refuses another key's signature, unless the payer is a contract wallet", async () => {
+    const payment = await signed();
+    const forger = privateKeyToAccount(generatePrivateKey());
+    authorizationOf(payment).signature = await forger.signMessage({ message: "not the payer" });
+    expect(await withChain.check(payment, requirements)).toBe("forged");
+    contracts.add(payment.payer);
+    expect(await withChain.check(payment, requirements)).toBe("unchecked");
+    contracts.delete(payment.payer);
+  });
+
+  it("refuses a signature that is not whole bytes, or not 65 bytes from a payer without code", async () => {
+    const payment = await signed();
+    authorizationOf(payment).signature = "0xabc";
+    // No chain is asked: no contract wallet signs half a byte.
+    expect(await check.check(payment, requirements)).toBe("forged");
+    authorizationOf(payment).signature = `0x${"ab".repeat(200)}`;
+    expect(await withChain.check(payment, requirements)).toBe("forged");
+    contracts.add(payment.payer);
+    expect(await withChain.check(payment, requirements)).toBe("unchecked");
+    contracts.delete(payment.payer);
+  });
+
+  it("leaves an ERC-6492 signature (a wallet not deployed yet, without code) to the facilitator", async () => {
+    const payment = await signed();
+    authorizationOf(payment).signature = `0x${"ab".repeat(100)}${"6492".repeat(16)}`;
+    expect(await withChain.check(payment, requirements)).toBe("unchecked");
   });
 });

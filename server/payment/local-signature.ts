@@ -8,14 +8,19 @@ import type { NetworkDefinition } from "../../networks";
 import type { DecodedPayment } from "./payment-signature";
 
 /**
- * What a payment's signature says without asking anyone: `valid` (it is the payer's), `forged` (it is not, and the
- * payer is no contract wallet that could vouch for it), or `unchecked` (a contract wallet's signature, ERC-1271 or
- * ERC-6492, which only the chain can judge: the facilitator does).
+ * What a payment's signature says without asking anyone: `valid` (it is the payer's signature of exactly the terms
+ * we sell: our pay-to, asset, amount and network), `forged` (it is not, and the payer is no contract wallet that
+ * could vouch for it), or `unchecked` (a contract wallet's signature, ERC-1271 or ERC-6492, which only the chain can
+ * judge: the facilitator does).
  */
 export type LocalVerdict = "valid" | "forged" | "unchecked";
 
-/** An ECDSA signature: r, s and v, 65 bytes. Anything else is a contract wallet's. */
+/** An ECDSA signature: r, s and v, 65 bytes. Anything else is a contract wallet's, or junk. */
 const ECDSA_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+/** Whole bytes of hex: what any contract wallet's signature is. */
+const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/;
+/** ERC-6492's suffix: the signature of a wallet not deployed yet (no code), which the facilitator can judge. */
+const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
 
 /**
  * Checks payments' signatures where they are made: EIP-712 recovery on EVM (EIP-3009 for `exact`, Permit2's
@@ -35,15 +40,29 @@ export class LocalSignatureCheck {
     const { network } = this;
     if (network.kind === "svm") return svmSignedByPayer(payment) ? "valid" : "forged";
     const signed = evmSigned(payment, requirements, network.chainId);
-    if (!signed || !ECDSA_SIGNATURE.test(signed.signature)) return "unchecked";
+    if (!signed) return "unchecked";
+    // Terms other than ours, whoever signed them: the facilitator would refuse them, so nobody is asked.
+    if (!signed.ours) return "forged";
+    if (!ECDSA_SIGNATURE.test(signed.signature)) return this.contractSignature(payment.payer, signed.signature);
     let hash: Hex;
     try {
       hash = hashTypedData(signed.typedData as Parameters<typeof hashTypedData>[0]);
     } catch {
-      // A message viem cannot encode: the facilitator judges it, before any work.
-      return "unchecked";
+      // A message that cannot be encoded cannot have been signed (the facilitator would fail to encode it too).
+      return "forged";
     }
     return recoveredSigner(hash, signed.signature) === payment.payer ? "valid" : this.unlessContract(payment.payer);
+  }
+
+  /**
+   * A signature that is not 65 bytes: a contract wallet's (ERC-6492 for one not deployed yet, ERC-1271 for one with
+   * code), for the facilitator to judge; anything else is junk, refused here so that it costs no ledger row and no
+   * facilitator call.
+   */
+  private contractSignature(payer: string, signature: string): Promise<LocalVerdict> | LocalVerdict {
+    if (!HEX_BYTES.test(signature)) return "forged";
+    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX)) return "unchecked";
+    return this.unlessContract(payer);
   }
 
   /** A signature that is not the payer's own key's: forged, unless the payer is a contract wallet. */
@@ -78,7 +97,13 @@ export function recoveredSigner(hash: Hex, signature: string): string | undefine
   }
 }
 
-/** The EIP-712 message an EVM payment signs, and its signature. */
+/**
+ * The EIP-712 message an EVM payment must have signed to pay for `requirements`, and its signature: the payer's
+ * own fields (from, nonce, validity) as sent, and what we sell (pay-to, asset, amount) from the requirements, so that
+ * a signature of anything else (another recipient, token or amount, another chain) does not recover to the payer;
+ * `ours` says whether the fields sent name our terms too. Either way it is refused before any ledger row or
+ * facilitator call, as the facilitator would refuse it.
+ */
 function evmSigned(payment: DecodedPayment, requirements: PaymentRequirements, chainId: number) {
   const signed = payment.payload.payload as Record<string, unknown> & { signature?: string };
   if (typeof signed.signature !== "string") return undefined;
@@ -91,18 +116,27 @@ function evmSigned(payment: DecodedPayment, requirements: PaymentRequirements, c
       deadline: string;
       witness: { to: string; facilitator: string; validAfter: string };
     };
+    const ours =
+      sameAddress(authorization.witness.to, requirements.payTo) &&
+      sameAddress(authorization.permitted.token, requirements.asset) &&
+      BigInt(authorization.permitted.amount) === BigInt(requirements.amount);
     return {
       signature: signed.signature,
+      ours,
       typedData: {
         domain: { name: "Permit2", chainId, verifyingContract: PERMIT2_ADDRESS },
         types: uptoPermit2WitnessTypes,
         primaryType: "PermitWitnessTransferFrom",
         message: {
-          permitted: { token: authorization.permitted.token, amount: BigInt(authorization.permitted.amount) },
-          spender: authorization.spender,
+          permitted: { token: requirements.asset, amount: BigInt(requirements.amount) },
+          spender: authorization.spender.toLowerCase(),
           nonce: BigInt(authorization.nonce),
           deadline: BigInt(authorization.deadline),
-          witness: { ...authorization.witness, validAfter: BigInt(authorization.witness.validAfter) },
+          witness: {
+            facilitator: authorization.witness.facilitator.toLowerCase(),
+            to: requirements.payTo,
+            validAfter: BigInt(authorization.witness.validAfter),
+          },
         },
         signature: signed.signature,
       },
@@ -115,16 +149,20 @@ function evmSigned(payment: DecodedPayment, requirements: PaymentRequirements, c
     nonce: string;
   };
   const extra = requirements.extra as { name?: string; version?: string };
+  const ours =
+    sameAddress(authorization.to, requirements.payTo) && BigInt(authorization.value) === BigInt(requirements.amount);
   return {
     signature: signed.signature,
+    ours,
     typedData: {
       domain: { name: extra.name, version: extra.version, chainId, verifyingContract: requirements.asset },
       types: authorizationTypes,
       primaryType: "TransferWithAuthorization",
       message: {
-        from: authorization.from,
-        to: authorization.to,
-        value: BigInt(authorization.value),
+        // Lowercase: an address's case is no part of what is signed, and a bad checksum must not make it unreadable.
+        from: authorization.from.toLowerCase(),
+        to: requirements.payTo,
+        value: BigInt(requirements.amount),
         validAfter: BigInt(authorization.validAfter),
         validBefore: BigInt(authorization.validBefore),
         nonce: authorization.nonce,
@@ -133,6 +171,8 @@ function evmSigned(payment: DecodedPayment, requirements: PaymentRequirements, c
     },
   };
 }
+
+const sameAddress = (one: string, other: string) => one.toLowerCase() === other.toLowerCase();
 
 /** Whether the payer's signature in a Solana transfer is its key's signature of the transaction's message. */
 function svmSignedByPayer(payment: DecodedPayment): boolean {

@@ -104,7 +104,8 @@ export class PaymentGateway {
       try {
         await route.initialize();
       } catch (error) {
-        route.breaker.failed();
+        if (error instanceof FacilitatorCallError) route.failed(error);
+        else route.breaker.failed();
         failure = error as Error;
         continue;
       }
@@ -216,7 +217,7 @@ export class PaymentGateway {
           route.breaker.released();
           throw error;
         }
-        route.breaker.failed();
+        route.failed(error);
         failure = error;
       }
     }
@@ -266,9 +267,9 @@ export class PaymentGateway {
         return { ...settlement, facilitator: route.name };
       } catch (error) {
         if (!(error instanceof FacilitatorCallError)) throw error;
-        route.breaker.failed();
+        route.failed(error);
         failure = error;
-        if (!error.unreached) doubt ??= error;
+        if (!error.didNothing) doubt ??= error;
       }
     }
     throw new FacilitatorUnavailableError(
