@@ -135,6 +135,7 @@ export async function createAppContext(
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       funds: new PayerFundsReader(config.network, chainRpcUrlOf(config)),
       payerHolds: storage.payerHolds,
+      channels,
       settlement: config.settlement,
     }),
     catalog,

@@ -73,11 +73,6 @@ export class PaymentGateway {
     return this.config.network;
   }
 
-  /** The deployment's `batch-settlement` scheme, where it offers channels. */
-  get channels(): BatchSettlementEvmScheme | undefined {
-    return this.config.channels;
-  }
-
   /** The network's x402 v1 name, where the 402 offers v1 too. */
   get v1Network(): string | undefined {
     const { network } = this.config;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import { logEvent } from "../../log";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
@@ -46,7 +47,7 @@ export class ChannelVoucher implements AcceptedPayment {
     this.payer = (verdict.payer ?? channel?.payer ?? "").toLowerCase();
     this.nonce = channelCharge(payload).channelId.toLowerCase();
     this.verdict = Promise.resolve(start.verified);
-    const scheme = start.services.gateway.channels;
+    const scheme = start.services.channels;
     if (scheme) this.held = holdChannel(scheme, payload, reservationLifetimeMs(start.offered.maxTimeoutSeconds));
   }
 
@@ -73,11 +74,15 @@ export class ChannelVoucher implements AcceptedPayment {
     }
   }
 
-  /** A charge's ledger row, from the running total the channel committed; a charge not taken is logged. */
-  async record(amount: bigint, taking: Taking): Promise<void> {
+  /**
+   * A charge's ledger row, from the running total the channel committed; a charge not taken is logged, and one
+   * refused after its stream went out (`unpaid`) is a debt on record, under its channel and a nonce of its own.
+   */
+  async record(amount: bigint, taking: Taking, upstreamMs: number, unpaid?: bigint): Promise<void> {
     const { services, payload } = this.start;
     if (taking.kind !== "taken") {
       logEvent("warn", "channel_charge_not_taken", { channel: this.nonce, reason: taking.reason });
+      if (unpaid !== undefined && unpaid > 0n) await this.recordUnpaid(unpaid, taking.reason, upstreamMs);
       return;
     }
     if (amount === 0n) return;
@@ -99,6 +104,18 @@ export class ChannelVoucher implements AcceptedPayment {
         transaction,
       });
     });
+  }
+
+  /** A stream's refused charge, as the ledger's `unpaid` row: counted, reported, and its payer served settled-first. */
+  private async recordUnpaid(unpaid: bigint, reason: string, upstreamMs: number): Promise<void> {
+    const { ledger, writes, metrics } = this.start.services;
+    const nonce = `${this.nonce}:unpaid:${randomUUID()}`;
+    await writes.write("ledger_update", { channel: this.nonce, unpaid: unpaid.toString() }, async () => {
+      const id = await ledger.claim(paymentRow(this.start, { nonce, payer: this.payer, scheme: "batch-settlement" }));
+      if (id === undefined) return;
+      await ledger.update(id, { status: "unpaid", unpaidAmount: unpaid, failureReason: reason, upstreamMs });
+    });
+    metrics.deliveredUnpaid(this.start.call.endpoint, this.start.call.quote.model, unpaid);
   }
 
   /** The channel is let go of: the work failed, or its stream passed nothing on. */

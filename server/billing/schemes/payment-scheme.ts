@@ -1,4 +1,5 @@
 import type { PaymentRequirements } from "@x402/core/types";
+import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import type { Settlement } from "../../payment/facilitator-answers";
 import type { HeldRequest } from "../../payment/paid-answers";
 import type { PaymentGateway } from "../../payment/payment-gateway";
@@ -32,6 +33,8 @@ export interface SchemeServices extends X402Services {
   funds: PayerFundsSource;
   /** What each payer owes at once (payer-holds.ts). */
   payerHolds: PayerHoldStore;
+  /** The deployment's `batch-settlement` scheme, where it offers channels: a voucher's request holds its channel. */
+  channels?: BatchSettlementEvmScheme;
   /** The order of verify, work and settlement (ServiceConfig.settlement); `strict` unless told. */
   settlement?: { order: "overlap" | "strict"; strictAfterUnpaidMs: number };
 }
