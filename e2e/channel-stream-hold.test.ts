@@ -14,7 +14,7 @@ import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-u
 import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
 import { fundedPayer } from "./support/funded-payer";
-import { paidStream } from "./support/paid-stream";
+import { paidStream, statedCost } from "./support/paid-stream";
 import { stack, usdcBalance } from "./support/payments";
 
 /**
@@ -128,5 +128,57 @@ describe("a channel stream that outlives its reservation", () => {
     const refund = await scheme.refund(`${app.url}/v1/channels/refund`);
     expect(refund.success).toBe(true);
     expect(await usdcBalance(payer.address)).toBe(before + 1_000_000n - stated);
+  });
+});
+
+describe("channel deposits paid with a stream", () => {
+  it("holds a deposit against the payer's balance until it lands: two at once from funds for one, one is served", async () => {
+    const payer = await fundedPayer(1_000_000n);
+    const signer = toClientEvmSigner(
+      privateKeyToAccount(payer.key),
+      createPublicClient({ transport: http(stack().chainRpcUrl) }),
+    );
+    // Two channels of one payer (two salts), each opened with a deposit of everything it holds.
+    const clients = ["0x01", "0x02"].map((salt) => {
+      const scheme = new BatchSettlementEvmScheme(signer, {
+        depositStrategy: () => 1_000_000n,
+        salt: `0x${salt.slice(2).padStart(64, "0")}`,
+      });
+      return new x402Client(
+        (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
+      ).register("eip155:*", scheme);
+    });
+    const request = {
+      model: MODEL,
+      messages: [{ role: "user", content: "open my channel with a stream" }],
+      max_tokens: 60,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    const url = `${stack().appUrl}/v1/chat/completions`;
+
+    const outcomes = await Promise.all(
+      clients.map((client) => paidStream(wrapFetchWithPayment(fetch, client), url, request)),
+    );
+
+    const served = outcomes.filter((outcome) => outcome.served);
+    expect(served).toHaveLength(1);
+    expect(outcomes.find((outcome) => !outcome.served)).toEqual({
+      served: false,
+      status: 402,
+      code: "payer_limit_exceeded",
+    });
+    // The one served deposited its 1 USDC, and was charged what its usage event stated.
+    expect(await usdcBalance(payer.address)).toBe(0n);
+    const database = new Database(stack().databasePath, { readonly: true });
+    try {
+      const rows = database
+        .prepare("select status, settled_amount from payments where payer = ? and scheme = 'batch-settlement'")
+        .all(payer.address.toLowerCase()) as { status: string; settled_amount: string }[];
+      expect(rows.map((row) => row.status)).toEqual(["charged"]);
+      expect(BigInt(rows[0]!.settled_amount)).toBe(statedCost(outcomes));
+    } finally {
+      database.close();
+    }
   });
 });

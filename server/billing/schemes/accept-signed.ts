@@ -10,7 +10,7 @@ import { resourceInfo } from "../x402-challenge";
 import { facilitatorUnavailable } from "../x402-price";
 import { uptoDeadlineProblem } from "../usage-stream-settlement";
 import type { Acceptance, AcceptedPayment, PaymentScheme } from "./payment-scheme";
-import { holdExposure, needsHold, type Exposure } from "./payer-exposure";
+import { holdExposure, needsHold, signedExposure, type Exposure } from "./payer-exposure";
 import { SignedPayment } from "./signed-payment";
 import { paymentRow } from "./taking";
 import type { Authorization } from "../payment-method";
@@ -55,15 +55,15 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
     }
     let overlapped = signature === "valid" && overlapOrder(acceptance) && !inDebt;
     const exposure = needsHold(scheme, acceptance, overlapped)
-      ? await holdExposure(acceptance, scheme, payment)
-      : ({ kind: "none" } as const);
-    if (exposure.kind === "over") {
+      ? await holdExposure(services, signedExposure(scheme, payment, acceptance.priced.amount))
+      : undefined;
+    if (exposure?.kind === "over" && scheme.name === "upto") {
       await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_limit_exceeded" });
       throw refuse("payer_limit_exceeded", exposure.message);
     }
     // An exact stream its payer's funds do not cover beside its other payments in flight is settled first.
-    if (exposure.kind === "strict") overlapped = false;
-    if (exposure.kind === "held") hold = exposure;
+    if (exposure?.kind === "over") overlapped = false;
+    if (exposure?.kind === "held") hold = exposure;
     const verdict = verifyClaimed(acceptance, paymentId, terms);
     // In strict order the verdict comes first: a refusal is answered here, before any work.
     if (!overlapped) await verdict;

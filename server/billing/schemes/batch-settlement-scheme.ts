@@ -8,7 +8,9 @@ import type { PaymentGateway } from "../../payment/payment-gateway";
 import type { ChallengeCode } from "../payment-method";
 import { paymentRequiredDocument } from "../x402-challenge";
 import { facilitatorUnavailable } from "../x402-price";
+import { randomUUID } from "node:crypto";
 import { ChannelVoucher } from "./channel-voucher";
+import { holdExposure } from "./payer-exposure";
 import type { Acceptance, PaymentScheme } from "./payment-scheme";
 
 /**
@@ -36,20 +38,51 @@ export const batchSettlementScheme: PaymentScheme = {
     if (signedResource !== undefined && signedResource !== call.resourceUrl) {
       throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
     }
+    const hold = await depositHold(acceptance, payload);
     const started = performance.now();
     let verdict: Verdict;
     try {
       verdict = await services.gateway.verify(payload, offered);
     } catch (error) {
+      await hold?.release();
       if (!(error instanceof FacilitatorUnavailableError)) throw error;
       services.metrics.facilitatorFailed("verify");
       throw facilitatorUnavailable(error);
     }
-    if (!verdict.isValid) return rejected(acceptance, payload, verdict);
+    if (!verdict.isValid) {
+      await hold?.release();
+      return rejected(acceptance, payload, verdict);
+    }
     const verified = { verifyMs: performance.now() - started, facilitator: verdict.facilitator };
-    return new ChannelVoucher({ ...acceptance, scheme: batchSettlementScheme, payload, verdict, verified });
+    return new ChannelVoucher({ ...acceptance, scheme: batchSettlementScheme, payload, verdict, verified, hold });
   },
 };
+
+/**
+ * A channel's deposit paid with a stream lands on chain only when the stream is charged, after it went out: its
+ * amount is held against the payer's balance as any payment settled after its answer (payer-exposure.ts), and one
+ * that does not fit is refused before any work.
+ */
+async function depositHold(acceptance: Acceptance, payload: PaymentPayload) {
+  const inner = payload.payload as {
+    type?: unknown;
+    deposit?: { amount?: unknown };
+    channelConfig?: { payer?: unknown };
+  };
+  const amount = inner.deposit?.amount;
+  const payer = inner.channelConfig?.payer;
+  if (!acceptance.call.streams || inner.type !== "deposit") return undefined;
+  if (typeof amount !== "string" || !/^\d{1,78}$/.test(amount) || typeof payer !== "string") return undefined;
+  const request = {
+    key: `deposit:${randomUUID()}`,
+    payer: payer.toLowerCase(),
+    amount: BigInt(amount),
+    permit2: false,
+  };
+  const exposure = await holdExposure(acceptance.services, request);
+  if (exposure.kind === "over") throw acceptance.refuse("payer_limit_exceeded", exposure.message);
+  return exposure;
+}
 
 /** The scheme's refusal of the voucher in a paid call, as its 402. */
 async function rejected({ services, call, priced }: Acceptance, payload: PaymentPayload, verdict: Verdict) {

@@ -23,6 +23,8 @@ export interface VoucherStart extends Acceptance {
   payload: PaymentPayload;
   verdict: Verdict;
   verified: Verified;
+  /** A deposit paid with a stream: its amount held against the payer's balance until it is taken (payer-exposure.ts). */
+  hold?: { release(): Promise<void> };
 }
 
 /**
@@ -56,6 +58,7 @@ export class ChannelVoucher implements AcceptedPayment {
       return await this.charge(amount);
     } finally {
       this.held?.stop();
+      await this.start.hold?.release().catch(() => undefined);
     }
   }
 
@@ -121,6 +124,7 @@ export class ChannelVoucher implements AcceptedPayment {
   /** The channel is let go of: the work failed, or its stream passed nothing on. */
   async release(reason: string): Promise<void> {
     this.held?.stop();
+    await this.start.hold?.release().catch(() => undefined);
     const { services, payload, offered, verdict } = this.start;
     const route = services.gateway.route(verdict.facilitator)!;
     await route.cancel(payload, offered, reason === "work_failed" ? "handler_threw" : "handler_failed");

@@ -3,19 +3,28 @@ import { PAYER_HOLD_EXPIRY_MS, SPONSORED_PERMIT_WAIT_MS } from "../../../config/
 import { atomicToDecimal } from "../../money";
 import type { PayerFunds } from "../../payment/payer-funds";
 import type { DecodedPayment } from "../../payment/payment-signature";
-import type { Acceptance, PaymentScheme } from "./payment-scheme";
+import type { Acceptance, PaymentScheme, SchemeServices } from "./payment-scheme";
 
 /**
- * What accepting a payment did about its payer's exposure: `held` (its maximum counts against what the payer can
- * pay until `release`), `none` (it needs no hold: it is settled before any byte goes out), `strict` (it did not fit:
- * it must be settled before the first byte), or `over` (an `upto` payment that did not fit: it is refused, `message`
- * naming the limit).
+ * What holding a payment's maximum came to: `held` (it counts against what the payer can pay until `release`), or
+ * `over` (it does not fit, or the payer's funds cannot be read: `message` names the limit). An `exact` stream over
+ * the limit is settled before its first byte; an `upto` payment or a channel's deposit is refused.
  */
-export type Exposure =
-  | { kind: "held"; release(): Promise<void> }
-  | { kind: "none" }
-  | { kind: "strict" }
-  | { kind: "over"; message: string };
+export type Exposure = { kind: "held"; release(): Promise<void> } | { kind: "over"; message: string };
+
+/** A payment's claim on its payer's funds: its maximum, and what limits it beyond the balance. */
+export interface ExposureRequest {
+  /** The hold's key: the payment's ledger nonce, or a deposit's own. */
+  key: string;
+  payer: string;
+  amount: bigint;
+  /** Settled through Permit2 (`upto`): the allowance limits it too. */
+  permit2: boolean;
+  /** Unix seconds after which the payment cannot be settled: the hold outlives it by a minute at most. */
+  deadline?: number;
+  /** The EIP-2612 permit for Permit2 the payment carries, if any. */
+  permit?: SponsoredPermit;
+}
 
 /** How often a payment waiting for a sponsored permit to land looks again. */
 const WAIT_STEP_MS = 100;
@@ -30,61 +39,56 @@ export function needsHold(scheme: PaymentScheme, acceptance: Acceptance, overlap
   return scheme.name === "exact" && overlapped && acceptance.call.streams === true;
 }
 
-/**
- * Holds `payment`'s signed maximum against what its payer can pay: the balance read now and, for `upto`, the
- * Permit2 allowance (or the EIP-2612 permit the payment carries for it, when the allowance is short and the permit
- * can still apply). Of a first-time payer's `upto` payments each carrying a permit, one is in flight at a time: the
- * others wait, up to SPONSORED_PERMIT_WAIT_MS, for it to land and are judged on what it left.
- */
-export async function holdExposure(
-  acceptance: Acceptance,
-  scheme: PaymentScheme,
-  payment: DecodedPayment,
-): Promise<Exposure> {
-  const { services, priced } = acceptance;
-  const store = services.payerHolds;
+/** What an `exact` or `upto` payment claims of its payer's funds. */
+export function signedExposure(scheme: PaymentScheme, payment: DecodedPayment, amount: bigint): ExposureRequest {
   const upto = scheme.name === "upto";
-  const permit = upto ? sponsoredPermit(payment) : undefined;
-  const amount = priced.amount;
-  const read = () => services.funds.read(payment.payer, { permit2: upto, permitNonce: permit !== undefined });
+  const { nonce: key, payer, deadline } = payment;
+  return { key, payer, amount, permit2: upto, deadline, permit: upto ? sponsoredPermit(payment) : undefined };
+}
+
+/**
+ * Holds a payment's maximum against what its payer can pay: the balance read now and, through Permit2, the
+ * allowance (or the EIP-2612 permit the payment carries for it, when the allowance is short and the permit can still
+ * apply). Of a first-time payer's `upto` payments each carrying a permit, one is in flight at a time: the others
+ * wait, up to SPONSORED_PERMIT_WAIT_MS, for it to land and are judged on what it left.
+ */
+export async function holdExposure(services: SchemeServices, request: ExposureRequest): Promise<Exposure> {
+  const store = services.payerHolds;
+  const { key, payer, amount, permit2, permit } = request;
   const decimals = services.gateway.network.usdc.decimals;
   const usd = (units: bigint) => `${atomicToDecimal(units, decimals)} USD`;
   const started = Date.now();
   for (;;) {
-    const funds = await read();
+    const funds = await services.funds.read(payer, { permit2, permitNonce: permit !== undefined });
     if (!funds) {
-      if (!upto) return { kind: "strict" };
       return {
         kind: "over",
-        message: `This upto payment is settled after its answer, so the payer's USDC balance and Permit2 allowance must cover it, and they cannot be read from the chain now; try again, or pay with exact`,
+        message: `This payment is settled after its answer goes out, so the payer's USDC balance${permit2 ? " and Permit2 allowance" : ""} must cover it, and they cannot be read from the chain now; try again, or pay with exact`,
       };
     }
-    const { capacity, sponsored } = capacityOf(funds, upto, permit, payment.payer);
-    const key = payment.nonce;
+    const { capacity, sponsored } = capacityOf(funds, permit2, permit, payer);
     const now = Date.now();
-    const expiresAt = payment.deadline !== undefined ? payment.deadline * 1000 + 60_000 : now + PAYER_HOLD_EXPIRY_MS;
-    const hold = { key, payer: payment.payer, amount, capacity, sponsored, expiresAt };
-    if (await store.hold(hold, now)) return { kind: "held", release: () => store.release(key) };
-    if (!upto) return { kind: "strict" };
-    const held = await store.heldBy(payment.payer, Date.now());
-    if (held.sponsored && Date.now() - started < SPONSORED_PERMIT_WAIT_MS) {
-      await waitForPermit(store, payment.payer, started);
+    const expiresAt = request.deadline !== undefined ? request.deadline * 1000 + 60_000 : now + PAYER_HOLD_EXPIRY_MS;
+    if (await store.hold({ key, payer, amount, capacity, sponsored, expiresAt }, now)) {
+      return { kind: "held", release: () => store.release(key) };
+    }
+    const held = await store.heldBy(payer, Date.now());
+    if (permit2 && held.sponsored && Date.now() - started < SPONSORED_PERMIT_WAIT_MS) {
+      await waitForPermit(store, payer, started);
       continue;
     }
-    const allowance = funds.permit2Allowance ?? 0n;
+    const allowance = permit2
+      ? `, Permit2 allowance ${usd(sponsored ? capacity : (funds.permit2Allowance ?? 0n))}`
+      : "";
     return {
       kind: "over",
-      message: `Payer limit: this upto payment may settle up to ${usd(amount)} after its answer, and the payer can pay ${usd(capacity)} (USDC balance ${usd(funds.balance)}, Permit2 allowance ${usd(sponsored ? capacity : allowance)}) of which ${usd(held.amount)} is held by its payments in flight; wait for them to end, approve Permit2 for more, or pay with exact`,
+      message: `Payer limit: this payment may settle up to ${usd(amount)} after its answer goes out, and the payer can pay ${usd(capacity)} (USDC balance ${usd(funds.balance)}${allowance}) of which ${usd(held.amount)} is held by its payments in flight; wait for them to end, ${permit2 ? "approve Permit2 for more, " : ""}or pay with exact`,
     };
   }
 }
 
 /** Waits until no permit-sponsored hold of the payer is live, or the wait's time is up. */
-async function waitForPermit(
-  store: Acceptance["services"]["payerHolds"],
-  payer: string,
-  started: number,
-): Promise<void> {
+async function waitForPermit(store: SchemeServices["payerHolds"], payer: string, started: number): Promise<void> {
   while (Date.now() - started < SPONSORED_PERMIT_WAIT_MS) {
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
     if (!(await store.heldBy(payer, Date.now())).sponsored) return;
@@ -97,11 +101,11 @@ async function waitForPermit(
  */
 function capacityOf(
   funds: PayerFunds,
-  upto: boolean,
+  permit2: boolean,
   permit: SponsoredPermit | undefined,
   payer: string,
 ): { capacity: bigint; sponsored: boolean } {
-  if (!upto) return { capacity: funds.balance, sponsored: false };
+  if (!permit2) return { capacity: funds.balance, sponsored: false };
   const allowance = funds.permit2Allowance ?? 0n;
   const applies =
     permit !== undefined &&
