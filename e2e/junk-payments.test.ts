@@ -9,7 +9,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
-import { balances, chatBody, craftedPayment, postJson, quote, stack } from "./support/payments";
+import { facilitatorAccess, startFacilitatorServer } from "../cli/lib/facilitator-server";
+import { balances, chatBody, craftedPayment, polygon, postJson, quote, stack } from "./support/payments";
 
 const PATH = "/v1/chat/completions";
 const JUNK = 1000;
@@ -142,12 +143,23 @@ describe("junk payments cost us nothing", () => {
   });
 });
 
-describe("the stack's built-in facilitator serves its own app only", () => {
-  const facilitator = () => stack().facilitatorUrl;
-  const secret = () => {
-    const line = stack().facilitatorAuthHeader;
-    return { [line.slice(0, line.indexOf(":"))]: line.slice(line.indexOf(":") + 1).trim() };
-  };
+describe("a built-in facilitator serves its own app only", () => {
+  // As `paysvc start` runs it: its app's secret, and only payments to its app's PAY_TO (the shared stack's).
+  const access = facilitatorAccess(stack().payTo);
+  let builtIn: Awaited<ReturnType<typeof startFacilitatorServer>>;
+  beforeAll(async () => {
+    builtIn = await startFacilitatorServer({
+      network: polygon,
+      rpcUrl: stack().chainRpcUrl,
+      privateKey: generatePrivateKey(),
+      embeddedChain: true,
+      access,
+      port: 0,
+    });
+  });
+  afterAll(() => builtIn?.stop());
+  const facilitator = () => builtIn.url;
+  const secret = () => ({ [access.auth.name]: access.auth.value });
   /** A payment the official client signs for `requirements`, and the facilitator's answer to `operation` of it. */
   async function ask(
     operation: "verify" | "settle",

@@ -58,6 +58,8 @@ describe("paysvc ledger reconcile's facilitator", { timeout: 120_000 }, () => {
       DATABASE_URL,
       CHAIN_RPC_URL: UNREACHABLE_RPC,
       FACILITATOR_PRIVATE_KEY: key,
+      // The built-in facilitator settles only payments to the deployment's pay-to.
+      PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
     });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ check: false, checked: 0 });

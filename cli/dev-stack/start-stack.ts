@@ -115,9 +115,10 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
     let facilitatorUrl = config.configured.facilitatorUrl;
     let facilitatorAuthHeader: string | undefined;
     if (!facilitatorUrl) {
-      // As in production: it serves the app it was started for (the secret is handed to the app alone), and only
-      // payments to the deployment's pay-to.
-      const access = facilitatorAccess(payTo);
+      // It serves the apps it was started for (the secret is handed to them alone), as production's built-in one
+      // does; unlike that one it plays a public facilitator, which serves any pay-to: the development world's tests
+      // run several deployments, each with a pay-to of its own, over it.
+      const access = facilitatorAccess();
       const facilitator = await startFacilitatorServer({
         network,
         rpcUrl: chainRpcUrl as string,

@@ -60,6 +60,7 @@ const CHARGED = 123_456n;
 
 let chain: LocalChain;
 let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>>;
+let access: ReturnType<typeof facilitatorAccess>;
 let facilitatorClient: HTTPFacilitatorClient;
 let server: x402ResourceServer;
 let publicClient: PublicClient;
@@ -71,7 +72,7 @@ const revertAbi = [...x402UptoPermit2ProxyABI, ...localPermit2Abi.filter((item) 
 
 beforeAll(async () => {
   chain = await startLocalChain(network, 0);
-  const access = facilitatorAccess(payTo);
+  access = facilitatorAccess(payTo);
   facilitator = await startFacilitatorServer({
     network,
     rpcUrl: chain.rpcUrl,
@@ -220,7 +221,7 @@ describe("x402 upto on the embedded chain", () => {
   let signed: { requirements: PaymentRequirements; paymentRequired: PaymentRequired; payload: PaymentPayload };
 
   it("(e) the facilitator's /supported lists upto with the address that settles, and the EIP-2612 extension", async () => {
-    const response = await fetch(`${facilitator.url}/supported`);
+    const response = await fetch(`${facilitator.url}/supported`, { headers: { authorization: access.auth.value } });
     const supported = (await response.json()) as {
       kinds: { x402Version: number; scheme: string; network: string; extra?: Record<string, unknown> }[];
       extensions: string[];

@@ -29,9 +29,10 @@ interface FacilitatorOptions<N extends NetworkDefinition> {
   /**
    * Who it serves: requests that carry `Authorization: Bearer <secret>` (its own app's, handed over at start), and
    * only for payments to `payTo`. Anyone else reaching its port could otherwise have it verify their payments, or
-   * settle them with gas paid from `privateKey`.
+   * settle them with gas paid from `privateKey`. Without `payTo` it serves any pay-to, as a public facilitator
+   * does: the development world's, which every deployment of its stack shares.
    */
-  access: { secret: string; payTo: string };
+  access: { secret: string; payTo?: string };
   rpcUrl: string;
   /** EVM: 0x-hex private key. Solana: base58 64-byte keypair of the fee payer. */
   privateKey: string;
@@ -101,12 +102,9 @@ export async function startFacilitatorServer(
           return sendJson(response, 400, { error: "paymentPayload and paymentRequirements are required" });
         }
         const { paymentPayload, paymentRequirements } = body;
-        if (!paysUs(network, paymentRequirements.payTo, options.access.payTo)) {
-          return sendJson(
-            response,
-            403,
-            refusal(path, network, `this facilitator settles only payments to ${options.access.payTo}`),
-          );
+        const { payTo } = options.access;
+        if (payTo !== undefined && !paysUs(network, paymentRequirements.payTo, payTo)) {
+          return sendJson(response, 403, refusal(path, network, `this facilitator settles only payments to ${payTo}`));
         }
         const result =
           path === "/verify"
@@ -143,7 +141,7 @@ function refusal(path: string, network: NetworkDefinition, message: string) {
 }
 
 /** A fresh secret for a facilitator's own app, and the credentials the app sends it with. */
-export function facilitatorAccess(payTo: string) {
+export function facilitatorAccess(payTo?: string) {
   const secret = randomBytes(32).toString("hex");
   const auth: FacilitatorAuth = { kind: "header", name: "Authorization", value: `Bearer ${secret}` };
   return { secret, payTo, auth, header: `${auth.name}: ${auth.value}` };
