@@ -16,6 +16,7 @@ import {
   buyPrepaidCode,
   paymentClient,
   payingOpenAI,
+  stack,
   stackFacilitator,
   uptoPaymentClient,
   usdcBalance,
@@ -46,6 +47,8 @@ beforeAll(async () => {
     NETWORK: "eip155:137",
     PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
     ...stackFacilitator(),
+    // The chain the app reads payers' funds on (what an upto payment or an exact stream may owe at once).
+    CHAIN_RPC_URL: stack().chainRpcUrl,
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: databaseUrl,
     DATABASE_TIMEOUT_SECONDS: "2",

@@ -43,6 +43,8 @@ async function deployment(graceSeconds: number) {
     NETWORK: "eip155:137",
     PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
     ...stackFacilitator(),
+    // The chain the app reads payers' funds on (what an upto payment or an exact stream may owe at once).
+    CHAIN_RPC_URL: stack().chainRpcUrl,
     UPSTREAM_BASE_URL: `${provider.url}/v1`,
     DATABASE_URL: `file:${databasePath}`,
     PORT: String(await freePort()),
