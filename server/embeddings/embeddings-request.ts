@@ -59,10 +59,7 @@ const WHOLE_BODY = "body";
  * (more input tokens than a request may carry: `context_length_exceeded`).
  */
 type EmbeddingsRefusal =
-  | "invalid_embeddings_request"
-  | "context_length_exceeded"
-  | "request_too_large"
-  | "unsupported_media_type";
+  "invalid_embeddings_request" | "context_length_exceeded" | "request_too_large" | "unsupported_media_type";
 
 /**
  * Every refusal of bad input on endpoint 10 has the spec's body: type `invalid_request`, `param` a string, and

@@ -268,7 +268,10 @@ describe.each(engines)("the stores on %s", (engine) => {
   it("keeps each scope's windows apart and counts an IPv6 caller by its /64, across instances", async () => {
     const [first, second] = await twoInstances();
     const settings = { windows: [{ name: "per10Min", limit: 3, durationMs: 600_000 }], maxInputTokens: 100 };
-    const embeddings = [freeEmbeddingsWindows(first.windowLog, settings), freeEmbeddingsWindows(second.windowLog, settings)];
+    const embeddings = [
+      freeEmbeddingsWindows(first.windowLog, settings),
+      freeEmbeddingsWindows(second.windowLog, settings),
+    ];
     const now = Date.now();
     // Eight addresses of one /64, at once on two instances: three are served.
     const admitted = await Promise.allSettled(

@@ -41,7 +41,11 @@ export function rateLimitHeaders(usage: readonly WindowUsage[], rules: readonly 
 export class CallerWindows {
   constructor(
     private readonly log: WindowLog,
-    private readonly scope: { name: string | undefined; rules: readonly WindowRule[]; refusal: (retryAfter: number) => string },
+    private readonly scope: {
+      name: string | undefined;
+      rules: readonly WindowRule[];
+      refusal: (retryAfter: number) => string;
+    },
   ) {}
 
   get rules(): readonly WindowRule[] {

@@ -27,12 +27,7 @@ export class PostgresWindowLog implements WindowLog {
     const { rows } = await this.database.$client.query<{ id: number | null }>({
       name: "paysvc_take_free_chat",
       text: "select paysvc_take_free_chat($1, $2, $3::bigint[], $4::integer[])::float8 as id",
-      values: [
-        key,
-        new Date(now),
-        windows.map((window) => window.durationMs),
-        windows.map((window) => window.limit),
-      ],
+      values: [key, new Date(now), windows.map((window) => window.durationMs), windows.map((window) => window.limit)],
     });
     return rows[0]?.id ?? undefined;
   }
