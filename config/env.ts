@@ -109,6 +109,11 @@ export const sharedSchema = z.object({
     .default("x-forwarded-for")
     .pipe(z.enum(forwardedHeaders, { error: `must be ${forwardedHeaders.join(" or ")}` })),
   CORS_ORIGINS: corsOriginsSchema,
+  // The free embeddings' windows per caller (an IPv6 caller by its /64); 0 turns a window off.
+  FREE_EMBEDDINGS_PER_10_MIN: nonNegativeInteger(60),
+  FREE_EMBEDDINGS_PER_DAY: nonNegativeInteger(600),
+  // Input tokens one free embeddings request may carry, all its strings together (at most 128 strings).
+  FREE_EMBEDDINGS_MAX_INPUT_TOKENS: positiveInteger(16_384),
   PREPAID_API_BASE: optionalUrl,
   // A lease, renewed every third of it while the call runs: a dead process's reservations stop counting within it.
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(30),

@@ -8,6 +8,7 @@ import { collectProblems, ConfigurationError, type Environment } from "./configu
 import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
 import { loadFacilitators, type FacilitatorEntry } from "./facilitators";
+import { freeEmbeddingsSettings, type FreeEmbeddingsSettings } from "./free-tier";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
 /** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
@@ -37,6 +38,8 @@ export interface ServiceConfig {
   /** The models sold and served free, their prices, limits and the providers that serve them, in order. */
   catalog: ModelCatalog;
   providers: ProviderSettings;
+  /** The free embeddings' per-caller windows and input cap. */
+  freeEmbeddings: FreeEmbeddingsSettings;
   /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
   trustedProxies: TrustedProxies;
   decisionModelVersion: string;
@@ -190,6 +193,7 @@ export function loadServiceConfig(
       failureThreshold: values.PROVIDER_FAILURE_THRESHOLD,
       cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
     },
+    freeEmbeddings: freeEmbeddingsSettings(values),
     trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {

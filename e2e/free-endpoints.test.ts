@@ -7,7 +7,7 @@ const PROXY = "127.0.0.2";
 const CHAT = "/v1/free/chat/completions";
 const QUOTA = "/v1/free/chat/completions/quota";
 
-/** A free chat request as a trusted proxy forwards it for `client`. */
+/** A request as a trusted proxy forwards it for `client`. */
 function forwardedFor(client: string, method: "GET" | "POST", path: string, body?: unknown) {
   return requestFrom(PROXY, method, path, { body, headers: { "x-forwarded-for": `203.0.113.250, ${client}` } });
 }
@@ -133,6 +133,47 @@ describe("embeddings (free)", () => {
   it("answers 502 when the upstream fails", async () => {
     const response = await postJson("/v1/embeddings", { input: "[paysvc-dev-fault:http-error]" });
     expect(response.status).toBe(502);
+  });
+
+  it("limits each caller, an IPv6 one by its /64: past the window 429 with Retry-After, another /64 served", async () => {
+    const embed = (client: string, input: unknown = "harbor lights") =>
+      forwardedFor(client, "POST", "/v1/embeddings", { input });
+    const first = await embed("2001:db8:48:1::1");
+    expect(first.status).toBe(200);
+    // The tightest window's limit (FREE_EMBEDDINGS_PER_10_MIN, 60 by default), and what is left of it.
+    const limit = Number(first.headers["ratelimit-limit"]);
+    expect(limit).toBeGreaterThan(1);
+    expect(first.headers["ratelimit-remaining"]).toBe(String(limit - 1));
+    // The rest of the window, from addresses all over the same /64: one caller.
+    const rest = await Promise.all(
+      Array.from({ length: limit - 1 }, (_, index) => embed(`2001:db8:48:1:${(index + 2).toString(16)}::9`)),
+    );
+    expect(rest.map((response) => response.status)).toEqual(rest.map(() => 200));
+    const refused = await embed("2001:db8:48:1:ffff:ffff:ffff:fffe");
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect(refused.headers["ratelimit-remaining"]).toBe("0");
+    expect(refused.json()).toMatchObject({ error: { code: "free_tier_exhausted" }, retry_after: retryAfter });
+    // The next /64 is another caller; the free chat's windows of the first are its own.
+    expect((await embed("2001:db8:48:2::1")).status).toBe(200);
+    expect((await forwardedFor("2001:db8:48:1::1", "POST", CHAT, chat("still mine"))).status).toBe(200);
+  });
+
+  it("refuses input past the per-request token cap with 400 naming the cap, counting none", async () => {
+    const client = "2001:db8:48:3::1";
+    const first = await forwardedFor(client, "POST", "/v1/embeddings", { input: "harbor" });
+    const remaining = Number(first.headers["ratelimit-remaining"]);
+    // "harbor " is one token: 128 strings of 200 tokens are 25,600, past the default cap of 16,384.
+    const input = Array.from({ length: 128 }, () => "harbor ".repeat(200));
+    const over = await forwardedFor(client, "POST", "/v1/embeddings", { input });
+    expect(over.status).toBe(400);
+    const body = over.json() as { error: { message: string; param: string; code: string; type: string } };
+    expect(body.error).toMatchObject({ param: "input", code: "context_length_exceeded", type: "invalid_request" });
+    expect(body.error.message).toMatch(/at most 16384 input tokens per request/);
+    const next = await forwardedFor(client, "POST", "/v1/embeddings", { input: "harbor" });
+    expect(Number(next.headers["ratelimit-remaining"])).toBe(remaining - 1);
   });
 });
 
@@ -260,6 +301,11 @@ describe("free chat", () => {
       expect(response.status).toBe(200);
     }
     expect((await forwardedFor(client, "GET", QUOTA)).json()).toMatchObject({ per10Min: { used: 2 } });
+
+    // An IPv6 caller is its /64: its quota is the same from any address in it.
+    expect((await forwardedFor("2001:db8:48:9::1", "POST", CHAT, chat("v6"))).status).toBe(200);
+    expect((await forwardedFor("2001:db8:48:9:abcd::2", "GET", QUOTA)).json()).toMatchObject({ per10Min: { used: 1 } });
+    expect((await forwardedFor("2001:db8:48:a::1", "GET", QUOTA)).json()).toMatchObject({ per10Min: { used: 0 } });
 
     // Another client behind the trusted proxy has its own allowance.
     const other = await forwardedFor("198.51.100.13", "POST", CHAT, chat("another client"));

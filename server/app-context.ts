@@ -13,7 +13,8 @@ import { QuoteHold, type QuoteHoldStore } from "./payment/quote-hold";
 import { SettlementGasEstimator } from "./payment/settlement-gas";
 import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "./free-tier/client-address";
-import { FreeChatWindows } from "./free-tier/free-chat-windows";
+import { freeChatWindows, freeEmbeddingsWindows } from "./free-tier/free-windows";
+import type { CallerWindows } from "./windows/caller-windows";
 import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
 import { ProviderRoutes } from "./upstream/provider-routes";
@@ -42,7 +43,8 @@ export interface AppContext {
   /** The providers of every model of the catalog in force, in order, with their circuit breakers. */
   providers: ProviderRoutes;
   clientAddresses: ClientAddressResolver;
-  freeChatWindows: FreeChatWindows;
+  freeChatWindows: CallerWindows;
+  freeEmbeddingsWindows: CallerWindows;
   /** This process's metrics (GET /metrics). */
   metrics: ServiceMetrics;
   /** The way out on SIGTERM: what is under way, and the deadline that cuts the streams still running. */
@@ -141,7 +143,8 @@ export async function createAppContext(
     catalog,
     providers: new ProviderRoutes(config.catalog, config.providers, metrics),
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
-    freeChatWindows: new FreeChatWindows(storage.freeChatLog),
+    freeChatWindows: freeChatWindows(storage.windowLog),
+    freeEmbeddingsWindows: freeEmbeddingsWindows(storage.windowLog, config.freeEmbeddings),
     metrics,
     drain,
     writes,

@@ -92,7 +92,7 @@ describe("the OpenAI fields a provider would refuse", () => {
     }
   });
 
-  it("accept OpenAI's values, and let fields they do not name through to the provider", () => {
+  it("accept OpenAI's values, and let the forwarded fields they do not name through to the provider", () => {
     const extra = {
       top_p: 0.5,
       stop: ["\n"],
@@ -105,8 +105,8 @@ describe("the OpenAI fields a provider would refuse", () => {
       tool_choice: { type: "function", function: { name: "lookup" } },
       parallel_tool_calls: false,
       logit_bias: { "50256": -100 },
-      service_tier: "auto",
-      prediction: { type: "content", content: "x" },
+      service_tier: "default",
+      top_logprobs: 3,
     };
     expect(withOutputCap(parseChatRequest(body(extra)).body, 10)).toMatchObject(extra);
   });
@@ -133,5 +133,67 @@ describe("the default output cap", () => {
     expect(parsed.maxOutputTokens).toBe(1000);
     expect(withOutputCap(parsed.body, parsed.maxOutputTokens)).toMatchObject({ max_tokens: 1000 });
     expect(() => parseWith(body({ max_tokens: 1001 }), writesLittle)).toThrow(/writes at most 1000 tokens/);
+  });
+});
+
+describe("fields whose cost the price does not cover", () => {
+  const refused = (extra: object) => {
+    try {
+      parseChatRequest(body(extra));
+    } catch (error) {
+      return {
+        status: (error as ApiError).status,
+        param: (error as ApiError).options.param,
+        message: (error as ApiError).message,
+      };
+    }
+    return undefined;
+  };
+
+  it("refuses each naming the field, and lets a value that asks for nothing more pass", () => {
+    for (const [extra, param] of [
+      [{ service_tier: "priority" }, "service_tier"],
+      [{ service_tier: "auto" }, "service_tier"],
+      [{ service_tier: "flex" }, "service_tier"],
+      [{ modalities: ["text", "audio"] }, "modalities"],
+      [{ audio: { voice: "alloy", format: "wav" } }, "audio"],
+      [{ web_search_options: {} }, "web_search_options"],
+      [{ prediction: { type: "content", content: "x" } }, "prediction"],
+    ] as const) {
+      expect(refused(extra), JSON.stringify(extra)).toMatchObject({
+        status: 400,
+        param,
+        message: expect.stringContaining(`'${param}' changes what the provider charges`),
+      });
+    }
+    const harmless = parseChatRequest(body({ service_tier: "default", modalities: ["text"], audio: null })).body;
+    expect(harmless).toMatchObject({ service_tier: "default", modalities: ["text"], audio: null });
+  });
+
+  it("forwards OpenAI's token-priced fields, refuses others naming them, and drops a null one", () => {
+    const harmless = {
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: ["\n"],
+      seed: 7,
+      user: "u",
+      metadata: { run: "1" },
+      logprobs: true,
+      top_logprobs: 2,
+      logit_bias: { "50256": -100 },
+      stream: true,
+      stream_options: { include_usage: true },
+      response_format: { type: "json_object" },
+      tool_choice: "auto",
+      reasoning_effort: "low",
+      store: false,
+      prompt_cache_key: "k",
+      safety_identifier: "s",
+    };
+    expect(parseChatRequest(body(harmless)).body).toMatchObject(harmless);
+    for (const field of ["plugins", "provider", "models", "top_k"]) {
+      expect(refused({ [field]: ["web"] })).toMatchObject({ status: 400, param: field });
+    }
+    expect(parseChatRequest(body({ provider: null })).body).not.toHaveProperty("provider");
   });
 });

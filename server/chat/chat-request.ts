@@ -4,6 +4,7 @@ import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/c
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 import { chatFields, messageRole, messageToolFields } from "./chat-fields";
+import { forwardedChatFields } from "./priced-fields";
 
 const textPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 
@@ -20,8 +21,9 @@ const message = z.looseObject({
 
 /**
  * The fields we read, and the OpenAI fields whose values we check (chat-fields.ts, as the free chat does): a wrong
- * value is a 400 before the 402, not a provider's 4xx after the payment. Every other field passes through to the
- * upstream untouched (OpenAI clients send many), and is counted into the input price (pricing/count-tokens.ts).
+ * value is a 400 before the 402, not a provider's 4xx after the payment. The other forwarded fields (an allow-list,
+ * priced-fields.ts) pass through to the upstream untouched, and are counted into the input price
+ * (pricing/count-tokens.ts).
  */
 export const chatRequestSchema = z.looseObject({
   model: z.string(),
@@ -55,11 +57,14 @@ export interface ParsedChatRequest {
   maxOutputTokens: number;
 }
 
-/** Validates a chat completion body; every failure is a 400 naming the field, raised before any 402. */
+/**
+ * Validates a chat completion body; every failure is a 400 naming the field, raised before any 402 (a field whose
+ * cost the price does not cover, or that is not forwarded, included).
+ */
 export function parseChatRequest(value: unknown, catalog: ModelCatalog): ParsedChatRequest {
   requireJsonObject(value);
   const model = requireKnownModel((value as { model?: unknown }).model, catalog);
-  const body = parseOrThrow(chatRequestSchema, value);
+  const body = parseOrThrow(chatRequestSchema, forwardedChatFields(value));
   const maxOutputTokens = body.max_completion_tokens ?? body.max_tokens ?? defaultOutputCap(model);
   requireOutputWithin(
     model,

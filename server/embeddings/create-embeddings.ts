@@ -3,7 +3,13 @@ import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { countTextTokens } from "../pricing/count-tokens";
 import { UpstreamError } from "../upstream/upstream-error";
-import { parseEmbeddingsRequest, refusedEmbeddingsBody, EMBEDDINGS_EXPECTED } from "./embeddings-request";
+import { embeddings } from "../../config/free-tier";
+import {
+  EMBEDDINGS_EXPECTED,
+  InvalidEmbeddingsRequest,
+  parseEmbeddingsRequest,
+  refusedEmbeddingsBody,
+} from "./embeddings-request";
 import { jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
@@ -34,14 +40,18 @@ function vectorsFrom(answer: Record<string, unknown>, count: number): number[][]
   return vectors;
 }
 
-/** Endpoint 10 (free): embeddings with the fixed model; `model` in the request is ignored. */
+/**
+ * Endpoint 10 (free): embeddings with the fixed model; `model` in the request is ignored. Bounded per caller: the
+ * configured windows (FREE_EMBEDDINGS_PER_10_MIN, FREE_EMBEDDINGS_PER_DAY) and input tokens per request
+ * (FREE_EMBEDDINGS_MAX_INPUT_TOKENS). Refused requests and requests that fail upstream are not counted.
+ */
 export async function createEmbeddings(
-  context: Pick<AppContext, "config" | "providers">,
+  context: Pick<AppContext, "clientAddresses" | "config" | "freeEmbeddingsWindows" | "providers">,
   request: ApiRequest,
 ): Promise<ApiAnswer> {
   let value: unknown;
   try {
-    value = (await readJsonBody(request)).value;
+    value = (await readJsonBody(request, embeddings.maxBodyBytes)).value;
   } catch (error) {
     if (isApiError(error)) throw refusedEmbeddingsBody(error);
     throw error;
@@ -52,37 +62,50 @@ export async function createEmbeddings(
     return jsonAnswer({ object: "list", data: [], model: model.id, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
   }
   const inputs = typeof parsed.body.input === "string" ? [parsed.body.input] : parsed.body.input;
-  let served: { value: number[][]; provider: string };
-  try {
-    // The vectors are checked inside the routes' turn: a provider that sends too few is the next one's to replace.
-    served = await context.providers.of(model).postJson(
-      "/embeddings",
-      {
-        input: inputs,
-        encoding_format: "float",
-        ...(parsed.body.input_type ? { input_type: parsed.body.input_type } : {}),
-      },
-      (answer) => vectorsFrom(answer, inputs.length),
-    );
-  } catch (error) {
-    if (error instanceof UpstreamError) throw upstreamFailed(error);
-    throw error;
-  }
-  const vectors = served.value;
-  const base64 = parsed.body.encoding_format === "base64";
   const promptTokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
-  return jsonAnswer(
-    {
-      object: "list",
-      data: vectors.map((vector, index) => ({
-        object: "embedding",
-        index,
-        embedding: base64 ? toBase64Vector(vector) : vector,
-      })),
-      model: model.id,
-      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-    },
-    { headers: { [PROVIDER_HEADER]: served.provider } },
+  const { maxInputTokens } = context.config.freeEmbeddings;
+  if (promptTokens > maxInputTokens) throw inputOverCap(promptTokens, maxInputTokens);
+  const address = context.clientAddresses.resolve(request);
+  return context.freeEmbeddingsWindows.serve(address, async (rateLimit) => {
+    let served: { value: number[][]; provider: string };
+    try {
+      // The vectors are checked inside the routes' turn: a provider that sends too few is the next one's to replace.
+      served = await context.providers.of(model).postJson(
+        "/embeddings",
+        {
+          input: inputs,
+          encoding_format: "float",
+          ...(parsed.body.input_type ? { input_type: parsed.body.input_type } : {}),
+        },
+        (answer) => vectorsFrom(answer, inputs.length),
+      );
+    } catch (error) {
+      if (error instanceof UpstreamError) throw upstreamFailed(error);
+      throw error;
+    }
+    const base64 = parsed.body.encoding_format === "base64";
+    return jsonAnswer(
+      {
+        object: "list",
+        data: served.value.map((vector, index) => ({
+          object: "embedding",
+          index,
+          embedding: base64 ? toBase64Vector(vector) : vector,
+        })),
+        model: model.id,
+        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      },
+      { headers: { ...rateLimit, "Cache-Control": "no-store", [PROVIDER_HEADER]: served.provider } },
+    );
+  });
+}
+
+/** More input than one free request may carry: 400 in the endpoint's shape, naming the cap. */
+function inputOverCap(tokens: number, cap: number): InvalidEmbeddingsRequest {
+  return new InvalidEmbeddingsRequest(
+    "context_length_exceeded",
+    `The input counts ${tokens} tokens; free embeddings read at most ${cap} input tokens per request, all strings together. Split the input over several requests`,
+    "input",
   );
 }
 

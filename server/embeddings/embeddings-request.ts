@@ -54,8 +54,12 @@ export type EmbeddingsRequest = z.output<typeof embeddingsSchema>;
 /** What a refusal names when no single field is wrong: the body as a whole. */
 const WHOLE_BODY = "body";
 
-/** A body this endpoint refuses keeps the status that says why: too large (413), not JSON-typed (415), or else 400. */
-type EmbeddingsRefusal = "invalid_embeddings_request" | "request_too_large" | "unsupported_media_type";
+/**
+ * A body this endpoint refuses keeps the status that says why: too large (413), not JSON-typed (415), or else 400
+ * (more input tokens than a request may carry: `context_length_exceeded`).
+ */
+type EmbeddingsRefusal =
+  "invalid_embeddings_request" | "context_length_exceeded" | "request_too_large" | "unsupported_media_type";
 
 /**
  * Every refusal of bad input on endpoint 10 has the spec's body: type `invalid_request`, `param` a string, and

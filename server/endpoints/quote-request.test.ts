@@ -100,7 +100,7 @@ describe("the quote of a chat completion or a response", () => {
     }
   });
 
-  it("counts the legacy functions, a response schema, a prediction and a message's function_call", async () => {
+  it("counts the legacy functions, a response schema and a message's function_call; refuses a prediction", async () => {
     const base = (await quote("/v1/chat/completions", luna({}))).tokens!.input;
     const inputOf = async (extra: object) => (await quote("/v1/chat/completions", luna(extra))).tokens!.input;
     const text = "harbor ".repeat(2000);
@@ -108,7 +108,9 @@ describe("the quote of a chat completion or a response", () => {
     expect(await inputOf({ functions, max_tokens: 1 })).toBe(base + countTextTokens(JSON.stringify(functions)));
     const format = { type: "json_schema", json_schema: { name: "a", schema: { type: "object", description: text } } };
     expect(await inputOf({ response_format: format })).toBeGreaterThan(base + 2000);
-    expect(await inputOf({ prediction: { type: "content", content: text } })).toBeGreaterThan(base + 2000);
+    // Rejected predicted tokens are billed at the output rate, beyond the cap: not priced, so not taken.
+    const predicted = luna({ prediction: { type: "content", content: text } });
+    expect(await refusal(quote("/v1/chat/completions", predicted))).toMatchObject({ status: 400, param: "prediction" });
     const messages = [{ role: "assistant", content: null, function_call: { name: "lookup", arguments: text } }];
     expect(await inputOf({ messages })).toBeGreaterThan(base + 2000);
   });

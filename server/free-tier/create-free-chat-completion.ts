@@ -4,23 +4,10 @@ import { chatCompletionAnswer } from "../chat/chat-answer";
 import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
-import type { WindowUsage } from "./free-chat-windows";
 import type { FreeChatParser } from "./free-chat-request";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-
-/** IETF RateLimit headers for the window closest to its limit. */
-function rateLimitHeaders(windows: WindowUsage[]): Record<string, string> {
-  const tightest = [...windows].sort((a, b) => a.limit - a.used - (b.limit - b.used))[0]!;
-  return {
-    "RateLimit-Policy": windows
-      .map((window) => `${window.limit};w=${window.name === "perDay" ? 86400 : 600}`)
-      .join(", "),
-    "RateLimit-Limit": String(tightest.limit),
-    "RateLimit-Remaining": String(Math.max(0, tightest.limit - tightest.used)),
-    "RateLimit-Reset": String(tightest.resetSeconds),
-  };
-}
+import { rateLimitHeaders } from "../windows/caller-windows";
 
 /**
  * Endpoint 11: a free chat completion with the catalog's free model (`vendor-b/gpt-oss-20b` by default), its body
@@ -37,41 +24,30 @@ export async function createFreeChatCompletion(
   const windows = context.freeChatWindows;
   try {
     const parsed = parse((await readJsonBody(request, freeChat.maxBodyBytes)).value);
-    const slot = await windows.take(address);
-    if (slot === undefined) {
-      const exhausted = (await windows.usage(address)).filter((window) => window.used >= window.limit);
-      const retryAfter = Math.max(...exhausted.map((window) => window.resetSeconds), 1);
-      throw new ApiError(
-        "free_tier_exhausted",
-        `The free tier allows ${freeChat.windows.map((window) => `${window.limit} requests ${window.name === "perDay" ? "per day" : "per 10 minutes"}`).join(" and ")} per caller; retry in ${retryAfter} s or use the paid endpoint /v1/chat/completions`,
-        { headers: { "Retry-After": String(retryAfter) }, extra: { retry_after: retryAfter } },
-      );
-    }
-    const headers: Record<string, string> = {
-      ...rateLimitHeaders(await windows.usage(address)),
-      "Cache-Control": "no-store",
-    };
-    if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
-    try {
-      const routes = context.providers.of(context.config.catalog.freeChat);
-      if (parsed.stream) {
-        const { value: stream, provider } = await routes.startStream("/chat/completions", parsed.upstreamBody);
-        return eventStreamAnswer(stream.body, { ...headers, [PROVIDER_HEADER]: provider });
-      }
-      const served = await routes.postJson("/chat/completions", parsed.upstreamBody, chatCompletionAnswer);
-      return jsonAnswer(served.value, { headers: { ...headers, [PROVIDER_HEADER]: served.provider } });
-    } catch (error) {
-      await windows.give(slot);
-      if (error instanceof UpstreamError) {
+    return await windows.serve(address, async (rateLimit) => {
+      const headers: Record<string, string> = { ...rateLimit, "Cache-Control": "no-store" };
+      if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
+      try {
+        const routes = context.providers.of(context.config.catalog.freeChat);
+        if (parsed.stream) {
+          const { value: stream, provider } = await routes.startStream("/chat/completions", parsed.upstreamBody);
+          return eventStreamAnswer(stream.body, { ...headers, [PROVIDER_HEADER]: provider });
+        }
+        const served = await routes.postJson("/chat/completions", parsed.upstreamBody, chatCompletionAnswer);
+        return jsonAnswer(served.value, { headers: { ...headers, [PROVIDER_HEADER]: served.provider } });
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error;
         throw new ApiError(
           "upstream_error",
           `The free model is temporarily unavailable (${error.message}); this request was not counted`,
         );
       }
-      throw error;
-    }
+    });
   } catch (error) {
-    if (isApiError(error)) throw error.withHeaders(rateLimitHeaders(await windows.usage(address)));
+    // A refusal's own RateLimit headers (a 429's) are the ones of its moment; others get the caller's use now.
+    if (isApiError(error) && error.code !== "free_tier_exhausted") {
+      throw error.withHeaders(await windows.headers(address));
+    }
     throw error;
   }
 }
@@ -82,7 +58,8 @@ export async function freeChatQuota(
   request: ApiRequest,
 ): Promise<ApiAnswer> {
   const address = context.clientAddresses.resolve(request);
-  const usage = await context.freeChatWindows.usage(address);
+  const windows = context.freeChatWindows;
+  const usage = await windows.usage(address);
   const window = (name: string) => {
     const found = usage.find((entry) => entry.name === name)!;
     return { limit: found.limit, used: found.used, reset_seconds: found.resetSeconds };
@@ -94,6 +71,6 @@ export async function freeChatQuota(
       per10Min: window("per10Min"),
       perDay: window("perDay"),
     },
-    { headers: { ...rateLimitHeaders(usage), "Cache-Control": "no-store" } },
+    { headers: { ...rateLimitHeaders(usage, windows.rules), "Cache-Control": "no-store" } },
   );
 }

@@ -30,8 +30,8 @@ const MESSAGE_FIELDS = new Set(["role", "content", "name", "tool_calls", "tool_c
  * Top-level chat fields the model does not read as input text: settings (caps, sampling, streaming, tool choice),
  * stop sequences, token biases, and the caller's own labels (`user`, `metadata`, `safety_identifier`,
  * `prompt_cache_key`), which the provider keeps beside the call without billing them. `messages` and `tools` are
- * counted on their own. Any other field (`functions`, `response_format`, `prediction`, a provider's extension) is
- * passed on to the provider, which may bill it as input, so it is counted as its JSON.
+ * counted on their own. Any other field the paid chat forwards (`functions`, `response_format`; chat/priced-fields.ts)
+ * is passed on to the provider, which may bill it as input, so it is counted as its JSON.
  */
 const UNCOUNTED_REQUEST_FIELDS = new Set([
   "model",

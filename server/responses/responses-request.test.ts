@@ -64,3 +64,17 @@ describe("the default max_output_tokens", () => {
     expect(() => parseWith(body({ max_output_tokens: 1001 }), writesLittle)).toThrow(/writes at most 1000 tokens/);
   });
 });
+
+describe("fields whose cost the price does not cover", () => {
+  it("are refused naming the field and what it would cost, before they are named unsupported", () => {
+    expect(refusal(body({ service_tier: "priority" }))).toMatchObject({
+      status: 400,
+      param: "service_tier",
+      message: expect.stringContaining("'service_tier' changes what the provider charges"),
+    });
+    expect(refusal(body({ service_tier: "default" }))).toMatchObject({
+      param: "service_tier",
+      message: expect.stringContaining("Unsupported parameter: 'service_tier'. The Responses API here"),
+    });
+  });
+});

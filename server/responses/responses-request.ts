@@ -3,6 +3,7 @@ import { chatLimits } from "../../config/limits";
 import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog";
 import { functionName, functionParameters, chatFields } from "../chat/chat-fields";
 import { defaultOutputCap, requireKnownModel, requireOutputWithin } from "../chat/chat-request";
+import { refuseUnpricedFields } from "../chat/priced-fields";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 
@@ -105,6 +106,8 @@ export interface ParsedResponsesRequest {
 export function parseResponsesRequest(value: unknown, catalog: ModelCatalog): ParsedResponsesRequest {
   requireJsonObject(value);
   const model = requireKnownModel((value as { model?: unknown }).model, catalog);
+  // Named for what it would cost before it is named unsupported: the reason to remove it is the price.
+  refuseUnpricedFields(value, "/v1/responses");
   const unsupported = Object.keys(value).find((key) => !(SUPPORTED_FIELDS as readonly string[]).includes(key));
   if (unsupported) {
     throw new ApiError(

@@ -1,4 +1,4 @@
-import type { FreeChatLog } from "../free-tier/free-chat-windows";
+import type { WindowLog } from "../windows/window-log";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
@@ -15,7 +15,8 @@ export interface Storage {
   engine: Engine;
   ledger: PaymentLedger;
   prepaidKeys: PrepaidKeyStore;
-  freeChatLog: FreeChatLog;
+  /** The free windows' requests, and any rate limit's (windows/caller-windows.ts). */
+  windowLog: WindowLog;
   quoteHolds: QuoteHoldStore;
   /** What each payer owes at once: the signed maxima of its payments not taken yet (payer-holds.ts). */
   payerHolds: PayerHoldStore;

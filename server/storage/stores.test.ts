@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { freeChat } from "../../config/free-tier";
-import { FreeChatWindows } from "../free-tier/free-chat-windows";
+import { freeChatWindows, freeEmbeddingsWindows } from "../free-tier/free-windows";
 import type { NewPayment } from "../payment/payment-ledger";
 import { QuoteHold } from "../payment/quote-hold";
 import { openStorage } from "./open-storage";
@@ -239,24 +239,56 @@ describe.each(engines)("the stores on %s", (engine) => {
 
   it("counts one caller's free chat requests across instances: exactly the window's limit of 30 at once", async () => {
     const [first, second] = await twoInstances();
-    const windows = [new FreeChatWindows(first.freeChatLog), new FreeChatWindows(second.freeChatLog)];
+    const windows = [freeChatWindows(first.windowLog), freeChatWindows(second.windowLog)];
     const now = Date.now();
-    const taken = await Promise.all(
-      Array.from({ length: 30 }, (_, index) => windows[index % 2]!.take("198.51.100.7", now)),
+    const admitted = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, index) => windows[index % 2]!.admit("198.51.100.7", now)),
     );
-    const limit = freeChat.windows[0].limit;
-    expect(taken.filter((id) => id !== undefined)).toHaveLength(limit);
+    const shortWindow = freeChat.windows[0]!;
+    const limit = shortWindow.limit;
+    const taken = admitted.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    expect(taken).toHaveLength(limit);
+    for (const result of admitted.filter((result) => result.status === "rejected")) {
+      expect(result.reason).toMatchObject({ status: 429, code: "free_tier_exhausted" });
+      expect(Number(result.reason.options.headers["Retry-After"])).toBeGreaterThan(0);
+    }
     const [short, day] = await windows[1]!.usage("198.51.100.7", now);
-    expect(short).toMatchObject({ used: limit, limit, resetSeconds: freeChat.windows[0].durationMs / 1000 });
+    expect(short).toMatchObject({ used: limit, limit, resetSeconds: shortWindow.durationMs / 1000 });
     expect(day).toMatchObject({ used: limit });
     // Another caller has windows of its own; a request given back frees its slot.
-    expect(await windows[0]!.take("198.51.100.8", now)).toBeTypeOf("number");
-    await windows[0]!.give(taken.find((id) => id !== undefined)!);
+    expect(await windows[0]!.admit("198.51.100.8", now)).toBeDefined();
+    await taken[0]!.giveBack();
     expect((await windows[0]!.usage("198.51.100.7", now))[0]!.used).toBe(limit - 1);
     // Requests leave the short window after its length.
-    const later = now + freeChat.windows[0].durationMs + 1;
+    const later = now + shortWindow.durationMs + 1;
     expect((await windows[1]!.usage("198.51.100.7", later))[0]).toMatchObject({ used: 0, resetSeconds: 0 });
-    expect(await windows[1]!.take("198.51.100.7", later)).toBeTypeOf("number");
+    expect(await windows[1]!.admit("198.51.100.7", later)).toBeDefined();
+  });
+
+  it("keeps each scope's windows apart and counts an IPv6 caller by its /64, across instances", async () => {
+    const [first, second] = await twoInstances();
+    const settings = { windows: [{ name: "per10Min", limit: 3, durationMs: 600_000 }], maxInputTokens: 100 };
+    const embeddings = [
+      freeEmbeddingsWindows(first.windowLog, settings),
+      freeEmbeddingsWindows(second.windowLog, settings),
+    ];
+    const now = Date.now();
+    // Eight addresses of one /64, at once on two instances: three are served.
+    const admitted = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, index) => embeddings[index % 2]!.admit(`2001:db8:0:1::${index + 1}`, now)),
+    );
+    expect(admitted.filter((result) => result.status === "fulfilled")).toHaveLength(3);
+    await expect(embeddings[1]!.admit("2001:db8:0:1:ffff::1", now)).rejects.toMatchObject({
+      status: 429,
+      options: { headers: { "Retry-After": "600", "RateLimit-Remaining": "0" } },
+    });
+    // The next /64 is another caller, and the free chat's windows of the same caller are untouched.
+    expect(await embeddings[0]!.admit("2001:db8:0:2::1", now)).toBeDefined();
+    expect((await freeChatWindows(second.windowLog).usage("2001:db8:0:1::1", now))[0]!.used).toBe(0);
+    expect((await embeddings[1]!.usage("2001:db8:0:1::77", now))[0]).toMatchObject({ used: 3, limit: 3 });
+    // A scope with every window off limits nothing and writes nothing.
+    const off = freeEmbeddingsWindows(first.windowLog, { windows: [], maxInputTokens: 100 });
+    expect(await off.admit("2001:db8:0:1::1", now)).toMatchObject({ headers: {} });
   });
 
   it("holds one quote across instances: concurrent first quotes agree, and an expired hold is replaced", async () => {

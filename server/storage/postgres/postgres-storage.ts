@@ -3,7 +3,7 @@ import type pg from "pg";
 import type { Storage } from "../storage";
 import { PostgresChannels } from "./postgres-channels";
 import { openPostgres, type PoolOptions } from "./open-postgres";
-import { PostgresFreeChatLog } from "./postgres-free-chat-log";
+import { PostgresWindowLog } from "./postgres-window-log";
 import { PostgresPaymentLedger } from "./postgres-payment-ledger";
 import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
 import { PostgresPaidAnswers } from "./postgres-paid-answers";
@@ -17,7 +17,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     engine: "postgresql",
     ledger: new PostgresPaymentLedger(database),
     prepaidKeys: new PostgresPrepaidKeys(database),
-    freeChatLog: new PostgresFreeChatLog(database),
+    windowLog: new PostgresWindowLog(database),
     quoteHolds: new PostgresQuoteHolds(database),
     payerHolds: new PostgresPayerHolds(database),
     paidAnswers: new PostgresPaidAnswers(database),

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { SqliteChannels } from "./sqlite-channels";
 import type { Storage } from "../storage";
 import { openSqlite } from "./open-sqlite";
-import { SqliteFreeChatLog } from "./sqlite-free-chat-log";
+import { SqliteWindowLog } from "./sqlite-window-log";
 import { SqlitePaymentLedger } from "./sqlite-payment-ledger";
 import { SqlitePrepaidKeys } from "./sqlite-prepaid-keys";
 import { SqlitePaidAnswers } from "./sqlite-paid-answers";
@@ -17,7 +17,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     engine: "sqlite",
     ledger: new SqlitePaymentLedger(database),
     prepaidKeys: new SqlitePrepaidKeys(database),
-    freeChatLog: new SqliteFreeChatLog(database),
+    windowLog: new SqliteWindowLog(database),
     quoteHolds: new SqliteQuoteHolds(database),
     payerHolds: new SqlitePayerHolds(database),
     paidAnswers: new SqlitePaidAnswers(database),
