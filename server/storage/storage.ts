@@ -1,4 +1,5 @@
 import type { FreeChatLog } from "../free-tier/free-chat-windows";
+import type { OperatorStore } from "../operator/operator-store";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
@@ -21,6 +22,8 @@ export interface Storage {
   payerHolds: PayerHoldStore;
   /** Paid answers kept for retries under a payment-identifier. */
   paidAnswers: PaidAnswerStore;
+  /** The operator's session generation and sign-in attempts (operator-store.ts). */
+  operator: OperatorStore;
   /** x402 batch-settlement channels: the state the scheme's server keeps, shared by every instance. */
   channels: ChannelStorage;
   /**
