@@ -14,7 +14,6 @@ import { buyPrepaidCode, chatBody, payingOpenAI, quote, stack } from "./support/
 import { paysvc } from "./support/run-paysvc";
 
 const MODEL = "vendor-a/gpt-6-luna";
-const OWN_PAY_TO = "0x000000000000000000000000000000000000bEEF";
 const OPERATOR_TOKEN = "operator-page-test-token-0123456789abcdef";
 const SCREENSHOTS = join(process.cwd(), "test-results", "operator");
 const ATTENTION = ["unsettled", "settle_unknown", "unpaid"] as const;
@@ -71,6 +70,8 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
   const directory = mkdtempSync(join(tmpdir(), `paysvc-operator-${engine}-`));
   let postgres: LocalPostgres | undefined;
   let app: Awaited<ReturnType<typeof startExtraApp>>;
+  /** A second instance over the same database. */
+  let other: Awaited<ReturnType<typeof startExtraApp>>;
   let databaseUrl: string;
 
   beforeAll(async () => {
@@ -81,9 +82,10 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
       await postgres.createDatabase("operator");
       databaseUrl = postgres.url("operator");
     } else databaseUrl = `file:${join(directory, "ledger.sqlite")}`;
-    app = await startExtraApp({
+    const settings = {
       DATABASE_URL: databaseUrl,
-      PAY_TO: OWN_PAY_TO,
+      // The stack's pay-to: its built-in facilitator settles payments to no other.
+      PAY_TO: stack().payTo,
       OPERATOR_TOKEN,
       FACILITATOR_URL: proxy.url,
       FACILITATOR_TIMEOUT_MS: "5000",
@@ -91,13 +93,15 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
       // One failure opens the provider's breaker, for long: the page shows it open.
       PROVIDER_FAILURE_THRESHOLD: "1",
       PROVIDER_COOLDOWN_SECONDS: "600",
-      RECONCILE_INTERVAL_SECONDS: "1",
       TRUSTED_PROXIES: "127.0.0.1",
-    });
+    };
+    app = await startExtraApp({ ...settings, RECONCILE_INTERVAL_SECONDS: "1" });
+    other = await startExtraApp(settings);
     await makeLedger(app.url);
   });
   afterAll(async () => {
     await app?.stop();
+    await other?.stop();
     await postgres?.stop();
     rmSync(directory, { recursive: true, force: true });
   });
@@ -120,12 +124,15 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
     expect(right.headers.get("location")).toBe("/operator");
     const cookie = right.headers.get("set-cookie")!;
     expect(cookie).toMatch(
-      /^paysvc_operator=\d+\.[\w-]{43}; Path=\/operator; Max-Age=28800; HttpOnly; SameSite=Strict$/,
+      /^paysvc_operator=\d+\.\d+\.[\w-]{43}; Path=\/operator; Max-Age=28800; HttpOnly; SameSite=Strict$/,
     );
     expect(cookie).not.toContain(OPERATOR_TOKEN);
-    // Behind a trusted proxy (TRUSTED_PROXIES) that says its client came over HTTPS, the cookie is Secure.
+    // Behind a trusted proxy (TRUSTED_PROXIES) that says its client came over HTTPS, the cookie is __Host-
+    // prefixed: Secure, Path=/, no Domain.
     const proxied = await signIn(OPERATOR_TOKEN, { "x-forwarded-proto": "https" });
-    expect(proxied.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    expect(proxied.headers.get("set-cookie")).toMatch(
+      /^__Host-paysvc_operator=\d+\.\d+\.[\w-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/,
+    );
 
     // The page itself: the form without a session, the figures with it.
     const signedOut = await (await fetch(`${app.url}/operator`)).text();
@@ -201,6 +208,85 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
     } finally {
       await context.close();
     }
+  });
+
+  it("signs out on one instance and the session ends on the other; a cross-origin POST is refused; sign-in attempts are limited per address", async () => {
+    const post = (base: string, path: string, headers: Record<string, string>, body?: URLSearchParams) =>
+      fetch(`${base}${path}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body,
+      });
+    const signedIn = async (base: string, session: string) =>
+      (await (await fetch(`${base}/operator`, { headers: { cookie: session } })).text()).includes("Revenue settled");
+
+    // A browser signs in on one instance: both instances (one host, two ports) take its session.
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${app.url}/operator`);
+      await page.getByLabel("Operator token").fill(OPERATOR_TOKEN);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByTestId("endpoints").waitFor();
+      const [cookie] = await context.cookies();
+      const session = `${cookie!.name}=${cookie!.value}`;
+      expect(await signedIn(other.url, session)).toBe(true);
+
+      // Another site's page posting the sign-out form (a real browser sends its Origin): 403, nothing ended.
+      const attacker = await context.newPage();
+      await attacker.route("http://elsewhere.test/**", (route) =>
+        route.fulfill({
+          contentType: "text/html",
+          body: `<form method="post" action="${other.url}/operator/sign-out"><button>Go</button></form>`,
+        }),
+      );
+      await attacker.goto("http://elsewhere.test/");
+      const [refused] = await Promise.all([
+        attacker.waitForResponse(`${other.url}/operator/sign-out`),
+        attacker.getByRole("button", { name: "Go" }).click(),
+      ]);
+      expect(refused.status()).toBe(403);
+      // Even carrying the session, a foreign Origin does nothing: on either POST.
+      const foreign = { origin: "http://elsewhere.test", cookie: session };
+      expect((await post(other.url, "/operator/sign-out", foreign)).status).toBe(403);
+      const foreignSignIn = await post(
+        app.url,
+        "/operator/session",
+        foreign,
+        new URLSearchParams({ token: OPERATOR_TOKEN }),
+      );
+      expect(foreignSignIn.status).toBe(403);
+      expect(foreignSignIn.headers.get("set-cookie")).toBeNull();
+      expect(await signedIn(app.url, session)).toBe(true);
+      expect(await signedIn(other.url, session)).toBe(true);
+
+      // Signing out on the other instance, in the browser: the session ends on the first too.
+      await page.goto(`${other.url}/operator`);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.getByLabel("Operator token").waitFor();
+      expect(await signedIn(other.url, session)).toBe(false);
+      expect(await signedIn(app.url, session)).toBe(false);
+    } finally {
+      await context.close();
+    }
+
+    // Sign-in attempts from one address (as the trusted proxy names it), on both instances: 10, then 429.
+    const from = (address: string) => ({ "x-forwarded-for": address });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const guess = new URLSearchParams({ token: `guess-${attempt}` });
+      const answer = await post([app, other][attempt % 2]!.url, "/operator/session", from("198.51.100.20"), guess);
+      expect(answer.status).toBe(401);
+    }
+    const right = new URLSearchParams({ token: OPERATOR_TOKEN });
+    const limited = await post(app.url, "/operator/session", from("198.51.100.20"), right);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.headers.get("set-cookie")).toBeNull();
+    expect(await limited.text()).toContain("Too many sign-in attempts from your address");
+    expect((await post(other.url, "/operator/session", from("198.51.100.20"), right)).status).toBe(429);
+    // Another address signs in.
+    expect((await post(other.url, "/operator/session", from("198.51.100.21"), right)).status).toBe(303);
   });
 });
 

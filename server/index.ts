@@ -38,7 +38,10 @@ export function startAppContext(): Promise<AppContext> {
     const created = await createAppContext(config, catalogOf(endpoints));
     const routes = [
       ...appRoutes(endpoints, created.catalog, appContext),
-      ...operatorRoutes(created.config, () => appContext().clientAddresses),
+      ...operatorRoutes(created.config, () => ({
+        clientAddresses: appContext().clientAddresses,
+        operatorStore: appContext().storage.operator,
+      })),
     ];
     router = new Router(routes, () => created.config.corsOrigins);
     context = created;
@@ -104,7 +107,9 @@ export async function operatorPage(
   const current = appContext();
   const token = current.config.operatorToken;
   if (!token) return { state: "absent" };
-  if (!hasOperatorSession(cookieHeader, token)) return { state: "signed-out" };
+  // The generation is read each time: a sign-out on another instance ends this session here too.
+  const generation = await current.storage.operator.generation();
+  if (!hasOperatorSession(cookieHeader, token, generation)) return { state: "signed-out" };
   return { state: "signed-in", view: await operatorView(current) };
 }
 

@@ -4,40 +4,70 @@ import { textAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readBodyBytes } from "../http/read-body-bytes";
 import type { HttpRoute } from "../http/router";
-import { isOperatorToken, newSessionValue, sessionCookie } from "./operator-session";
+import { fromThisSite } from "./form-origin";
+import type { OperatorStore } from "./operator-store";
+import { hasOperatorSession, isOperatorToken, newSessionValue, sessionCookie } from "./operator-session";
+import { SignInAttempts } from "./sign-in-attempts";
 
 /** A sign-in form is one short field: anything longer is refused unread. */
 const MAX_FORM_BYTES = 4096;
 
+/** What the routes work with, once the app has started: who a request comes from, and the shared store. */
+export interface OperatorServices {
+  clientAddresses: ClientAddressResolver;
+  operatorStore: OperatorStore;
+}
+
 /**
  * The operator's sign-in and sign-out (the page itself, /operator, is the console's): POST /operator/session with
  * the form field `token` sets the session cookie and sends the browser back to the page; a wrong token is a 401
- * with one sentence, nothing set. POST /operator/sign-out clears the cookie. No OPERATOR_TOKEN: no routes (404).
+ * with one sentence, nothing set; past the attempts of its address's window, a 429 with Retry-After. POST
+ * /operator/sign-out ends every session (the generation moves on) when it carries one, and clears the cookie.
+ * Either POST from another site's page is a 403 that does nothing. No OPERATOR_TOKEN: no routes (404).
  */
 export function operatorRoutes(
   config: Pick<ServiceConfig, "operatorToken" | "publicBaseUrl">,
-  clientAddresses: () => ClientAddressResolver,
+  services: () => OperatorServices,
 ): HttpRoute[] {
   const token = config.operatorToken;
   if (!token) return [];
-  const secure = (request: ApiRequest) => reachedOverHttps(config.publicBaseUrl, request, clientAddresses());
+  const secure = (request: ApiRequest) => reachedOverHttps(config.publicBaseUrl, request, services().clientAddresses);
+  const attempts = new SignInAttempts(() => services().operatorStore);
+  const otherSite = (request: ApiRequest) => !fromThisSite(request, config.publicBaseUrl, secure(request));
+  const refused = () => page(403, "This form was sent from another site's page; nothing was done.");
   return [
     {
       method: "POST",
       path: "/operator/session",
       handle: async (request) => {
+        if (otherSite(request)) return refused();
+        const verdict = await attempts.attempt(services().clientAddresses.resolve(request));
+        if (!verdict.admitted) {
+          const wait = verdict.retryAfterSeconds;
+          const sentence = `Too many sign-in attempts from your address; try again in ${wait} seconds. Nothing was set.`;
+          return page(429, sentence, { "retry-after": String(wait) });
+        }
         const form = await readForm(request);
         if (form === undefined) return page(413, "The sign-in form is larger than a token; nothing was set.");
         if (!isOperatorToken(form.get("token") ?? "", token)) {
           return page(401, "That is not the operator's token; nothing was set.");
         }
-        return backToPage(sessionCookie(newSessionValue(token), secure(request)));
+        const generation = await services().operatorStore.generation();
+        return backToPage(sessionCookie(newSessionValue(token, generation), secure(request)));
       },
     },
     {
       method: "POST",
       path: "/operator/sign-out",
-      handle: async (request) => backToPage(sessionCookie(undefined, secure(request))),
+      handle: async (request) => {
+        if (otherSite(request)) return refused();
+        // Only a session's holder ends the sessions: a sign-out without one (anyone's curl) changes nothing.
+        const store = services().operatorStore;
+        if (hasOperatorSession(request.headers.get("cookie"), token, await store.generation())) {
+          await store.endSessions();
+        }
+        return backToPage(sessionCookie(undefined, secure(request)));
+      },
     },
   ];
 }
@@ -67,9 +97,9 @@ function backToPage(cookie: string): ApiAnswer {
 }
 
 /** A short HTML page of one sentence, with the way back to the sign-in form. */
-function page(status: number, sentence: string): ApiAnswer {
+function page(status: number, sentence: string, headers: Record<string, string> = {}): ApiAnswer {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>paysvc operator</title></head><body><main><h1>Operator</h1><p role="alert">${sentence}</p><p><a href="/operator">Sign in again</a></p></main></body></html>`;
-  return textAnswer(html, "text/html; charset=utf-8", { status, headers: { "cache-control": "no-store" } });
+  return textAnswer(html, "text/html; charset=utf-8", { status, headers: { "cache-control": "no-store", ...headers } });
 }
 
 /** The urlencoded form of a request, or undefined when it is larger than a sign-in form can be. */

@@ -1,4 +1,5 @@
 import type { WindowLog } from "../windows/window-log";
+import type { OperatorStore } from "../operator/operator-store";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
@@ -22,6 +23,8 @@ export interface Storage {
   payerHolds: PayerHoldStore;
   /** Paid answers kept for retries under a payment-identifier. */
   paidAnswers: PaidAnswerStore;
+  /** The operator's session generation and sign-in attempts (operator-store.ts). */
+  operator: OperatorStore;
   /** x402 batch-settlement channels: the state the scheme's server keeps, shared by every instance. */
   channels: ChannelStorage;
   /**

@@ -4,6 +4,7 @@ import type { Storage } from "../storage";
 import { PostgresChannels } from "./postgres-channels";
 import { openPostgres, type PoolOptions } from "./open-postgres";
 import { PostgresWindowLog } from "./postgres-window-log";
+import { PostgresOperatorStore } from "./postgres-operator-store";
 import { PostgresPaymentLedger } from "./postgres-payment-ledger";
 import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
 import { PostgresPaidAnswers } from "./postgres-paid-answers";
@@ -21,6 +22,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     quoteHolds: new PostgresQuoteHolds(database),
     payerHolds: new PostgresPayerHolds(database),
     paidAnswers: new PostgresPaidAnswers(database),
+    operator: new PostgresOperatorStore(database),
     channels: new PostgresChannels(database),
     exclusive: (name, work) => exclusively(database.$client, name, work),
     ping: async () => void (await database.$client.query("select 1")),

@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabases } from "../../cli/dev-stack/test-databases";
+import { openStorage } from "../storage/open-storage";
+import type { Storage } from "../storage/storage";
+import { attemptKey, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_SECONDS, SignInAttempts } from "./sign-in-attempts";
+
+const databases = useTestDatabases();
+let storage: Storage;
+beforeAll(async () => {
+  storage = await openStorage(await databases.newDatabaseUrl("sqlite"));
+});
+afterAll(() => storage?.close());
+
+describe("the operator's sign-in attempts", () => {
+  it("count an IPv4 address as it is and an IPv6 one by its /64", () => {
+    expect(attemptKey("192.0.2.7")).toBe("192.0.2.7");
+    expect(attemptKey("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(attemptKey("2001:0db8:0001:0002:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(attemptKey("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(attemptKey("::1")).toBe("0:0:0:0::/64");
+    expect(attemptKey("64:ff9b::192.0.2.7")).toBe("64:ff9b:0:0::/64");
+    expect(attemptKey("unknown")).toBe("unknown");
+  });
+
+  it(`admit ${SIGN_IN_ATTEMPTS} per window, then say when the window ends; another /64 has its own`, async () => {
+    const attempts = new SignInAttempts(() => storage.operator);
+    const start = Date.UTC(2026, 10, 28, 12, 0, 0);
+    for (let index = 0; index < SIGN_IN_ATTEMPTS; index++) {
+      expect(await attempts.attempt(`2001:db8:7:7::${index + 1}`, start + index * 1000)).toEqual({ admitted: true });
+    }
+    const later = start + 60_000;
+    expect(await attempts.attempt("2001:db8:7:7::ff", later)).toEqual({
+      admitted: false,
+      retryAfterSeconds: SIGN_IN_WINDOW_SECONDS - 60,
+    });
+    expect(await attempts.attempt("2001:db8:7:8::1", later)).toEqual({ admitted: true });
+    // The window ends: the count starts again.
+    const ended = start + SIGN_IN_WINDOW_SECONDS * 1000;
+    expect(await attempts.attempt("2001:db8:7:7::1", ended)).toEqual({ admitted: true });
+  });
+});
