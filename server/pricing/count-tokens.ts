@@ -122,8 +122,7 @@ export interface CountableChatRequest {
  * top-level field that may carry text the provider bills as input (see UNCOUNTED_REQUEST_FIELDS). A request of
  * messages, tools and settings alone counts exactly what countChatInputTokens does.
  */
-export function countChatRequestInputTokens(request: CountableChatRequest): number {
-  const counter = new TokenCounter();
+export function countChatRequestInputTokens(request: CountableChatRequest, counter = new TokenCounter()): number {
   return (
     countChatInputTokens(request.messages, request.tools, counter) +
     otherFieldsTokens(request, UNCOUNTED_REQUEST_FIELDS, counter)

@@ -1,6 +1,12 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { DISTINCT_PIECES_PER_REQUEST, LONG_RUN_CHARS, PIECE_CHARS, TokenCounter } from "./linear-token-count";
+import {
+  DISTINCT_PIECES_PER_REQUEST,
+  LONG_RUN_CHARS,
+  PIECE_CHARS,
+  SLICE_CHARS,
+  TokenCounter,
+} from "./linear-token-count";
 
 const exact = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 const linear = (text: string) => new TokenCounter().count(text);
@@ -24,8 +30,9 @@ const ordinary = [
 describe("counting tokens in linear time", () => {
   it("counts ordinary text exactly as gpt-tokenizer does, alone and as one long text", () => {
     for (const text of ordinary) expect(linear(text)).toBe(exact(text));
-    const long = Array.from({ length: 400 }, (_, index) => ordinary[index % ordinary.length]).join("\n");
-    expect(long.length).toBeGreaterThan(30_000);
+    // Longer than two slices: slices are cut where no pre-token crosses.
+    const long = Array.from({ length: 2000 }, (_, index) => ordinary[index % ordinary.length]).join("\n");
+    expect(long.length).toBeGreaterThan(2 * SLICE_CHARS);
     expect(linear(long)).toBe(exact(long));
   });
 
@@ -78,5 +85,15 @@ describe("counting tokens in linear time", () => {
     const run = "q".repeat(2 * PIECE_CHARS);
     expect(counter.count(run)).toBe(2 * PIECE_CHARS);
     expect(linear(run)).toBe(2 * exact("q".repeat(PIECE_CHARS)));
+  });
+
+  it("stops soon past a limit, and says so", () => {
+    const counter = new TokenCounter(1000);
+    const counted = counter.count("a".repeat(24_000_000));
+    expect(counter.stopped).toBe(true);
+    expect(counted).toBeGreaterThan(1000);
+    expect(counted).toBeLessThan(1000 + SLICE_CHARS);
+    expect(counter.count("more")).toBe(0);
+    expect(new TokenCounter(1000).stopped).toBe(false);
   });
 });

@@ -78,6 +78,28 @@ function longRuns(text: string): [number, number][] {
     }, []);
 }
 
+/** The length of a slice a long text is counted in, so a count can stop past its limit. */
+export const SLICE_CHARS = 65_536;
+
+/**
+ * Where the slice of `text` from `start` ends: at a space after a character that is not white space, from SLICE_CHARS
+ * on. No pre-token crosses there (letters, digits and punctuation never take a space after them) and o200k_base's one
+ * look-ahead, `\s+(?!\S)`, sees white space there either way, so the slices count exactly what the whole text does.
+ * Text with no such space over four slices (a long run, or a language written without spaces) is cut at the fourth,
+ * where a token may be counted twice.
+ */
+function sliceEnd(text: string, start: number): number {
+  if (text.length - start <= SLICE_CHARS) return text.length;
+  const farthest = start + 4 * SLICE_CHARS;
+  for (let space = text.indexOf(" ", start + SLICE_CHARS); space !== -1 && space < farthest;) {
+    if (!isWhiteSpace(text.charCodeAt(space - 1))) return space;
+    space = text.indexOf(" ", space + 1);
+  }
+  if (farthest >= text.length) return text.length;
+  const last = text.charCodeAt(farthest - 1);
+  return last >= 0xd800 && last <= 0xdbff ? farthest - 1 : farthest;
+}
+
 function exactCount(text: string): number {
   return text.length === 0 ? 0 : countTokens(text, PLAIN_TEXT);
 }
@@ -89,8 +111,34 @@ function exactCount(text: string): number {
 export class TokenCounter {
   // Made at the first long run: most requests have none.
   private pieces: Map<string, number> | undefined;
+  /** What this counter has counted so far, over every text. */
+  private counted = 0;
+
+  /**
+   * `limit`: the count past which the request is refused anyway. Counting stops soon after passing it (a text is
+   * counted in slices of SLICE_CHARS, a long run in pieces), so the work of a body far over the limit is the
+   * limit's; the count returned is then below the true one, and `stopped` says so.
+   */
+  constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
+
+  /** Whether counting stopped past the limit (the counts returned are then lower bounds). */
+  get stopped(): boolean {
+    return this.counted > this.limit;
+  }
 
   count(text: string): number {
+    let total = 0;
+    for (let start = 0; start < text.length && !this.stopped;) {
+      const end = sliceEnd(text, start);
+      const counted = this.countSlice(start === 0 && end === text.length ? text : text.slice(start, end));
+      this.counted += counted;
+      total += counted;
+      start = end;
+    }
+    return total;
+  }
+
+  private countSlice(text: string): number {
     if (text.length < LONG_RUN_CHARS) return exactCount(text);
     let total = 0;
     let segmentStart = 0;
