@@ -125,6 +125,25 @@ describe("the quote of a chat completion or a response", () => {
   });
 });
 
+describe("a body of one long run", () => {
+  it("is quoted by its pieces: 2 MB of one letter or of one emoji, in a chat completion or a response", async () => {
+    const withContent = (content: string) => ({ ...luna({}), messages: [{ role: "user", content }] });
+    const chatBase = (await quote("/v1/chat/completions", withContent(""))).tokens!.input;
+    const hello = await quote("/v1/responses", { model: "vendor-a/gpt-6-luna", input: "hello" });
+    const responseBase = hello.tokens!.input - countTextTokens("hello");
+    // 128 copies of a letter are 16 tokens, an emoji is one (see pricing/linear-token-count.ts).
+    for (const [run, tokens] of [
+      ["a".repeat(2_000_000), 250_000],
+      ["😀".repeat(500_000), 500_000],
+    ] as const) {
+      expect(Buffer.byteLength(run)).toBe(2_000_000);
+      expect((await quote("/v1/chat/completions", withContent(run))).tokens!.input).toBe(chatBase + tokens);
+      const response = await quote("/v1/responses", { model: "vendor-a/gpt-6-luna", input: run });
+      expect(response.tokens!.input).toBe(responseBase + tokens);
+    }
+  });
+});
+
 describe("a body the provider would refuse", () => {
   it("is a 400 naming the field, never a quote", async () => {
     for (const [extra, param] of [

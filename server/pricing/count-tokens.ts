@@ -1,11 +1,11 @@
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { TokenCounter } from "./linear-token-count";
 
-// Text that looks like a special token (`<|endoftext|>`) is ordinary text from a caller: count it as such.
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
-
-/** o200k_base token count of `text`; never throws. */
+/**
+ * o200k_base token count of `text`, in time linear in its length (see TokenCounter: a run of hundreds of characters
+ * of one kind counts in pieces); never throws.
+ */
 export function countTextTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text, PLAIN_TEXT);
+  return new TokenCounter().count(text);
 }
 
 /** The framing OpenAI documents for chat input: each message costs 3 tokens beyond its text, the reply 3. */
@@ -65,12 +65,12 @@ const UNCOUNTED_REQUEST_FIELDS = new Set([
 ]);
 
 /** Tokens of the JSON of an object's fields outside `known`; null (an SDK's "not given") counts nothing. */
-function otherFieldsTokens(object: object, known: ReadonlySet<string>): number {
+function otherFieldsTokens(object: object, known: ReadonlySet<string>, counter: TokenCounter): number {
   let total = 0;
   for (const field in object) {
     const value = (object as Record<string, unknown>)[field];
     if (known.has(field) || value === null || value === undefined) continue;
-    total += countTextTokens(JSON.stringify(value));
+    total += counter.count(JSON.stringify(value));
   }
   return total;
 }
@@ -91,18 +91,22 @@ export function contentText(content: unknown): string {
 /**
  * Input tokens of chat messages and tool definitions, counted over the messages as sent (role, content, name, tool
  * calls, and the JSON of any other field, such as a legacy `function_call`) plus the tool definitions, which the
- * model reads too.
+ * model reads too. One counter serves a whole request, so its bound on the work of long runs is the request's.
  */
-export function countChatInputTokens(messages: readonly CountableMessage[], tools?: unknown): number {
+export function countChatInputTokens(
+  messages: readonly CountableMessage[],
+  tools?: unknown,
+  counter = new TokenCounter(),
+): number {
   let total = REPLY_PRIMER_TOKENS;
   for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + countTextTokens(message.role) + countTextTokens(contentText(message.content));
-    if (typeof message.name === "string") total += TOKENS_PER_NAME + countTextTokens(message.name);
-    if (message.tool_calls !== undefined) total += countTextTokens(JSON.stringify(message.tool_calls));
-    if (typeof message.tool_call_id === "string") total += countTextTokens(message.tool_call_id);
-    total += otherFieldsTokens(message, MESSAGE_FIELDS);
+    total += TOKENS_PER_MESSAGE + counter.count(message.role) + counter.count(contentText(message.content));
+    if (typeof message.name === "string") total += TOKENS_PER_NAME + counter.count(message.name);
+    if (message.tool_calls !== undefined) total += counter.count(JSON.stringify(message.tool_calls));
+    if (typeof message.tool_call_id === "string") total += counter.count(message.tool_call_id);
+    total += otherFieldsTokens(message, MESSAGE_FIELDS, counter);
   }
-  if (tools !== undefined) total += countTextTokens(JSON.stringify(tools));
+  if (tools !== undefined) total += counter.count(JSON.stringify(tools));
   return total;
 }
 
@@ -118,6 +122,9 @@ export interface CountableChatRequest {
  * top-level field that may carry text the provider bills as input (see UNCOUNTED_REQUEST_FIELDS). A request of
  * messages, tools and settings alone counts exactly what countChatInputTokens does.
  */
-export function countChatRequestInputTokens(request: CountableChatRequest): number {
-  return countChatInputTokens(request.messages, request.tools) + otherFieldsTokens(request, UNCOUNTED_REQUEST_FIELDS);
+export function countChatRequestInputTokens(request: CountableChatRequest, counter = new TokenCounter()): number {
+  return (
+    countChatInputTokens(request.messages, request.tools, counter) +
+    otherFieldsTokens(request, UNCOUNTED_REQUEST_FIELDS, counter)
+  );
 }

@@ -4,6 +4,7 @@ import type { NetworkDefinition } from "../../networks";
 import type { Quote } from "../billing/payment-method";
 import { ApiError } from "../errors";
 import { countChatRequestInputTokens, type CountableChatRequest } from "./count-tokens";
+import { TokenCounter } from "./linear-token-count";
 import { quoteTokens } from "./quote-tokens";
 
 /**
@@ -21,12 +22,14 @@ export function quoteCompletion(options: {
   description: string;
 }): Quote {
   const { model, maxOutputTokens, network } = options;
-  const inputTokens = countChatRequestInputTokens(options.request);
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
+  // Counting stops soon past the limit: a body far over it costs no more than one at it.
+  const counter = new TokenCounter(limit);
+  const inputTokens = countChatRequestInputTokens(options.request, counter);
   if (inputTokens > limit) {
     throw new ApiError(
       "context_length_exceeded",
-      `The input counts ${inputTokens} tokens; the limit is ${limit}${limit < chatLimits.maxInputTokens ? `, ${model.id}'s context` : ""}`,
+      `The input counts ${counter.stopped ? "more than " : ""}${counter.stopped ? limit : inputTokens} tokens; the limit is ${limit}${limit < chatLimits.maxInputTokens ? `, ${model.id}'s context` : ""}`,
       { param: "messages" },
     );
   }

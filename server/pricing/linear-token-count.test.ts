@@ -1,0 +1,99 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { describe, expect, it } from "vitest";
+import {
+  DISTINCT_PIECES_PER_REQUEST,
+  LONG_RUN_CHARS,
+  PIECE_CHARS,
+  SLICE_CHARS,
+  TokenCounter,
+} from "./linear-token-count";
+
+const exact = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+const linear = (text: string) => new TokenCounter().count(text);
+
+// Text of every kind a caller sends, none with a run of LONG_RUN_CHARS characters of one kind.
+const ordinary = [
+  "Hello, world! How's it going? I'd say we're fine; they'll see.",
+  "The quick brown fox jumps over the lazy dog. 1234567890 3.14159 -42 1e10",
+  "function add(a: number, b: number): number {\n  return a + b; // sum\n}\n\n\tconst x = [1, 2, 3];\r\n",
+  JSON.stringify({ role: "user", content: "what is the weather?", tools: [{ name: "lookup", args: { q: "x" } }] }),
+  "東京は日本の首都です。人口は約1400万人で、世界最大の都市圏の一つです。",
+  "Ünïcödé façade naïve résumé — “quotes” and ‘apostrophes’ … ¿qué? ¡sí! Привет, мир! مرحبا بالعالم",
+  "Emoji 😀😃😄 in text 👍🏽 and flags 🇫🇷🇩🇪, ZWJ 👨‍👩‍👧‍👦 families.",
+  "<|endoftext|> looks special but is plain text <|im_start|>user",
+  "https://example.com/path/to/resource?query=value&other=1#fragment mailto:someone@example.org",
+  "# Title\n\n" + "-".repeat(80) + "\n| a | b |\n|---|---|\n| 1 | 2 |\n" + "=".repeat(120) + "\n",
+  "    indented\n        more indented\n" + " ".repeat(100) + "deep\n\n\n\n",
+  "ALLCAPS SHOUTING and CamelCaseIdentifiers with snake_case_names and kebab-case-names",
+];
+
+describe("counting tokens in linear time", () => {
+  it("counts ordinary text exactly as gpt-tokenizer does, alone and as one long text", () => {
+    for (const text of ordinary) expect(linear(text)).toBe(exact(text));
+    // Longer than two slices: slices are cut where no pre-token crosses.
+    const long = Array.from({ length: 2000 }, (_, index) => ordinary[index % ordinary.length]).join("\n");
+    expect(long.length).toBeGreaterThan(2 * SLICE_CHARS);
+    expect(linear(long)).toBe(exact(long));
+  });
+
+  it("counts a long run in pieces, off the whole count by at most a token per cut and never far below it", () => {
+    const randomLetters = Array.from({ length: 3000 }, (_, index) =>
+      String.fromCharCode(97 + (((index * 2654435761) >>> 7) % 26)),
+    ).join("");
+    const base64 = Buffer.from(Array.from({ length: 6000 }, (_, index) => (index * 2654435761) >>> 24)).toString(
+      "base64",
+    );
+    const runs = [
+      "a".repeat(5001),
+      "😀".repeat(3000),
+      randomLetters,
+      " ".repeat(3000) + "x",
+      "x\n" + "=".repeat(300) + "\nmore",
+      "!" + "\n/".repeat(1000),
+      base64,
+      "before the run " + "Z".repeat(2000) + " after the run",
+    ];
+    for (const text of runs) {
+      const cuts = Math.ceil(text.length / PIECE_CHARS) + 2;
+      const split = linear(text);
+      expect(Math.abs(split - exact(text)), text.slice(0, 20)).toBeLessThanOrEqual(cuts);
+      expect(split).toBeLessThanOrEqual(Buffer.byteLength(text, "utf8"));
+    }
+    // Below a long run's length nothing is cut.
+    expect(linear("=".repeat(LONG_RUN_CHARS - 1))).toBe(exact("=".repeat(LONG_RUN_CHARS - 1)));
+  });
+
+  it("counts 2 MB of one letter or of one emoji as their pieces add up", () => {
+    // 128 copies of `a` are 16 tokens; an emoji is one.
+    expect(linear("a".repeat(2_000_000))).toBe(250_000);
+    expect(linear("😀".repeat(500_000))).toBe(500_000);
+  });
+
+  it("counts pieces past the request's bound as one token a byte, the same every time", () => {
+    const pieces = DISTINCT_PIECES_PER_REQUEST + 100;
+    const text = Array.from({ length: pieces * PIECE_CHARS }, (_, index) =>
+      String.fromCharCode(97 + (((index * 2654435761) >>> 7) % 26)),
+    ).join("");
+    const counted = linear(text);
+    expect(counted).toBe(linear(text));
+    // The last 100 pieces at one token a byte, the others merged (about two letters a token).
+    expect(counted).toBeGreaterThanOrEqual(100 * PIECE_CHARS);
+    expect(counted).toBeLessThan(text.length);
+    // One counter is one request: its texts share the bound.
+    const counter = new TokenCounter();
+    counter.count(text);
+    const run = "q".repeat(2 * PIECE_CHARS);
+    expect(counter.count(run)).toBe(2 * PIECE_CHARS);
+    expect(linear(run)).toBe(2 * exact("q".repeat(PIECE_CHARS)));
+  });
+
+  it("stops soon past a limit, and says so", () => {
+    const counter = new TokenCounter(1000);
+    const counted = counter.count("a".repeat(24_000_000));
+    expect(counter.stopped).toBe(true);
+    expect(counted).toBeGreaterThan(1000);
+    expect(counted).toBeLessThan(1000 + SLICE_CHARS);
+    expect(counter.count("more")).toBe(0);
+    expect(new TokenCounter(1000).stopped).toBe(false);
+  });
+});

@@ -1,0 +1,173 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+
+// Text that looks like a special token (`<|endoftext|>`) is ordinary text from a caller: count it as such.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * A run of this many characters without a change between white space and the rest (or of `\r`, `\n` and `/`) is
+ * counted in pieces. gpt-tokenizer's byte-pair merge is quadratic in the length of one pre-token (50,000 copies of
+ * one letter took ~2.3 s) and its pre-tokenizer slow on such runs, and every pre-token longer than twice this holds
+ * such a run (a pre-token is one optional character, letters or punctuation, then `\r`, `\n` and `/`; or white
+ * space). Ordinary prose and code have none; a URL, a base64 blob or minified JSON may, and count in pieces.
+ */
+export const LONG_RUN_CHARS = 256;
+/** The pieces a long run is cut into: each cut may move the count by a token or two. */
+export const PIECE_CHARS = 128;
+/**
+ * How many different pieces of long runs one request merges; a piece beyond them counts one token per UTF-8 byte,
+ * the most it can be. Repeated pieces (a run of one character or one emoji) are merged once. The merge of a piece
+ * costs about a microsecond a byte here, so this bounds the work at ~0.15 s whatever the body holds.
+ */
+export const DISTINCT_PIECES_PER_REQUEST = 1024;
+
+/** JavaScript's `\s`, which o200k_base's pre-tokenizer uses: tab to carriage return, space and Unicode's spaces. */
+function isWhiteSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * The long runs of `text` as [start, end) pairs, in order and apart: a loop over its code units, since V8's regular
+ * expressions take ~40 ns a character over such a run.
+ */
+function longRuns(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  const add = (start: number, end: number) => {
+    if (end - start < LONG_RUN_CHARS) return;
+    const last = runs.at(-1);
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else runs.push([start, end]);
+  };
+  let spaceStart = 0; // the run of white space, or of the rest, that text[index] continues
+  let lineStart = 0; // the run of \r, \n and /
+  let inSpace = text.length > 0 && isWhiteSpace(text.charCodeAt(0));
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const space = isWhiteSpace(code);
+    if (space !== inSpace) {
+      add(spaceStart, index);
+      spaceStart = index;
+      inSpace = space;
+    }
+    if (!(code === 0x0a || code === 0x0d || code === 0x2f)) {
+      // A run of \r, \n and / that ends inside a run of one kind is within it; it matters only across kinds.
+      add(lineStart, index);
+      lineStart = index + 1;
+    }
+  }
+  add(spaceStart, text.length);
+  add(lineStart, text.length);
+  return runs
+    .sort((first, second) => first[0] - second[0])
+    .reduce<[number, number][]>((merged, run) => {
+      const last = merged.at(-1);
+      if (last && run[0] <= last[1]) last[1] = Math.max(last[1], run[1]);
+      else merged.push(run);
+      return merged;
+    }, []);
+}
+
+/** The length of a slice a long text is counted in, so a count can stop past its limit. */
+export const SLICE_CHARS = 65_536;
+
+/**
+ * Where the slice of `text` from `start` ends: at a space after a character that is not white space, from SLICE_CHARS
+ * on. No pre-token crosses there (letters, digits and punctuation never take a space after them) and o200k_base's one
+ * look-ahead, `\s+(?!\S)`, sees white space there either way, so the slices count exactly what the whole text does.
+ * Text with no such space over four slices (a long run, or a language written without spaces) is cut at the fourth,
+ * where a token may be counted twice.
+ */
+function sliceEnd(text: string, start: number): number {
+  if (text.length - start <= SLICE_CHARS) return text.length;
+  const farthest = start + 4 * SLICE_CHARS;
+  for (let space = text.indexOf(" ", start + SLICE_CHARS); space !== -1 && space < farthest;) {
+    if (!isWhiteSpace(text.charCodeAt(space - 1))) return space;
+    space = text.indexOf(" ", space + 1);
+  }
+  if (farthest >= text.length) return text.length;
+  const last = text.charCodeAt(farthest - 1);
+  return last >= 0xd800 && last <= 0xdbff ? farthest - 1 : farthest;
+}
+
+function exactCount(text: string): number {
+  return text.length === 0 ? 0 : countTokens(text, PLAIN_TEXT);
+}
+
+/**
+ * Counts the texts of one request in time linear in their length. Text without a long run counts exactly as
+ * gpt-tokenizer counts it; a long run counts as the sum of its pieces, and the text either side of it apart.
+ */
+export class TokenCounter {
+  // Made at the first long run: most requests have none.
+  private pieces: Map<string, number> | undefined;
+  /** What this counter has counted so far, over every text. */
+  private counted = 0;
+
+  /**
+   * `limit`: the count past which the request is refused anyway. Counting stops soon after passing it (a text is
+   * counted in slices of SLICE_CHARS, a long run in pieces), so the work of a body far over the limit is the
+   * limit's; the count returned is then below the true one, and `stopped` says so.
+   */
+  constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
+
+  /** Whether counting stopped past the limit (the counts returned are then lower bounds). */
+  get stopped(): boolean {
+    return this.counted > this.limit;
+  }
+
+  count(text: string): number {
+    let total = 0;
+    for (let start = 0; start < text.length && !this.stopped;) {
+      const end = sliceEnd(text, start);
+      const counted = this.countSlice(start === 0 && end === text.length ? text : text.slice(start, end));
+      this.counted += counted;
+      total += counted;
+      start = end;
+    }
+    return total;
+  }
+
+  private countSlice(text: string): number {
+    if (text.length < LONG_RUN_CHARS) return exactCount(text);
+    let total = 0;
+    let segmentStart = 0;
+    for (const [start, end] of longRuns(text)) {
+      total += exactCount(text.slice(segmentStart, start)) + this.runCount(text.slice(start, end));
+      segmentStart = end;
+    }
+    return total + exactCount(segmentStart === 0 ? text : text.slice(segmentStart));
+  }
+
+  private runCount(run: string): number {
+    let total = 0;
+    for (let start = 0; start < run.length;) {
+      let end = Math.min(start + PIECE_CHARS, run.length);
+      const last = run.charCodeAt(end - 1);
+      // A surrogate pair (an emoji) stays whole.
+      if (end < run.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+      total += this.pieceCount(run.slice(start, end));
+      start = end;
+    }
+    return total;
+  }
+
+  private pieceCount(piece: string): number {
+    const pieces = (this.pieces ??= new Map());
+    const known = pieces.get(piece);
+    if (known !== undefined) return known;
+    const count = pieces.size < DISTINCT_PIECES_PER_REQUEST ? exactCount(piece) : Buffer.byteLength(piece, "utf8");
+    pieces.set(piece, count);
+    return count;
+  }
+}
