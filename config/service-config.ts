@@ -3,11 +3,12 @@ import { channelSettings, type ChannelSettings } from "./channels";
 import type { NetworkDefinition } from "../networks";
 import { loadCatalog } from "./catalog/load-catalog";
 import type { DefaultRoutes } from "./catalog/default-catalog";
-import type { ModelCatalog, Route } from "./catalog/model-catalog";
+import { catalogProviders, type ModelCatalog, type Route } from "./catalog/model-catalog";
 import { collectProblems, ConfigurationError, type Environment } from "./configuration-error";
 import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
 import { loadFacilitators, type FacilitatorEntry } from "./facilitators";
+import { insecureUrlProblem } from "./host-urls";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
 /** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
@@ -171,6 +172,7 @@ export function loadServiceConfig(
   }
   const channels = channelSettings(values, network, problems);
   const catalog = collectProblems(problems, () => catalogFrom(values, env, true));
+  if (catalog) problems.push(...insecureProviders(catalog));
   if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
   return {
     network,
@@ -211,6 +213,23 @@ export function loadServiceConfig(
     corsOrigins: values.CORS_ORIGINS,
   };
 }
+
+/** Providers are sent their keys and the callers' prompts: https unless on this machine. */
+function insecureProviders(catalog: ModelCatalog): string[] {
+  return catalogProviders(catalog).flatMap(({ provider, route }) => {
+    const problem = insecureUrlProblem(route.baseUrl);
+    if (!problem) return [];
+    const variable = DEFAULT_ROUTE_VARIABLES[provider] ?? `PAYSVC_CATALOG (provider ${provider})`;
+    return [`${variable}: ${problem}`];
+  });
+}
+
+const DEFAULT_ROUTE_VARIABLES: Record<string, string> = {
+  upstream: "UPSTREAM_BASE_URL",
+  "image-upstream": "IMAGE_UPSTREAM_BASE_URL",
+  "decision-upstream": "DECISION_UPSTREAM_BASE_URL",
+  "embeddings-upstream": "EMBEDDINGS_UPSTREAM_BASE_URL",
+};
 
 /** The chain a deployment's payments are read from: CHAIN_RPC_URL, else the network's public RPC. */
 export function chainRpcUrlOf(config: Pick<ServiceConfig, "network" | "chainRpcUrl">): string {

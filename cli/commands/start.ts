@@ -10,6 +10,7 @@ import {
   describeFacilitator,
   facilitatorsVariable,
 } from "../../config/facilitators";
+import { redactedUrl } from "../../config/host-urls";
 import { loadStartConfig, type StartConfig } from "../../config/start-config";
 import {
   checkFacilitators,
@@ -35,7 +36,7 @@ function summary(config: StartConfig, capabilities: FacilitatorCapability[]) {
     payTo: service.payTo,
     facilitators: service.facilitators.map((entry, index) => ({
       ...describeFacilitator(entry),
-      ...(entry.builtIn && config.builtInFacilitator && { url: `built-in, on ${config.builtInFacilitator.rpcUrl}` }),
+      ...(entry.builtIn && config.builtInFacilitator && { url: `built-in, on ${redactedUrl(config.builtInFacilitator.rpcUrl)}` }),
       check: capabilities[index]!,
     })),
     database: redactedDatabaseUrl(service.databaseUrl),
@@ -46,7 +47,10 @@ function summary(config: StartConfig, capabilities: FacilitatorCapability[]) {
       kind,
       routes: model.routes.map((route) => `${route.provider}:${route.model}`),
     })),
-    providers: catalogProviders(service.catalog).map(({ provider, route }) => ({ provider, baseUrl: route.baseUrl })),
+    providers: catalogProviders(service.catalog).map(({ provider, route }) => ({
+      provider,
+      baseUrl: redactedUrl(route.baseUrl),
+    })),
   };
 }
 

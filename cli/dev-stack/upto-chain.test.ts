@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
-import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import {
   BATCH_SETTLEMENT_ADDRESS,
@@ -60,7 +60,7 @@ const CHARGED = 123_456n;
 
 let chain: LocalChain;
 let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>>;
-let facilitatorClient: HTTPFacilitatorClient;
+let facilitatorClient: FacilitatorClient;
 let server: x402ResourceServer;
 let publicClient: PublicClient;
 /** Gas used by the settlement transactions, for the comparison at the end. */
