@@ -230,7 +230,11 @@ export function describeFacilitator(entry: FacilitatorEntry): { name: string; ur
       : entry.auth.kind === "header"
         ? `header ${entry.auth.name}`
         : "none";
-  return { name: entry.name, url: entry.url ? redactedUrl(entry.url) : "started by paysvc start on CHAIN_RPC_URL", auth };
+  return {
+    name: entry.name,
+    url: entry.url ? redactedUrl(entry.url) : "started by paysvc start on CHAIN_RPC_URL",
+    auth,
+  };
 }
 
 /** FACILITATORS as `paysvc start` hands it to the app: every entry with its URL (the built-in one's once running). */

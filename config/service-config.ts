@@ -38,6 +38,8 @@ export interface ServiceConfig {
   /** The models sold and served free, their prices, limits and the providers that serve them, in order. */
   catalog: ModelCatalog;
   providers: ProviderSettings;
+  /** How long /health reuses a facilitator's or provider's probe (HEALTH_PROBE_SECONDS). */
+  healthProbeMs: number;
   /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
   trustedProxies: TrustedProxies;
   decisionModelVersion: string;
@@ -192,6 +194,7 @@ export function loadServiceConfig(
       failureThreshold: values.PROVIDER_FAILURE_THRESHOLD,
       cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
     },
+    healthProbeMs: values.HEALTH_PROBE_SECONDS * 1000,
     trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {

@@ -21,6 +21,15 @@ export class UpstreamError extends Error {
  */
 export function providerRefusal(summary: string, detail: string, origin: string, status?: number): UpstreamError {
   const requestId = `req_${randomBytes(8).toString("hex")}`;
-  logEvent("warn", "provider_error", { request_id: requestId, provider: origin, summary, detail: detail.slice(0, 2000) });
-  return new UpstreamError("status", `${summary} (request id ${requestId}; the provider's answer is in the service's log)`, status);
+  logEvent("warn", "provider_error", {
+    request_id: requestId,
+    provider: origin,
+    summary,
+    detail: detail.slice(0, 2000),
+  });
+  return new UpstreamError(
+    "status",
+    `${summary} (request id ${requestId}; the provider's answer is in the service's log)`,
+    status,
+  );
 }
