@@ -31,7 +31,7 @@ export async function checkHealth(context: HealthContext): Promise<{ status: num
   const cache = cacheOf(context);
   const states = context.providers.states();
   const { routes } = context.gateway;
-  const [database, facilitatorProbes, probes] = await Promise.all([
+  const [database, facilitatorProbed, probed] = await Promise.all([
     cache.get("database", () => context.storage.ping(), DATABASE_PERIOD_MS),
     Promise.all(
       routes.map((route) =>
@@ -42,6 +42,9 @@ export async function checkHealth(context: HealthContext): Promise<{ status: num
       states.map((state) => cache.get(`provider ${state.provider}`, () => state.upstream.probe(PROBE_TIMEOUT_MS))),
     ),
   ]);
+  // A probe is as old as the period; a breaker opened by real calls since is newer news, and says down too.
+  const facilitatorProbes = facilitatorProbed.map((probe, index) => withBreaker(probe, routes[index]!.breaker.state()));
+  const probes = probed.map((probe, index) => withBreaker(probe, states[index]!.breaker));
   const facilitators = Object.fromEntries(
     routes.map((route, index) => [
       route.name,
@@ -96,6 +99,15 @@ export async function checkHealth(context: HealthContext): Promise<{ status: num
         providers,
       },
     },
+  };
+}
+
+function withBreaker(probe: ProbeResult, breaker: string): ProbeResult {
+  if (probe.status === "down" || breaker !== "open") return probe;
+  return {
+    status: "down",
+    latency_ms: probe.latency_ms,
+    error: "its circuit breaker is open: calls to it keep failing",
   };
 }
 
