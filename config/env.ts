@@ -136,6 +136,8 @@ export const sharedSchema = z.object({
   // A facilitator that fails this many calls in a row is skipped for the cooldown, then tried again with one call.
   FACILITATOR_FAILURE_THRESHOLD: positiveInteger(3),
   FACILITATOR_COOLDOWN_SECONDS: positiveInteger(30),
+  // How long /health reuses a dependency's probe: a flood of /health asks each facilitator and provider once.
+  HEALTH_PROBE_SECONDS: positiveInteger(5),
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
   // How long a process given SIGTERM lets the requests and streams under way finish before it cuts them.
   SHUTDOWN_GRACE_SECONDS: positiveInteger(30),

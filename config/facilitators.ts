@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { ConfigurationError, type Environment } from "./configuration-error";
+import { insecureUrlProblem, redactedUrl } from "./host-urls";
 
 /**
  * The facilitators that verify and settle payments, in the order they are tried, and the credentials each sends.
@@ -113,7 +114,12 @@ function parseList(list: string, problems: string[]) {
 function urlOf(variable: string, value: string, problems: string[]): string | undefined {
   try {
     const url = new URL(value);
-    if (url.protocol === "http:" || url.protocol === "https:") return value.replace(/\/+$/, "");
+    if (url.protocol === "http:" || url.protocol === "https:") {
+      const insecure = insecureUrlProblem(value);
+      if (!insecure) return value.replace(/\/+$/, "");
+      problems.push(`${variable}: ${insecure}`);
+      return undefined;
+    }
   } catch {
     // reported below
   }
@@ -224,7 +230,11 @@ export function describeFacilitator(entry: FacilitatorEntry): { name: string; ur
       : entry.auth.kind === "header"
         ? `header ${entry.auth.name}`
         : "none";
-  return { name: entry.name, url: entry.url ?? "started by paysvc start on CHAIN_RPC_URL", auth };
+  return {
+    name: entry.name,
+    url: entry.url ? redactedUrl(entry.url) : "started by paysvc start on CHAIN_RPC_URL",
+    auth,
+  };
 }
 
 /** FACILITATORS as `paysvc start` hands it to the app: every entry with its URL (the built-in one's once running). */

@@ -3,12 +3,13 @@ import { channelSettings, type ChannelSettings } from "./channels";
 import type { NetworkDefinition } from "../networks";
 import { loadCatalog } from "./catalog/load-catalog";
 import type { DefaultRoutes } from "./catalog/default-catalog";
-import type { ModelCatalog, Route } from "./catalog/model-catalog";
+import { catalogProviders, type ModelCatalog, type Route } from "./catalog/model-catalog";
 import { collectProblems, ConfigurationError, type Environment } from "./configuration-error";
 import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
 import { loadFacilitators, type FacilitatorEntry } from "./facilitators";
 import { freeEmbeddingsSettings, type FreeEmbeddingsSettings } from "./free-tier";
+import { insecureUrlProblem } from "./host-urls";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
 /** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
@@ -40,6 +41,8 @@ export interface ServiceConfig {
   providers: ProviderSettings;
   /** The free embeddings' per-caller windows and input cap. */
   freeEmbeddings: FreeEmbeddingsSettings;
+  /** How long /health reuses a facilitator's or provider's probe (HEALTH_PROBE_SECONDS). */
+  healthProbeMs: number;
   /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
   trustedProxies: TrustedProxies;
   decisionModelVersion: string;
@@ -174,6 +177,7 @@ export function loadServiceConfig(
   }
   const channels = channelSettings(values, network, problems);
   const catalog = collectProblems(problems, () => catalogFrom(values, env, true));
+  if (catalog) problems.push(...insecureProviders(catalog));
   if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
   return {
     network,
@@ -194,6 +198,7 @@ export function loadServiceConfig(
       cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
     },
     freeEmbeddings: freeEmbeddingsSettings(values),
+    healthProbeMs: values.HEALTH_PROBE_SECONDS * 1000,
     trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {
@@ -215,6 +220,23 @@ export function loadServiceConfig(
     corsOrigins: values.CORS_ORIGINS,
   };
 }
+
+/** Providers are sent their keys and the callers' prompts: https unless on this machine. */
+function insecureProviders(catalog: ModelCatalog): string[] {
+  return catalogProviders(catalog).flatMap(({ provider, route }) => {
+    const problem = insecureUrlProblem(route.baseUrl);
+    if (!problem) return [];
+    const variable = DEFAULT_ROUTE_VARIABLES[provider] ?? `PAYSVC_CATALOG (provider ${provider})`;
+    return [`${variable}: ${problem}`];
+  });
+}
+
+const DEFAULT_ROUTE_VARIABLES: Record<string, string> = {
+  upstream: "UPSTREAM_BASE_URL",
+  "image-upstream": "IMAGE_UPSTREAM_BASE_URL",
+  "decision-upstream": "DECISION_UPSTREAM_BASE_URL",
+  "embeddings-upstream": "EMBEDDINGS_UPSTREAM_BASE_URL",
+};
 
 /** The chain a deployment's payments are read from: CHAIN_RPC_URL, else the network's public RPC. */
 export function chainRpcUrlOf(config: Pick<ServiceConfig, "network" | "chainRpcUrl">): string {

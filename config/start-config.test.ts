@@ -2,6 +2,10 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { problemsOf } from "./__fixtures__/problems-of";
 import { solanaDevAccount } from "../cli/dev-stack/solana-dev-accounts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { redactedUrl } from "./host-urls";
 import { loadStartConfig } from "./start-config";
 
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
@@ -87,5 +91,59 @@ describe("paysvc start's configuration", () => {
         `DATABASE_URL: ${url} is an in-memory SQLite database, lost when the process stops, and the ledger of payments and prepaid keys must survive a restart; set a file (file:/var/lib/paysvc/paysvc.sqlite) or postgres:// URL`,
       ]);
     }
+  });
+});
+
+describe("credentials stay with their host", () => {
+  it("refuses a plain-http provider or facilitator beyond this machine, in one line; loopback may be http", () => {
+    expect(
+      problemsOf(() => loadStartConfig(production({ UPSTREAM_BASE_URL: "http://provider.invalid/v1?key=k" }))),
+    ).toEqual([
+      "UPSTREAM_BASE_URL: http://provider.invalid/… is plain http on a host that is not this machine: credentials and payments would cross the network in the clear; use https (http is accepted for localhost, 127.0.0.1 and [::1] only)",
+    ]);
+    expect(problemsOf(() => loadStartConfig(production({ FACILITATOR_URL: "http://facilitator.invalid" })))).toEqual([
+      expect.stringMatching(
+        /^FACILITATOR_URL: http:\/\/facilitator\.invalid is plain http on a host that is not this machine/,
+      ),
+    ]);
+    for (const local of ["http://127.0.0.1:8080/v1", "http://localhost:8080/v1", "http://[::1]:8080/v1"]) {
+      expect(
+        problemsOf(() => loadStartConfig(production({ UPSTREAM_BASE_URL: local, FACILITATOR_URL: local }))),
+      ).toEqual([]);
+    }
+  });
+
+  it("refuses a catalog route whose key is one of the service's own secrets", () => {
+    const directory = mkdtempSync(join(tmpdir(), "paysvc-catalog-"));
+    const file = join(directory, "catalog.json");
+    const route = (key: string) => ({ provider: "p", base_url: "https://p.example/v1", api_key_env: key, model: "m" });
+    for (const secret of ["FACILITATOR_PRIVATE_KEY", "CDP_API_KEY_SECRET", "METRICS_TOKEN", "DATABASE_URL"]) {
+      writeFileSync(
+        file,
+        JSON.stringify({
+          extends: "default",
+          models: [
+            { kind: "chat", id: "x/chat", prices: { input_per_1m: "1", output_per_1m: "1" }, routes: [route(secret)] },
+          ],
+        }),
+      );
+      const problems = problemsOf(() =>
+        loadStartConfig(
+          production({
+            PAYSVC_CATALOG: file,
+            [secret]: secret === "DATABASE_URL" ? "file:/var/lib/x.sqlite" : "s3cret-value-of-the-service",
+          }),
+        ),
+      );
+      expect(problems).toContainEqual(
+        `${file}: models[0].routes[0].api_key_env: ${secret} is one of this service's own secrets, and a route's key is sent to its provider; name the variable that holds the provider's API key`,
+      );
+    }
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("prints URLs without user info, path or query", () => {
+    expect(redactedUrl("https://user:pass@rpc.example:8545/v2/abcdef?apikey=k")).toBe("https://…@rpc.example:8545/…");
+    expect(redactedUrl("https://api.example")).toBe("https://api.example");
   });
 });

@@ -215,10 +215,11 @@ describe("the provider metrics", () => {
 });
 
 describe("/health with a provider down", () => {
-  it("answers 200 while every model has a provider up, showing the one down", async () => {
+  it("answers 200 degraded while every model has a provider up, naming the one down", async () => {
     const response = await fetch(`${app.url}/health`);
     const health = (await response.json()) as {
       status: string;
+      down: string[];
       checks: { upstream: { status: string }; providers: Record<string, { status: string }> };
     };
     // "gone" refuses connections, but acme/tiny-1 fails over to "backup".
@@ -226,7 +227,8 @@ describe("/health with a provider down", () => {
     expect(health.checks.providers.backup?.status).toBe("up");
     expect(health.checks.upstream.status).toBe("up");
     expect(response.status).toBe(200);
-    expect(health.status).toBe("ok");
+    expect(health.status).toBe("degraded");
+    expect(health.down).toEqual(["provider gone"]);
   });
 });
 

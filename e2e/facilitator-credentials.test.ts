@@ -102,20 +102,19 @@ describe("a facilitator that wants CDP's JWT on every call", () => {
     const refusedApp = await startExtraApp(env);
     try {
       const body = chatBody("a wrong facilitator key");
+      // The quote stands (EVM exact terms need no facilitator); paying waits for one that takes the credentials.
       const quoted = await postJson(PATH, body, {}, refusedApp.url);
-      expect(quoted.status).toBe(503);
-      expect((await quoted.json()).error.code).toBe("facilitator_unavailable");
-      // A payment signed for the healthy deployment's quote, presented where the facilitator refuses us.
-      const signature = await officialPayment(payer().privateKey, await quote(PATH, body));
+      expect(quoted.status).toBe(402);
+      // A payment signed for this deployment's quote, presented where the facilitator refuses us.
+      const signature = await officialPayment(payer().privateKey, await quote(PATH, body, refusedApp.url));
       const before = await balances(payer().address);
       const paid = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature }, refusedApp.url);
       expect(paid.status).toBe(503);
       expect(await balances(payer().address)).toEqual(before);
       const health = await (await fetch(`${refusedApp.url}/health`)).json();
-      expect(health.checks.facilitators.facilitator).toMatchObject({
-        status: "down",
-        error: expect.stringMatching(/401/),
-      });
+      // Why is in the log and on the operator's page; the public answer says which, not why.
+      expect(health.checks.facilitators.facilitator).toMatchObject({ status: "down" });
+      expect(health.checks.facilitators.facilitator).not.toHaveProperty("error");
     } finally {
       await refusedApp.stop();
     }

@@ -66,11 +66,13 @@ describe("an upstream failure is a 502 and the payer keeps the money", () => {
       expect(json.error.message).toMatch(/unreachable/);
     });
 
-    it("reports the upstream down in /health with 503", async () => {
+    it("reports the upstream down in /health: 200 degraded naming it, no error text", async () => {
       const response = await fetch(`${app.url}/health`);
-      expect(response.status).toBe(503);
+      expect(response.status).toBe(200);
       const health = await response.json();
       expect(health.status).toBe("degraded");
+      expect(health.down).toEqual(["provider upstream"]);
+      expect(health.checks.providers.upstream).not.toHaveProperty("error");
       expect(health.checks.upstream.status).toBe("down");
       expect(health.checks.facilitator.status).toBe("up");
       expect(health.checks.database.status).toBe("up");
@@ -84,21 +86,24 @@ describe("an upstream failure is a 502 and the payer keeps the money", () => {
     });
     afterAll(() => app?.stop());
 
-    it("answers 503 before calling the upstream, for the quote and for a signed payment", async () => {
+    it("quotes (EVM exact terms need no facilitator) and answers a signed payment 503 with Retry-After", async () => {
       const body = chatBody("no facilitator");
       const quoteResponse = await postJson(PATH, body, {}, app.url);
-      expect(quoteResponse.status).toBe(503);
-      expect((await quoteResponse.json()).error.code).toBe("facilitator_unavailable");
-      // A payment signed against the healthy deployment's quote, presented to this one.
-      const signature = await officialPayment(payer().privateKey, await quote(PATH, body));
+      expect(quoteResponse.status).toBe(402);
+      // A payment signed for this deployment's own quote: paying waits for a facilitator.
+      const signature = await officialPayment(payer().privateKey, await quote(PATH, body, app.url));
       const before = await balances(payer().address);
       const response = await postJson(PATH, body, { "PAYMENT-SIGNATURE": signature }, app.url);
       expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
       expect(await balances(payer().address)).toEqual(before);
     });
 
-    it("reports the facilitator down in /health", async () => {
-      const health = await (await fetch(`${app.url}/health`)).json();
+    it("reports the facilitator down in /health: 200 degraded naming it", async () => {
+      const response = await fetch(`${app.url}/health`);
+      expect(response.status).toBe(200);
+      const health = await response.json();
+      expect(health).toMatchObject({ status: "degraded", down: ["facilitator facilitator"] });
       expect(health.checks.facilitator.status).toBe("down");
     });
   });

@@ -42,7 +42,7 @@ export async function facilitatorAuthSection(rounds: number): Promise<string[]> 
       apiKeySecret: cdpSecret(kind),
     };
     const client = new AuthenticatedFacilitatorClient({ url: CDP_URL }, auth);
-    const one = await median(() => client.createAuthHeaders("verify"), rounds);
+    const one = await median(() => client.headers("verify"), rounds);
     const three = await median(
       () =>
         Promise.all(

@@ -10,6 +10,7 @@ import {
   describeFacilitator,
   facilitatorsVariable,
 } from "../../config/facilitators";
+import { redactedUrl } from "../../config/host-urls";
 import { loadStartConfig, type StartConfig } from "../../config/start-config";
 import {
   checkFacilitators,
@@ -35,7 +36,8 @@ function summary(config: StartConfig, capabilities: FacilitatorCapability[]) {
     payTo: service.payTo,
     facilitators: service.facilitators.map((entry, index) => ({
       ...describeFacilitator(entry),
-      ...(entry.builtIn && config.builtInFacilitator && { url: `built-in, on ${config.builtInFacilitator.rpcUrl}` }),
+      ...(entry.builtIn &&
+        config.builtInFacilitator && { url: `built-in, on ${redactedUrl(config.builtInFacilitator.rpcUrl)}` }),
       check: capabilities[index]!,
     })),
     database: redactedDatabaseUrl(service.databaseUrl),
@@ -46,7 +48,10 @@ function summary(config: StartConfig, capabilities: FacilitatorCapability[]) {
       kind,
       routes: model.routes.map((route) => `${route.provider}:${route.model}`),
     })),
-    providers: catalogProviders(service.catalog).map(({ provider, route }) => ({ provider, baseUrl: route.baseUrl })),
+    providers: catalogProviders(service.catalog).map(({ provider, route }) => ({
+      provider,
+      baseUrl: redactedUrl(route.baseUrl),
+    })),
   };
 }
 
@@ -69,7 +74,9 @@ and built-in), or CHAIN_RPC_URL + FACILITATOR_PRIVATE_KEY (the built-in facilita
 sold (UPSTREAM_BASE_URL, or routes in the PAYSVC_CATALOG file); DATABASE_URL.
 Facilitator credentials: FACILITATOR_<NAME>_AUTH=cdp (a JWT from CDP_API_KEY_ID + CDP_API_KEY_SECRET; the default
 at CDP's URL) or FACILITATOR_<NAME>_AUTH_HEADER="x-secret-key: ..." (FACILITATOR_AUTH* with FACILITATOR_URL).
-Each facilitator is asked /supported with its credentials; start is refused when none lists exact on the network.
+Each facilitator is asked /supported with its credentials; start is refused when none lists exact on the network
+and one answered (credentials rejected, no exact); when none answers, it starts degraded (paid calls get 503 with
+Retry-After until one does). --check exits 2 in both cases.
 Refused as public: the development accounts as PAY_TO or FACILITATOR_PRIVATE_KEY. Refused as lost at a restart:
 DATABASE_URL=:memory:. The production build must exist (npm run build).
 Exit codes: 2 when something is missing or wrong (one line each on stderr, nothing started); with --check, 0 when
@@ -144,9 +151,20 @@ async function serve(config: StartConfig): Promise<void> {
   const capabilities = await checkFacilitators(gatewayFor(running.service), offeredSchemes(config.service));
   for (const capability of capabilities)
     console.log(`paysvc start: facilitator ${capability.name}: ${capability.summary}`);
-  if (!takesPayments(capabilities)) {
+  // A facilitator that answers and refuses (credentials, no exact) is a configuration to fix: refused. One that
+  // does not answer is an outage: the app starts, serves what needs no facilitator, and paid calls get 503 with
+  // Retry-After until one answers (the app asks /supported again then).
+  const answered = capabilities.some(
+    (capability) => capability.reached !== "unreachable" && capability.reached !== "failed",
+  );
+  if (!takesPayments(capabilities) && answered) {
     await running.stop();
     refuse([noExactProblem(config)]);
+  }
+  if (!takesPayments(capabilities)) {
+    console.error(
+      "paysvc start: no facilitator answers now: starting degraded (quotes, prepaid keys and free endpoints served; paid calls answered 503 with Retry-After until one answers)",
+    );
   }
   // The app is handed the built-in facilitator's URL in the list and the secret it serves only its app with (a
   // fresh one at each start); other entries and their credentials as set. Never the facilitator's private key.

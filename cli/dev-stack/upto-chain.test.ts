@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
-import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import {
   BATCH_SETTLEMENT_ADDRESS,
@@ -60,8 +60,7 @@ const CHARGED = 123_456n;
 
 let chain: LocalChain;
 let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>>;
-let access: ReturnType<typeof facilitatorAccess>;
-let facilitatorClient: HTTPFacilitatorClient;
+let facilitatorClient: FacilitatorClient;
 let server: x402ResourceServer;
 let publicClient: PublicClient;
 /** Gas used by the settlement transactions, for the comparison at the end. */
@@ -72,7 +71,7 @@ const revertAbi = [...x402UptoPermit2ProxyABI, ...localPermit2Abi.filter((item) 
 
 beforeAll(async () => {
   chain = await startLocalChain(network, 0);
-  access = facilitatorAccess(payTo);
+  const access = facilitatorAccess(payTo);
   facilitator = await startFacilitatorServer({
     network,
     rpcUrl: chain.rpcUrl,
@@ -221,8 +220,8 @@ describe("x402 upto on the embedded chain", () => {
   let signed: { requirements: PaymentRequirements; paymentRequired: PaymentRequired; payload: PaymentPayload };
 
   it("(e) the facilitator's /supported lists upto with the address that settles, and the EIP-2612 extension", async () => {
-    const response = await fetch(`${facilitator.url}/supported`, { headers: { authorization: access.auth.value } });
-    const supported = (await response.json()) as {
+    // With the credentials the built-in facilitator serves its app with (it answers 401 without).
+    const supported = (await facilitatorClient.getSupported()) as unknown as {
       kinds: { x402Version: number; scheme: string; network: string; extra?: Record<string, unknown> }[];
       extensions: string[];
       signers: Record<string, string[]>;

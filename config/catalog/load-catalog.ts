@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { ConfigurationError, type Environment } from "../configuration-error";
+import { isServiceSecret } from "../host-urls";
 import { catalogFileSchema, type CatalogEntry, type CatalogFileRoute } from "./catalog-file";
 import {
   DEFAULT_CONTEXT_TOKENS,
@@ -64,6 +65,7 @@ function fromFile(source: CatalogSource & { file: string }): ModelCatalog {
     ...duplicateIds(models),
     ...kindCounts(models, parsed.data.extends === "default"),
     ...providerUrls(models, parsed.data.extends === "default" ? source.defaultRoutes : {}),
+    ...ownSecretKeys(models),
     ...(source.serving ? unsetKeys(models, source.environment) : []),
   ].map((problem) => `${file}: ${problem}`);
   if (problems.length > 0) throw new ConfigurationError(problems);
@@ -146,6 +148,17 @@ function providerUrls(models: readonly CatalogEntry[], taken: DefaultRoutes): st
       `${where}.base_url: provider "${route.provider}" is at ${known.url} in ${known.where}; give each base URL a provider name of its own`,
     ];
   });
+}
+
+/** A route's key goes to its provider: one of the service's own secrets there would leave its host. */
+function ownSecretKeys(models: readonly CatalogEntry[]): string[] {
+  return routesOf(models).flatMap(({ route, where }) =>
+    route.api_key_env && isServiceSecret(route.api_key_env)
+      ? [
+          `${where}.api_key_env: ${route.api_key_env} is one of this service's own secrets, and a route's key is sent to its provider; name the variable that holds the provider's API key`,
+        ]
+      : [],
+  );
 }
 
 function unsetKeys(models: readonly CatalogEntry[], environment: Environment): string[] {

@@ -77,12 +77,18 @@ async function offersOrUnavailable(
   }
 }
 
-/** A facilitator that cannot be asked becomes the caller's 503; anything else is left as it is. */
+/** How long a caller told no facilitator answers waits: long enough for a probe, short beside an outage. */
+const FACILITATOR_RETRY_AFTER_SECONDS = 10;
+
+/** A facilitator that cannot be asked becomes the caller's 503 with Retry-After; anything else is left as it is. */
 export function facilitatorUnavailable(error: unknown): unknown {
   if (error instanceof FacilitatorUnavailableError) {
+    // The caller is told to come back; why (which facilitator, what it said) is for the operator.
+    logEvent("warn", "facilitator_unavailable", { error: error.message });
     return new ApiError(
       "facilitator_unavailable",
-      "The payment facilitator is unavailable; nothing was charged. Retry later.",
+      `The payment facilitator is unavailable; nothing was charged. Retry in ${FACILITATOR_RETRY_AFTER_SECONDS} s.`,
+      { headers: { "Retry-After": String(FACILITATOR_RETRY_AFTER_SECONDS) } },
     );
   }
   return error;

@@ -1,4 +1,4 @@
-import { UpstreamError } from "../upstream/upstream-error";
+import { providerRefusal, UpstreamError } from "../upstream/upstream-error";
 
 /**
  * A whole chat completion as the upstream sent it, checked to be one: a 200 that carries `{"error": ...}` (some
@@ -7,8 +7,7 @@ import { UpstreamError } from "../upstream/upstream-error";
  */
 export function chatCompletionAnswer(body: Record<string, unknown>): Record<string, unknown> {
   if (body.error !== undefined && body.error !== null) {
-    const detail = JSON.stringify(body.error).slice(0, 300);
-    throw new UpstreamError("status", `upstream answered 200 with an error: ${detail}`);
+    throw providerRefusal("upstream answered 200 with an error", JSON.stringify(body.error), "chat provider");
   }
   if (!Array.isArray(body.choices) || body.choices.length === 0) {
     throw new UpstreamError("protocol", "upstream answered a chat completion without choices");

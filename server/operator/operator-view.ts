@@ -127,7 +127,7 @@ export async function operatorView(context: AppContext, now = new Date()): Promi
     attentionRows(context, daySince),
     payoutOf(context, decimals),
   ]);
-  const checks = (health.body as { checks: HealthChecks }).checks;
+  const checks = (health.body as unknown as { checks: HealthChecks }).checks;
   return {
     network: config.network.id,
     networkName: config.network.displayName,

@@ -63,3 +63,14 @@ async function capabilityOf(
 export function takesPayments(capabilities: readonly FacilitatorCapability[]): boolean {
   return capabilities.some((capability) => capability.schemes.exact === true);
 }
+
+/** Health probe of one facilitator: it answers /supported and lists this network's exact scheme. */
+export async function probeFacilitator(route: FacilitatorRoute, network: string): Promise<void> {
+  const supported = await route.probe().catch((error: unknown) => {
+    const status = error instanceof FacilitatorCallError ? error.status : undefined;
+    if (status === 401 || status === 403) throw new Error(`credentials rejected (${status})`);
+    throw error;
+  });
+  const listed = supported.kinds.some((kind) => kind.network === network && kind.scheme === "exact");
+  if (!listed) throw new Error(`facilitator does not support exact payments on ${network}`);
+}

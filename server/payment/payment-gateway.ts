@@ -12,6 +12,7 @@ import {
 import type { DecodedPayment } from "./payment-signature";
 import { chainOutcome } from "./chain-outcome";
 import { FacilitatorUnavailableError, type Settlement, type Verdict } from "./facilitator-answers";
+import { offlineExactRequirements } from "./offline-quote";
 
 export interface PaymentGatewayConfig {
   network: NetworkDefinition;
@@ -120,7 +121,14 @@ export class PaymentGateway {
    * they carry the token's EIP-712 domain; on Solana the scheme adds the facilitator's fee payer.
    */
   async requirementsFor(amount: bigint): Promise<PaymentRequirements> {
-    return (await this.primary()).build("exact", this.terms(amount));
+    let route: FacilitatorRoute;
+    try {
+      route = await this.primary();
+    } catch (error) {
+      // No facilitator answers: EVM exact terms need none, so the quote stands and only paying waits for one.
+      return (await offlineExactRequirements(this.config.network, this.terms(amount))) ?? Promise.reject(error);
+    }
+    return route.build("exact", this.terms(amount));
   }
 
   /**
@@ -133,8 +141,8 @@ export class PaymentGateway {
   ): Promise<{ requirements: PaymentRequirements; extensions: Record<string, unknown> } | undefined> {
     const { network } = this.config;
     if (!this.config.upto || network.kind !== "evm") return undefined;
-    const route = await this.primary();
-    if (!route.lists("upto", network.id)) return undefined;
+    const route = await this.primary().catch(() => undefined);
+    if (!route?.lists("upto", network.id)) return undefined;
     // EIP-2612 gas sponsoring where the facilitator applies a payer's permit: a payer needs no gas for Permit2.
     const sponsors = (route.knownSupport?.extensions ?? []).includes(EIP2612_GAS_SPONSORING.key);
     return {
@@ -149,8 +157,8 @@ export class PaymentGateway {
    */
   async channelRequirementsFor(amount: bigint): Promise<PaymentRequirements | undefined> {
     if (!this.config.channels) return undefined;
-    const route = await this.primary();
-    if (!route.lists("batch-settlement", this.config.network.id)) return undefined;
+    const route = await this.primary().catch(() => undefined);
+    if (!route?.lists("batch-settlement", this.config.network.id)) return undefined;
     return route.build("batch-settlement", this.terms(amount));
   }
 
@@ -282,17 +290,5 @@ export class PaymentGateway {
     if (!name) return false;
     await this.primary();
     return this.routes.some((route) => route.lists("exact", name, 1));
-  }
-
-  /** Health probe of one facilitator: it answers /supported and lists this network's exact scheme. */
-  async probe(route: FacilitatorRoute): Promise<void> {
-    const supported = await route.probe().catch((error: unknown) => {
-      const status = error instanceof FacilitatorCallError ? error.status : undefined;
-      if (status === 401 || status === 403) throw new Error(`credentials rejected (${status})`);
-      throw error;
-    });
-    const { network } = this.config;
-    const listed = supported.kinds.some((kind) => kind.network === network.id && kind.scheme === "exact");
-    if (!listed) throw new Error(`facilitator does not support exact payments on ${network.id}`);
   }
 }

@@ -113,3 +113,36 @@ describe("the /health probe", () => {
     }
   });
 });
+
+describe("a provider's error body", () => {
+  it("stays in the log: the error callers see names a request id, not the provider's words", async () => {
+    const server = createServer((request, response) => {
+      request.resume();
+      response
+        .writeHead(500, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({ error: { message: "organization org-7Hq2Secret over quota for project proj_internal" } }),
+        );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const upstream = new OpenAiUpstream({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        apiKey: "sk-test",
+        timeoutMs: 5_000,
+      });
+      const failures = await Promise.all([
+        upstream.postJson("/chat/completions", { model: "m" }).catch((error: unknown) => error),
+        upstream.startStream("/chat/completions", { model: "m", stream: true }).catch((error: unknown) => error),
+      ]);
+      for (const failure of failures) {
+        expect(failure).toBeInstanceOf(UpstreamError);
+        expect((failure as UpstreamError).status).toBe(500);
+        expect((failure as Error).message).toMatch(/^upstream answered 500 \(request id req_[0-9a-f]{16}; /);
+        expect((failure as Error).message).not.toMatch(/org-7Hq2Secret|proj_internal|quota/);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

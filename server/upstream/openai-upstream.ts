@@ -1,6 +1,6 @@
 import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
 import { EventSplitter, isErrorObject, SseEvent, type EventStream } from "../http/event-stream";
-import { UpstreamError } from "./upstream-error";
+import { providerRefusal, UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
 export interface UpstreamConfig {
@@ -69,7 +69,10 @@ export class OpenAiUpstream {
     } catch (error) {
       throw this.describe(error, signal);
     }
-    if (!isSuccess(response.status)) throw failedStatus(response.status, await response.text().catch(() => ""));
+    if (!isSuccess(response.status)) {
+      const text = await response.text().catch(() => "");
+      throw providerRefusal(`upstream answered ${response.status}`, text, this.base.origin, response.status);
+    }
     return response;
   }
 
@@ -79,10 +82,8 @@ export class OpenAiUpstream {
       return new UpstreamError("timeout", `upstream did not answer within ${this.config.timeoutMs} ms`);
     const cause =
       (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
-    return new UpstreamError(
-      "network",
-      `upstream unreachable${cause ? ` (${cause})` : ""}: ${(error as Error).message}`,
-    );
+    // The error's own words name the provider's address; callers get its kind only.
+    return new UpstreamError("network", `upstream unreachable (${cause ?? "network error"})`);
   }
 
   /**
@@ -102,7 +103,9 @@ export class OpenAiUpstream {
       throw this.describe(error);
     }
     const text = answer.body.toString("utf8");
-    if (!isSuccess(answer.status)) throw failedStatus(answer.status, text);
+    if (!isSuccess(answer.status)) {
+      throw providerRefusal(`upstream answered ${answer.status}`, text, this.base.origin, answer.status);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -155,7 +158,7 @@ export class OpenAiUpstream {
       }
       const json = first.json();
       if (json !== undefined && isErrorObject(json)) {
-        throw new UpstreamError("status", `upstream stream began with an error: ${first.data!.slice(0, 300)}`);
+        throw providerRefusal("upstream stream began with an error", first.data!, this.base.origin);
       }
     } catch (error) {
       response?.abandon();
@@ -215,10 +218,6 @@ export class OpenAiUpstream {
 }
 
 const isSuccess = (status: number) => status >= 200 && status <= 299;
-
-function failedStatus(status: number, body: string): UpstreamError {
-  return new UpstreamError("status", `upstream answered ${status}: ${body.slice(0, 300)}`, status);
-}
 
 function streamErrorEvent(error: unknown): SseEvent {
   const message = `upstream stream failed: ${error instanceof Error ? error.message : String(error)}`;
