@@ -1,5 +1,5 @@
-// npm run bench:profile [-- <seconds> [connections] [stream|channels]]: where the app server's CPU goes on the prepaid
-// chat path. Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment,
+// npm run bench:profile [-- <seconds> [connections] [stream|channels|quote]]: where the app server's CPU goes on the
+// prepaid chat path (`quote`: on unpaid chat calls, each answered 402). Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment,
 // drives prepaid chat completions at it with autocannon (16 connections unless told; `stream` for streamed ones;
 // `channels`: calls paid from one batch-settlement channel instead, one at a time, each a 402 and a voucher, by the
 // official client), stops it so that V8 writes the
@@ -22,6 +22,7 @@ const seconds = Number(process.argv[2] ?? 20);
 const connections = Number(process.argv.slice(3).find((argument) => /^\d+$/.test(argument)) ?? 16);
 const streaming = process.argv.includes("stream");
 const channels = process.argv.includes("channels");
+const quoting = process.argv.includes("quote");
 
 interface ProfileNode {
   id: number;
@@ -114,7 +115,7 @@ try {
   }
   // Keys of 1,000,000 tokens (the largest pack), enough for about 40,000 calls each; calls take them in turn.
   const codes: string[] = [];
-  for (let index = 0; index < (channels ? 0 : 2 + Math.ceil(seconds / 10)); index++) {
+  for (let index = 0; index < (channels || quoting ? 0 : 2 + Math.ceil(seconds / 10)); index++) {
     codes.push(await buyBenchKey(url));
   }
   let turn = 0;
@@ -122,7 +123,8 @@ try {
     url: `${url}/v1/chat/completions`,
     method: "POST" as const,
     headers: { "content-type": "application/json" },
-    headersFor: () => ({ authorization: `Bearer ${codes[turn++ % codes.length]!}` }),
+    headersFor: (): Record<string, string> =>
+      quoting ? {} : { authorization: `Bearer ${codes[turn++ % codes.length]!}` },
     body: JSON.stringify({
       model: "vendor-a/gpt-6-luna",
       messages: [{ role: "user", content: "benchmark" }],
@@ -130,12 +132,13 @@ try {
       stream: streaming,
     }),
     connections,
-    status: 200,
+    status: quoting ? 402 : 200,
   };
   if (!channels) {
     await sustainedRate({ ...chat, seconds: 5 });
     const { perSecond, answered } = await sustainedRate({ ...chat, seconds });
-    console.log(`${answered} prepaid ${streaming ? "streamed " : ""}chat calls, ${perSecond.toFixed(0)}/s`);
+    const kind = quoting ? "unpaid (402)" : `prepaid ${streaming ? "streamed " : ""}`;
+    console.log(`${answered} ${kind} chat calls, ${perSecond.toFixed(0)}/s`);
   }
   await app.stop();
   const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));

@@ -12,6 +12,7 @@ import { postgresSection, startPostgresApps, type PostgresApps } from "./lib/pos
 import { settleSection } from "./lib/settle-section";
 import { slowFacilitatorSection } from "./lib/slow-facilitator-section";
 import { uptoSection } from "./lib/upto-section";
+import { largeQuoteSection } from "./lib/large-quote-section";
 import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
 import { channelSection } from "./lib/channel-section";
 import { claimBenchChannels } from "./lib/channel-claim";
@@ -332,6 +333,11 @@ try {
   say(
     `quote ${ms(counted.quoteMs)} (${counted.inputTokens} tokens), bare count ${ms(counted.bareMs)} (${counted.bareTokens} tokens), medians of 5 and 4 alternating runs, ratio ${(counted.quoteMs / counted.bareMs).toFixed(2)}; the quote's peak memory: +${counted.peakGrowthMb.toFixed(0)} MB over ${counted.baselineMb.toFixed(0)} MB`,
   );
+
+  // The largest bodies, quoted over HTTP beside prepaid streams: how long each quote holds the app's event loop.
+  say(`\nQuoting 2 MB bodies (402) beside ${size(20, 4)} prepaid streams:`);
+  const prepaidStream = () => streamOnce(`${stack.appUrl}/v1/chat/completions`, { authorization: `Bearer ${key}` });
+  for (const line of await largeQuoteSection(stack.appUrl, prepaidStream, size(20, 4))) say(line);
 
   // 6. Memory with many open streams.
   const streams = size(200, 10);

@@ -43,6 +43,22 @@ describe("chat prices", () => {
     expect(breakdown).toMatchObject({ input_tokens: 1_050_000, max_output_tokens: 128_000, total_usd: "4.733000" });
   });
 
+  it("quotes 2 MB of one letter and of one emoji by their pieces, beside other requests", async () => {
+    // 128 copies of a letter are 16 tokens, an emoji is one; 7 tokens of framing (see pricing/linear-token-count.ts).
+    for (const [content, tokens] of [
+      ["a".repeat(2_000_000), 250_000],
+      ["\u{1F600}".repeat(500_000), 500_000],
+    ] as const) {
+      // Counted yielding to other work: a request sent beside it is answered too.
+      const [required, models] = await Promise.all([
+        quote(PATH, { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content }], max_tokens: 1 }),
+        fetch(`${stack().appUrl}/v1/models`),
+      ]);
+      expect(models.status).toBe(200);
+      expect((required.extensions?.quote as { input_tokens: number }).input_tokens).toBe(7 + tokens);
+    }
+  });
+
   it("refuses one input token over the limit with a 400 before any 402", async () => {
     const body = {
       model: "vendor-a/gpt-5.6-sol",

@@ -1,7 +1,7 @@
 import type { AppContext } from "../app-context";
 import { ApiError, isApiError } from "../errors";
 import { readJsonBody } from "../http/read-json-body";
-import { countTextTokens } from "../pricing/count-tokens";
+import { TokenCounter } from "../pricing/linear-token-count";
 import { UpstreamError } from "../upstream/upstream-error";
 import { embeddings } from "../../config/free-tier";
 import {
@@ -62,9 +62,11 @@ export async function createEmbeddings(
     return jsonAnswer({ object: "list", data: [], model: model.id, hint: `Send ${EMBEDDINGS_EXPECTED}.` });
   }
   const inputs = typeof parsed.body.input === "string" ? [parsed.body.input] : parsed.body.input;
-  const promptTokens = inputs.reduce((total, input) => total + countTextTokens(input), 0);
   const { maxInputTokens } = context.config.freeEmbeddings;
-  if (promptTokens > maxInputTokens) throw inputOverCap(promptTokens, maxInputTokens);
+  // Counting stops soon past the cap: a body of megabytes costs no more than one at the cap.
+  const counter = new TokenCounter(maxInputTokens);
+  const promptTokens = inputs.reduce((total, input) => total + counter.count(input), 0);
+  if (promptTokens > maxInputTokens) throw inputOverCap(maxInputTokens);
   const address = context.clientAddresses.resolve(request);
   return context.freeEmbeddingsWindows.serve(address, async (rateLimit) => {
     let served: { value: number[][]; provider: string };
@@ -101,10 +103,11 @@ export async function createEmbeddings(
 }
 
 /** More input than one free request may carry: 400 in the endpoint's shape, naming the cap. */
-function inputOverCap(tokens: number, cap: number): InvalidEmbeddingsRequest {
+/** Counting stops past the cap (TokenCounter), so the input's exact count is not known: only that it is over. */
+function inputOverCap(cap: number): InvalidEmbeddingsRequest {
   return new InvalidEmbeddingsRequest(
     "context_length_exceeded",
-    `The input counts ${tokens} tokens; free embeddings read at most ${cap} input tokens per request, all strings together. Split the input over several requests`,
+    `The input counts more than ${cap} tokens; free embeddings read at most ${cap} input tokens per request, all strings together. Split the input over several requests`,
     "input",
   );
 }

@@ -62,8 +62,11 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   body?: { maxBytes?: number; optional?: boolean };
   /** The request as validated; throws the endpoint's 400. */
   parse(value: unknown): Parsed;
-  /** The price; throws what the endpoint refuses once priced (an input over the context limit). */
-  quote(parsed: Parsed, network: NetworkDefinition): Quote;
+  /**
+   * The price; throws (or rejects with) what the endpoint refuses once priced (an input over the context limit). A
+   * promise where pricing takes long enough to yield to other requests (a long input counted); else the quote itself.
+   */
+  quote(parsed: Parsed, network: NetworkDefinition): Quote | Promise<Quote>;
   /** The work, run once the payment is authorized; `request` for what depends on it (the origin the caller used). */
   work(context: WorkContext, parsed: Parsed, grant: Grant, request: ApiRequest): Promise<PreparedAnswer>;
   /**

@@ -62,6 +62,14 @@ describe("parseFreeChatRequest", () => {
     ).toThrow(/free tier reads at most 8192/);
   });
 
+  it("refuses a message of megabytes past the free limit, counting it no further than soon past the limit", () => {
+    for (const content of ["harbor ".repeat(300_000), "a".repeat(2_000_000)]) {
+      expect(() => parseFreeChatRequest({ messages: [{ role: "user", content }] })).toThrow(
+        /The input counts more than 8192 tokens; the free tier reads at most 8192/,
+      );
+    }
+  });
+
   it("refuses a body that is not an object, and messages that are not role and string content", () => {
     for (const [value, param] of [
       [[], null],

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { freeChat } from "../../config/free-tier";
 import { ApiError } from "../errors";
 import { countChatRequestInputTokens } from "../pricing/count-tokens";
+import { TokenCounter } from "../pricing/linear-token-count";
 import { parseOrThrow, requireJsonObject } from "../validation";
 import { chatFields, messageRole, messageToolFields } from "../chat/chat-fields";
 
@@ -45,8 +46,8 @@ export interface FreeChatRequest {
 }
 
 /** Input the model reads, counted as a paid quote counts it: messages, tools and a structured-output schema. */
-export function countFreeChatInputTokens(body: FreeChatBody): number {
-  return countChatRequestInputTokens(body);
+export function countFreeChatInputTokens(body: FreeChatBody, counter = new TokenCounter()): number {
+  return countChatRequestInputTokens(body, counter);
 }
 
 /** The free model's request: its schema, built once, and the parser that checks with it. */
@@ -65,11 +66,13 @@ function parseFreeChatRequest(
 ): FreeChatRequest {
   requireJsonObject(value);
   const body = parseOrThrow(schema, value);
-  const inputTokens = countFreeChatInputTokens(body);
+  // Counting stops soon past the free limit (then the exact count is not known): a body of megabytes costs no more
+  // than one at the limit, and holds no other request up.
+  const inputTokens = countFreeChatInputTokens(body, new TokenCounter(freeChat.maxInputTokens));
   if (inputTokens > freeChat.maxInputTokens) {
     throw new ApiError(
       "context_length_exceeded",
-      `The input counts ${inputTokens} tokens; the free tier reads at most ${freeChat.maxInputTokens}. Shorten the messages, or use the paid endpoint /v1/chat/completions`,
+      `The input counts more than ${freeChat.maxInputTokens} tokens; the free tier reads at most ${freeChat.maxInputTokens}. Shorten the messages, or use the paid endpoint /v1/chat/completions`,
       { param: "messages" },
     );
   }

@@ -64,15 +64,13 @@ const UNCOUNTED_REQUEST_FIELDS = new Set([
   "prompt_cache_key",
 ]);
 
-/** Tokens of the JSON of an object's fields outside `known`; null (an SDK's "not given") counts nothing. */
-function otherFieldsTokens(object: object, known: ReadonlySet<string>, counter: TokenCounter): number {
-  let total = 0;
+/** Adds the JSON of an object's fields outside `known` to `texts`; null (an SDK's "not given") counts nothing. */
+function otherFieldsTexts(object: object, known: ReadonlySet<string>, texts: string[]): void {
   for (const field in object) {
     const value = (object as Record<string, unknown>)[field];
     if (known.has(field) || value === null || value === undefined) continue;
-    total += counter.count(JSON.stringify(value));
+    texts.push(JSON.stringify(value));
   }
-  return total;
 }
 
 /** The text of a message's content: a string, or the text parts of a content array. */
@@ -89,25 +87,50 @@ export function contentText(content: unknown): string {
 }
 
 /**
- * Input tokens of chat messages and tool definitions, counted over the messages as sent (role, content, name, tool
- * calls, and the JSON of any other field, such as a legacy `function_call`) plus the tool definitions, which the
- * model reads too. One counter serves a whole request, so its bound on the work of long runs is the request's.
+ * What a request's input count is made of: tokens of framing (per message, per name, the reply's primer) and the
+ * texts counted as they are, in order. Counting is then one loop over the texts, which a long body runs yielding.
  */
+export interface InputTexts {
+  framing: number;
+  texts: string[];
+}
+
+/**
+ * The texts of chat messages and tool definitions: the messages as sent (role, content, name, tool calls, and the
+ * JSON of any other field, such as a legacy `function_call`) plus the tool definitions, which the model reads too.
+ */
+function chatInputTexts(messages: readonly CountableMessage[], tools: unknown, into: InputTexts): InputTexts {
+  const { texts } = into;
+  into.framing += REPLY_PRIMER_TOKENS;
+  for (const message of messages) {
+    into.framing += TOKENS_PER_MESSAGE;
+    texts.push(message.role, contentText(message.content));
+    if (typeof message.name === "string") {
+      into.framing += TOKENS_PER_NAME;
+      texts.push(message.name);
+    }
+    if (message.tool_calls !== undefined) texts.push(JSON.stringify(message.tool_calls));
+    if (typeof message.tool_call_id === "string") texts.push(message.tool_call_id);
+    otherFieldsTexts(message, MESSAGE_FIELDS, texts);
+  }
+  if (tools !== undefined) texts.push(JSON.stringify(tools));
+  return into;
+}
+
+/** Counts what `inputTexts` gives, with one counter, so its bound on the work of long runs is the request's. */
+function countInput({ framing, texts }: InputTexts, counter: TokenCounter): number {
+  let total = framing;
+  for (const text of texts) total += counter.count(text);
+  return total;
+}
+
+/** Input tokens of chat messages and tool definitions (see chatInputTexts). */
 export function countChatInputTokens(
   messages: readonly CountableMessage[],
   tools?: unknown,
   counter = new TokenCounter(),
 ): number {
-  let total = REPLY_PRIMER_TOKENS;
-  for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + counter.count(message.role) + counter.count(contentText(message.content));
-    if (typeof message.name === "string") total += TOKENS_PER_NAME + counter.count(message.name);
-    if (message.tool_calls !== undefined) total += counter.count(JSON.stringify(message.tool_calls));
-    if (typeof message.tool_call_id === "string") total += counter.count(message.tool_call_id);
-    total += otherFieldsTokens(message, MESSAGE_FIELDS, counter);
-  }
-  if (tools !== undefined) total += counter.count(JSON.stringify(tools));
-  return total;
+  return countInput(chatInputTexts(messages, tools, { framing: 0, texts: [] }), counter);
 }
 
 /** A chat request as sent upstream: its messages, its tools, and any other field. */
@@ -118,13 +141,19 @@ export interface CountableChatRequest {
 }
 
 /**
- * Input tokens of a whole chat request: its messages and tools (countChatInputTokens), and the JSON of every other
- * top-level field that may carry text the provider bills as input (see UNCOUNTED_REQUEST_FIELDS). A request of
- * messages, tools and settings alone counts exactly what countChatInputTokens does.
+ * The input of a whole chat request: its messages and tools (chatInputTexts), and the JSON of every other top-level
+ * field that may carry text the provider bills as input (see UNCOUNTED_REQUEST_FIELDS).
+ */
+export function chatRequestInputTexts(request: CountableChatRequest): InputTexts {
+  const input = chatInputTexts(request.messages, request.tools, { framing: 0, texts: [] });
+  otherFieldsTexts(request, UNCOUNTED_REQUEST_FIELDS, input.texts);
+  return input;
+}
+
+/**
+ * Input tokens of a whole chat request (chatRequestInputTexts). A request of messages, tools and settings alone
+ * counts exactly what countChatInputTokens does.
  */
 export function countChatRequestInputTokens(request: CountableChatRequest, counter = new TokenCounter()): number {
-  return (
-    countChatInputTokens(request.messages, request.tools, counter) +
-    otherFieldsTokens(request, UNCOUNTED_REQUEST_FIELDS, counter)
-  );
+  return countInput(chatRequestInputTexts(request), counter);
 }

@@ -97,3 +97,34 @@ describe("counting tokens in linear time", () => {
     expect(new TokenCounter(1000).stopped).toBe(false);
   });
 });
+
+describe("counting yielding to other work", () => {
+  const prose = Array.from({ length: 60_000 }, (_, index) => ["alpha", "beta,", "gamma.", "42"][index % 4]).join(" ");
+  const texts = [...ordinary, "a".repeat(300_000), prose, "😀".repeat(100_000), prose.replaceAll(" ", "\n")];
+
+  it("counts what counting at once counts, over texts of every kind and length", async () => {
+    const atOnce = new TokenCounter();
+    const expected = texts.reduce((total, text) => total + atOnce.count(text), 0);
+    expect(await new TokenCounter().countYielding(texts)).toBe(expected);
+  });
+
+  it("stops past its limit as counting at once does", async () => {
+    const limit = 10_000;
+    const atOnce = new TokenCounter(limit);
+    const expected = texts.reduce((total, text) => total + atOnce.count(text), 0);
+    const yielding = new TokenCounter(limit);
+    expect(await yielding.countYielding(texts)).toBe(expected);
+    expect(yielding.stopped).toBe(true);
+  });
+
+  it("lets other work run while it counts a long text", async () => {
+    // Hundreds of milliseconds of counting: other work scheduled meanwhile runs before the count is done.
+    const long = `${prose} `.repeat(8);
+    let ranMeanwhile = false;
+    setImmediate(() => (ranMeanwhile = true));
+    const counting = new TokenCounter().countYielding([long]);
+    expect(ranMeanwhile).toBe(false);
+    expect(await counting).toBe(new TokenCounter().count(long));
+    expect(ranMeanwhile).toBe(true);
+  });
+});

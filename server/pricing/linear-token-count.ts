@@ -78,6 +78,12 @@ function longRuns(text: string): [number, number][] {
     }, []);
 }
 
+/**
+ * How long countYielding holds the event loop before it lets other work run. A slice of ordinary text takes ~10 ms
+ * to count, a long run's piece ~0.1 ms, so no stall lasts much beyond twice this.
+ */
+export const YIELD_AFTER_MS = 10;
+
 /** The length of a slice a long text is counted in, so a count can stop past its limit. */
 export const SLICE_CHARS = 65_536;
 
@@ -127,29 +133,72 @@ export class TokenCounter {
   }
 
   count(text: string): number {
-    let total = 0;
-    for (let start = 0; start < text.length && !this.stopped;) {
-      const end = sliceEnd(text, start);
-      const counted = this.countSlice(start === 0 && end === text.length ? text : text.slice(start, end));
+    // Most texts of a request are short: counted at once, without stepping.
+    if (text.length < LONG_RUN_CHARS) {
+      if (this.stopped) return 0;
+      const counted = exactCount(text);
       this.counted += counted;
-      total += counted;
-      start = end;
+      return counted;
+    }
+    const steps = this.countSteps(text);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return step.value;
+  }
+
+  /**
+   * The sum of the counts of `texts`, as count() would give them, letting other work run (a setImmediate) whenever
+   * it has held the event loop for YIELD_AFTER_MS: a body of megabytes then stalls no stream, settlement or health
+   * check for longer than that plus one step (a slice of text, or a long run's piece).
+   */
+  async countYielding(texts: readonly string[]): Promise<number> {
+    // Reading and parsing the body held the loop just before: other work runs first.
+    await new Promise(setImmediate);
+    let total = 0;
+    let since = performance.now();
+    for (const text of texts) {
+      const steps = this.countSteps(text);
+      let step = steps.next();
+      while (!step.done) {
+        if (performance.now() - since > YIELD_AFTER_MS) {
+          await new Promise(setImmediate);
+          since = performance.now();
+        }
+        step = steps.next();
+      }
+      total += step.value;
     }
     return total;
   }
 
-  private countSlice(text: string): number {
+  /** Counts `text` slice by slice, stopping between steps (a slice, a long run's piece) where a caller may yield. */
+  private *countSteps(text: string): Generator<void, number> {
+    let total = 0;
+    for (let start = 0; start < text.length && !this.stopped;) {
+      const end = sliceEnd(text, start);
+      const counted = yield* this.sliceSteps(start === 0 && end === text.length ? text : text.slice(start, end));
+      this.counted += counted;
+      total += counted;
+      start = end;
+      yield;
+    }
+    return total;
+  }
+
+  private *sliceSteps(text: string): Generator<void, number> {
     if (text.length < LONG_RUN_CHARS) return exactCount(text);
     let total = 0;
     let segmentStart = 0;
     for (const [start, end] of longRuns(text)) {
-      total += exactCount(text.slice(segmentStart, start)) + this.runCount(text.slice(start, end));
+      total += exactCount(text.slice(segmentStart, start));
+      yield;
+      total += yield* this.runSteps(text.slice(start, end));
       segmentStart = end;
     }
     return total + exactCount(segmentStart === 0 ? text : text.slice(segmentStart));
   }
 
-  private runCount(run: string): number {
+  private *runSteps(run: string): Generator<void, number> {
     let total = 0;
     for (let start = 0; start < run.length;) {
       let end = Math.min(start + PIECE_CHARS, run.length);
@@ -158,6 +207,7 @@ export class TokenCounter {
       if (end < run.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
       total += this.pieceCount(run.slice(start, end));
       start = end;
+      yield;
     }
     return total;
   }

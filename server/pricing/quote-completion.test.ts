@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { getNetwork } from "../../networks";
-import { highestChatQuote } from "./quote-completion";
+import { countChatInputTokens } from "./count-tokens";
+import { highestChatQuote, quoteCompletion, YIELDING_INPUT_CHARS } from "./quote-completion";
 
 const polygon = getNetwork("eip155:137");
 
@@ -17,5 +18,31 @@ describe("highestChatQuote", () => {
     expect(highestChatQuote([pricier], polygon)).toBe(1_050_000n + 12_800_000n + 1_000n);
     const small = { ...pricier, contextTokens: 32_000, maxOutputTokens: 1_000 };
     expect(highestChatQuote([small], polygon)).toBe(32_000n + 100_000n + 1_000n);
+  });
+});
+
+describe("quoteCompletion", () => {
+  const [model] = defaultCatalog().chat;
+  const quoteOf = (content: string) =>
+    quoteCompletion({
+      model: model!,
+      request: { model: model!.id, messages: [{ role: "user", content }] },
+      maxOutputTokens: 16,
+      network: polygon,
+      description: "test",
+    });
+
+  it("is the quote itself for a short input, and a promise of the same price for a long one", async () => {
+    const short = quoteOf("hello there");
+    expect(short).not.toBeInstanceOf(Promise);
+    const long = "hello there ".repeat(YIELDING_INPUT_CHARS / 6);
+    const quoted = quoteOf(long);
+    expect(quoted).toBeInstanceOf(Promise);
+    const { tokens } = await quoted;
+    expect(tokens!.input).toBe(countChatInputTokens([{ role: "user", content: long }]));
+  });
+
+  it("rejects a long input over the limit with the service's refusal", async () => {
+    await expect(quoteOf("a b ".repeat(600_000))).rejects.toMatchObject({ code: "context_length_exceeded" });
   });
 });
