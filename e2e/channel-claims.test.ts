@@ -19,6 +19,7 @@ import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";
+import { channelClient } from "./support/channel-client";
 import { fundedPayer } from "./support/funded-payer";
 import { stack, stackFacilitator, usdcBalance } from "./support/payments";
 
@@ -64,14 +65,7 @@ async function deployment(name: string, settings: Record<string, string>) {
 /** `count` calls from a new payer's channel (1 USDC deposited); what the answers say they cost, and the channel. */
 async function channelCalls(url: string, count: number) {
   const payer = await fundedPayer(5_000_000n);
-  const signer = toClientEvmSigner(
-    privateKeyToAccount(payer.key),
-    createPublicClient({ transport: http(stack().chainRpcUrl) }),
-  );
-  const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => 1_000_000n });
-  const client = new x402Client(
-    (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
-  ).register("eip155:*", scheme);
+  const { scheme, client } = channelClient(payer.key);
   const paid = wrapFetchWithPayment(fetch, client);
   let stated = 0n;
   let channel: { channelId: string; config?: unknown } = { channelId: "" };

@@ -1,4 +1,3 @@
-import { x402Client } from "@x402/core/client";
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -6,33 +5,18 @@ import {
   encodePaymentSignatureHeader,
 } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
-import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, toClientEvmSigner, voucherTypes } from "@x402/evm";
-import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from "@x402/evm";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
-import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { decimalToAtomic } from "../server/money";
+import { channelClient } from "./support/channel-client";
 import { fundedPayer } from "./support/funded-payer";
 import { polygon, quote, stack, usdcBalance } from "./support/payments";
 
 const MODEL = "vendor-a/gpt-6-luna";
-
-/**
- * The official client paying from a batch-settlement channel where a 402 offers one, depositing `deposit` (1 USDC)
- * when it opens the channel or runs short, as an agent that means to make many calls does.
- */
-function channelClient(privateKey: `0x${string}`, deposit = 1_000_000n) {
-  const account = privateKeyToAccount(privateKey);
-  const signer = toClientEvmSigner(account, createPublicClient({ transport: http(stack().chainRpcUrl) }));
-  const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => deposit });
-  const client = new x402Client(
-    (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
-  ).register("eip155:*", scheme);
-  return { scheme, client };
-}
 
 function ledgerRows(payer: string): Record<string, unknown>[] {
   const database = new Database(stack().databasePath, { readonly: true });

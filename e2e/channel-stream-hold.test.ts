@@ -1,18 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
-import { createPublicClient, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
 import { decimalToAtomic } from "../server/money";
 import { startExtraApp } from "./support/extra-app";
+import { channelClient } from "./support/channel-client";
 import { fundedPayer } from "./support/funded-payer";
 import { paidStream, statedCost } from "./support/paid-stream";
 import { stack, usdcBalance } from "./support/payments";
@@ -61,14 +58,7 @@ describe("a channel stream that outlives its reservation", () => {
 
   it("holds its channel to the end: a voucher and a refund meanwhile are refused busy, its charge is whole", async () => {
     const payer = await fundedPayer(5_000_000n);
-    const signer = toClientEvmSigner(
-      privateKeyToAccount(payer.key),
-      createPublicClient({ transport: http(stack().chainRpcUrl) }),
-    );
-    const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => 1_000_000n });
-    const client = new x402Client(
-      (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
-    ).register("eip155:*", scheme);
+    const { scheme, client } = channelClient(payer.key);
     const paid = wrapFetchWithPayment(fetch, client);
     const chat = (content: string, extra: Record<string, unknown> = {}) => ({
       model: MODEL,
@@ -134,20 +124,10 @@ describe("a channel stream that outlives its reservation", () => {
 describe("channel deposits paid with a stream", () => {
   it("holds a deposit against the payer's balance until it lands: two at once from funds for one, one is served", async () => {
     const payer = await fundedPayer(1_000_000n);
-    const signer = toClientEvmSigner(
-      privateKeyToAccount(payer.key),
-      createPublicClient({ transport: http(stack().chainRpcUrl) }),
-    );
     // Two channels of one payer (two salts), each opened with a deposit of everything it holds.
-    const clients = ["0x01", "0x02"].map((salt) => {
-      const scheme = new BatchSettlementEvmScheme(signer, {
-        depositStrategy: () => 1_000_000n,
-        salt: `0x${salt.slice(2).padStart(64, "0")}`,
-      });
-      return new x402Client(
-        (_version, accepts) => accepts.find((entry) => entry.scheme === "batch-settlement") ?? accepts[0]!,
-      ).register("eip155:*", scheme);
-    });
+    const clients = ["01", "02"].map(
+      (salt) => channelClient(payer.key, { salt: `0x${salt.padStart(64, "0")}` }).client,
+    );
     const request = {
       model: MODEL,
       messages: [{ role: "user", content: "open my channel with a stream" }],
