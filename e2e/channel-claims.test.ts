@@ -399,7 +399,8 @@ describe("what a channel's refund claims reaches the pay-to: the contract keeps 
       proxy.setMode({ kind: "refuse", refuse: isPayout });
       expect((await first.scheme.refund(`${app.url}/v1/channels/refund`)).success).toBe(true);
       expect(await usdcBalance(payTo)).toBe(0n);
-      expect(log.join("\n")).toMatch(/"event":"channel_payout_failed"/);
+      // The app's log reaches the test through its output pipe, a moment after the answer.
+      await expect.poll(() => log.join("\n")).toMatch(/"event":"channel_payout_failed"/);
 
       const checked = await paysvc(["ledger", "reconcile", "--check", "--json"], 60_000, env);
       expect(checked.code, checked.stdout + checked.stderr).toBe(0);

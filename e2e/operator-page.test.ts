@@ -13,6 +13,8 @@ import { fundedPayer } from "./support/funded-payer";
 import { buyPrepaidCode, chatBody, payingOpenAI, quote, stack } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
+/** Paid to an address of its own, so that the shared pay-to receives only what the shared ledger records. */
+const OWN_PAY_TO = "0x000000000000000000000000000000000000bEEF";
 const MODEL = "vendor-a/gpt-6-luna";
 const OPERATOR_TOKEN = "operator-page-test-token-0123456789abcdef";
 const SCREENSHOTS = join(process.cwd(), "test-results", "operator");
@@ -85,7 +87,7 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
     const settings = {
       DATABASE_URL: databaseUrl,
       // The stack's pay-to: its built-in facilitator settles payments to no other.
-      PAY_TO: stack().payTo,
+      PAY_TO: OWN_PAY_TO,
       OPERATOR_TOKEN,
       FACILITATOR_URL: proxy.url,
       FACILITATOR_TIMEOUT_MS: "5000",
