@@ -1,4 +1,6 @@
+import type { NetworkDefinition } from "../../networks";
 import type { PaymentRecord } from "../payment/payment-ledger";
+import { decodeRecordedPayment } from "../payment/x402-v1";
 import type { PaymentStatus } from "../storage/payment-status";
 
 /** The statuses not known to be final. */
@@ -22,4 +24,21 @@ export const isDebt = (record: PaymentRecord): boolean =>
 export function amountToSettle(record: PaymentRecord): bigint | null {
   if (record.scheme !== "upto") return record.amount;
   return isDebt(record) ? record.unpaidAmount : record.settledAmount;
+}
+
+/**
+ * Whether a run over the rows not known to be final asks the chain about this one. An `unpaid` row is read only
+ * while it is a debt its payment may still collect (before the payment's deadline): the others stay what they are,
+ * and reading them at every run would cost a chain call each, for ever.
+ */
+export function worthReading(record: PaymentRecord, network: NetworkDefinition, now: number): boolean {
+  if (record.status !== "unpaid") return true;
+  if (!isDebt(record) || !record.paymentSignature) return false;
+  try {
+    const { deadline } = decodeRecordedPayment(record.paymentSignature, network);
+    return deadline === undefined || deadline * 1000 > now;
+  } catch {
+    // Read, so that the run reports what it cannot make of it.
+    return true;
+  }
 }
