@@ -8,7 +8,7 @@ import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
 import type { DecodedPayment } from "../payment/payment-signature";
 import { decodeRecordedPayment, facilitatorTerms, v1Requirements } from "../payment/x402-v1";
 import { paymentStatuses, type PaymentStatus } from "../storage/payment-status";
-import { amountToSettle, isDebt, openStatuses, readStatuses, worthReading } from "./reconciled-statuses";
+import { amountToSettle, isDebt, openStatuses, readStatuses, readsRow } from "./reconciled-statuses";
 import type { ChainPayment, ChainReader } from "./chain-payment";
 
 /** What reconciliation found of a row (in --check mode, what it would do). */
@@ -104,8 +104,7 @@ export class LedgerReconciler {
     for (let afterId = 0; ;) {
       const page = await this.services.ledger.listByStatus(statuses, afterId, PAGE);
       for (const record of page) {
-        if (record.scheme === "batch-settlement") continue;
-        if (!options.all && !worthReading(record, this.services.network, now)) continue;
+        if (!readsRow(record, this.services.network, now, options.all)) continue;
         const row = await this.reconcile(record, options.check, now).catch((error: unknown): ReconciledRow => ({
           ...rowOf(record, "error"),
           detail: `the chain could not be read: ${(error as Error).message}`,

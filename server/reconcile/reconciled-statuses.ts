@@ -27,12 +27,14 @@ export function amountToSettle(record: PaymentRecord): bigint | null {
 }
 
 /**
- * Whether a run over the rows not known to be final asks the chain about this one. An `unpaid` row is read only
- * while it is a debt its payment may still collect (before the payment's deadline): the others stay what they are,
- * and reading them at every run would cost a chain call each, for ever.
+ * Whether a run asks the chain about this row it read. A channel's charge is not (channels are reconciled channel by
+ * channel). Unless the run reads every row, an `unpaid` row is read only while it is a debt its payment may still
+ * collect (before the payment's deadline): the others stay what they are, and reading them at every run would cost
+ * a chain call each, for ever.
  */
-export function worthReading(record: PaymentRecord, network: NetworkDefinition, now: number): boolean {
-  if (record.status !== "unpaid") return true;
+export function readsRow(record: PaymentRecord, network: NetworkDefinition, now: number, all: boolean): boolean {
+  if (record.scheme === "batch-settlement") return false;
+  if (all || record.status !== "unpaid") return true;
   if (!isDebt(record) || !record.paymentSignature) return false;
   try {
     const { deadline } = decodeRecordedPayment(record.paymentSignature, network);
