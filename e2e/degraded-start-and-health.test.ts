@@ -3,25 +3,15 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { createTestClient, http, parseEther } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { facilitatorAccess, startFacilitatorServer } from "../cli/lib/facilitator-server";
 import { newPrepaidCode } from "../server/prepaid/prepaid-code";
 import { openStorage } from "../server/storage/open-storage";
-import {
-  chatBody,
-  officialPayment,
-  payingOpenAI,
-  polygon,
-  postJson,
-  quote,
-  stack,
-  usdcBalance,
-} from "./support/payments";
+import { chatBody, officialPayment, payingOpenAI, postJson, quote, stack, usdcBalance } from "./support/payments";
 import { startService, stopService } from "./support/paysvc-service";
+import { startOwnFacilitator } from "./support/own-facilitator";
 
 /**
  * Items 5 and 6 of issue 48: `paysvc start` while its only facilitator refuses connections starts degraded (quotes,
@@ -33,7 +23,7 @@ const directory = mkdtempSync(join(tmpdir(), "paysvc-degraded-"));
 // An operator's own address and facilitator: these payments are not the shared ledger's.
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
 let provider: LocalUpstream;
-let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>> & { authHeader: string };
+let facilitator: Awaited<ReturnType<typeof startOwnFacilitator>>;
 
 const HOP_BY_HOP = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive", "expect"]);
 
@@ -71,21 +61,7 @@ async function countingProxy(target: string, port = 0) {
 
 beforeAll(async () => {
   provider = await startLocalUpstream({ port: 0 });
-  const key = generatePrivateKey();
-  await createTestClient({ mode: "anvil", transport: http(stack().chainRpcUrl) }).setBalance({
-    address: privateKeyToAccount(key).address,
-    value: parseEther("10"),
-  });
-  const access = facilitatorAccess(PAY_TO);
-  const started = await startFacilitatorServer({
-    network: polygon,
-    rpcUrl: stack().chainRpcUrl,
-    privateKey: key,
-    port: 0,
-    embeddedChain: true,
-    access,
-  });
-  facilitator = { ...started, authHeader: access.header };
+  facilitator = await startOwnFacilitator(PAY_TO);
 });
 
 afterAll(async () => {

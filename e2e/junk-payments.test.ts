@@ -9,8 +9,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
-import { facilitatorAccess, startFacilitatorServer } from "../cli/lib/facilitator-server";
-import { balances, chatBody, craftedPayment, polygon, postJson, quote, stack } from "./support/payments";
+import { balances, chatBody, craftedPayment, postJson, quote, stack } from "./support/payments";
+import { startOwnFacilitator } from "./support/own-facilitator";
 
 const PATH = "/v1/chat/completions";
 const JUNK = 1000;
@@ -145,21 +145,13 @@ describe("junk payments cost us nothing", () => {
 
 describe("a built-in facilitator serves its own app only", () => {
   // As `paysvc start` runs it: its app's secret, and only payments to its app's PAY_TO (the shared stack's).
-  const access = facilitatorAccess(stack().payTo);
-  let builtIn: Awaited<ReturnType<typeof startFacilitatorServer>>;
+  let builtIn: Awaited<ReturnType<typeof startOwnFacilitator>>;
   beforeAll(async () => {
-    builtIn = await startFacilitatorServer({
-      network: polygon,
-      rpcUrl: stack().chainRpcUrl,
-      privateKey: generatePrivateKey(),
-      embeddedChain: true,
-      access,
-      port: 0,
-    });
+    builtIn = await startOwnFacilitator(stack().payTo);
   });
   afterAll(() => builtIn?.stop());
   const facilitator = () => builtIn.url;
-  const secret = () => ({ [access.auth.name]: access.auth.value });
+  const secret = () => ({ [builtIn.auth.name]: builtIn.auth.value });
   /** A payment the official client signs for `requirements`, and the facilitator's answer to `operation` of it. */
   async function ask(
     operation: "verify" | "settle",

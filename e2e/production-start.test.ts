@@ -8,14 +8,14 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { facilitatorAccess, startFacilitatorServer } from "../cli/lib/facilitator-server";
-import { chatBody, payingOpenAI, polygon, quote, stack, usdcBalance } from "./support/payments";
+import { chatBody, payingOpenAI, quote, stack, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 import { startService, stopService } from "./support/paysvc-service";
 import Database from "better-sqlite3";
 import { cdpApiKey, cdpTokenProblem } from "./support/cdp-keys";
 import { startFacilitatorFront } from "./support/facilitator-front";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
+import { startOwnFacilitator } from "./support/own-facilitator";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-production-"));
 // An operator's own address: these payments are not the shared ledger's, whose sum the last e2e file checks against
@@ -26,7 +26,7 @@ let provider: LocalUpstream;
  * The operator's facilitator, standing for a real one: the stack's serves only the stack's pay-to. It settles on
  * the shared chain from an account of its own, for PAY_TO.
  */
-let facilitator: Awaited<ReturnType<typeof startFacilitatorServer>> & { authHeader: string };
+let facilitator: Awaited<ReturnType<typeof startOwnFacilitator>>;
 let count = 0;
 
 /**
@@ -69,17 +69,7 @@ const appServersOn = (port: string) => {
 
 beforeAll(async () => {
   provider = await startLocalUpstream({ port: 0 });
-  const key = await fundedSettlingKey();
-  const access = facilitatorAccess(PAY_TO);
-  const started = await startFacilitatorServer({
-    network: polygon,
-    rpcUrl: stack().chainRpcUrl,
-    privateKey: key,
-    port: 0,
-    embeddedChain: true,
-    access,
-  });
-  facilitator = { ...started, authHeader: access.header };
+  facilitator = await startOwnFacilitator(PAY_TO);
 });
 
 afterAll(async () => {
@@ -294,13 +284,3 @@ describe("paysvc start (production)", () => {
     }
   });
 });
-
-/** A settling account of the operator's own, with gas on the shared chain. */
-async function fundedSettlingKey() {
-  const key = generatePrivateKey();
-  await createTestClient({ mode: "anvil", transport: http(stack().chainRpcUrl) }).setBalance({
-    address: privateKeyToAccount(key).address,
-    value: parseEther("10"),
-  });
-  return key;
-}

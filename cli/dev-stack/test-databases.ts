@@ -1,8 +1,10 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { Engine } from "../../config/database-url";
+import { openStorage } from "../../server/storage/open-storage";
+import type { Storage } from "../../server/storage/storage";
 import { startLocalPostgres, type LocalPostgres } from "./local-postgres";
 
 /** Both engines, for store tests that must hold on each: `describe.each(engines)`. */
@@ -34,5 +36,25 @@ export function useTestDatabases(): { newDatabaseUrl(engine: Engine): Promise<st
       await postgres.createDatabase(`store_${count}`);
       return postgres.url(`store_${count}`);
     },
+  };
+}
+
+/**
+ * Two storages over one new database of `engine`, as two instances over one database have: call in a `describe`;
+ * what it opened is closed after each test.
+ */
+export function useTwoInstances(
+  databases: ReturnType<typeof useTestDatabases>,
+  engine: Engine,
+): () => Promise<[Storage, Storage]> {
+  const opened: Storage[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((storage) => storage.close()));
+  });
+  return async () => {
+    const url = await databases.newDatabaseUrl(engine);
+    const storages = await Promise.all([openStorage(url, { poolSize: 4 }), openStorage(url, { poolSize: 4 })]);
+    opened.push(...storages);
+    return storages;
   };
 }

@@ -1,7 +1,6 @@
 import { InMemoryChannelStorage, type Channel, type ChannelStorage } from "@x402/evm/batch-settlement/server";
-import { afterEach, describe, expect, it } from "vitest";
-import { engines, useTestDatabases } from "../../cli/dev-stack/test-databases";
-import { openStorage } from "./open-storage";
+import { describe, expect, it } from "vitest";
+import { engines, useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
 import type { Storage } from "./storage";
 
 const databases = useTestDatabases();
@@ -61,16 +60,8 @@ async function script(storage: ChannelStorage): Promise<unknown[]> {
 }
 
 describe.each(engines)("batch-settlement channels on %s", (engine) => {
-  const opened: Storage[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((storage) => storage.close()));
-  });
-  async function twoInstances(): Promise<[Storage, Storage]> {
-    const url = await databases.newDatabaseUrl(engine);
-    const storages = await Promise.all([openStorage(url, { poolSize: 4 }), openStorage(url, { poolSize: 4 })]);
-    opened.push(...storages);
-    return storages;
-  }
+  /** Two storages over one new database, as two instances have. */
+  const twoInstances = useTwoInstances(databases, engine);
 
   it("answers every call as the SDK's own in-memory storage does, amounts exact", async () => {
     const [storage] = await twoInstances();

@@ -1,23 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { engines, useTestDatabases } from "../../cli/dev-stack/test-databases";
-import { openStorage } from "./open-storage";
-import type { Storage } from "./storage";
+import { describe, expect, it } from "vitest";
+import { engines, useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
 
 const databases = useTestDatabases();
 const WINDOW_MS = 15 * 60_000;
 
 describe.each(engines)("the operator's store on %s", (engine) => {
-  const opened: Storage[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((storage) => storage.close()));
-  });
   /** Two storages over one new database, as two instances have. */
-  async function twoInstances(): Promise<[Storage, Storage]> {
-    const url = await databases.newDatabaseUrl(engine);
-    const storages = await Promise.all([openStorage(url, { poolSize: 4 }), openStorage(url, { poolSize: 4 })]);
-    opened.push(...storages);
-    return storages;
-  }
+  const twoInstances = useTwoInstances(databases, engine);
 
   it("moves the session generation on once per sign-out, seen by every instance", async () => {
     const [first, second] = await twoInstances();

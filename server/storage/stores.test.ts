@@ -1,11 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { freeChat } from "../../config/free-tier";
 import { freeChatWindows, freeEmbeddingsWindows } from "../free-tier/free-windows";
 import type { NewPayment } from "../payment/payment-ledger";
 import { QuoteHold } from "../payment/quote-hold";
-import { openStorage } from "./open-storage";
-import type { Storage } from "./storage";
-import { engines, useTestDatabases } from "../../cli/dev-stack/test-databases";
+import { engines, useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
 
 const databases = useTestDatabases();
 
@@ -24,17 +22,8 @@ const payment = (nonce: string): NewPayment => ({
 });
 
 describe.each(engines)("the stores on %s", (engine) => {
-  const opened: Storage[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((storage) => storage.close()));
-  });
   /** Two storages over one new database, as two instances have. */
-  async function twoInstances(): Promise<[Storage, Storage]> {
-    const url = await databases.newDatabaseUrl(engine);
-    const storages = await Promise.all([openStorage(url, { poolSize: 4 }), openStorage(url, { poolSize: 4 })]);
-    opened.push(...storages);
-    return storages;
-  }
+  const twoInstances = useTwoInstances(databases, engine);
 
   it("migrates once when two processes start at once, and names its engine", async () => {
     const [first, second] = await twoInstances();
