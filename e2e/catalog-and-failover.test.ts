@@ -21,6 +21,8 @@ import {
 const directory = mkdtempSync(join(tmpdir(), "paysvc-catalog-e2e-"));
 const luna = "vendor-a/gpt-6-luna";
 const tiny = "acme/tiny-1";
+/** A name a coding agent sends, mapped by the catalog to the sold model. */
+const tinyAlias = "claude-tiny-4-5";
 let primary: LocalUpstream;
 let backup: LocalUpstream;
 
@@ -56,6 +58,7 @@ async function writeCatalog(): Promise<string> {
           kind: "chat",
           prices: { input_per_1m: "0.123456", output_per_1m: "1.5" },
           limits: { context_tokens: 32_000, max_output_tokens: 1000 },
+          aliases: [tinyAlias],
           routes: [
             { provider: "gone", base_url: `http://127.0.0.1:${closedPort}/v1`, model: "tiny" },
             { provider: "backup", base_url: `${backup.url}/v1`, api_key_env: "BACKUP_API_KEY", model: "tiny-2" },
@@ -120,6 +123,35 @@ describe("a catalog that maps a sold model to its providers' own ids", () => {
     for await (const chunk of stream as unknown as AsyncIterable<{ model: string }>) models.add(chunk.model);
     expect([...models]).toEqual([luna]);
     expect(primary.chatRequestsReceived.at(-1)?.model).toBe("luna-primary-2026");
+  });
+});
+
+describe("a model named by an alias", () => {
+  it("is listed with its aliases, quoted and served as the model it names", async () => {
+    const listed = ((await (await fetch(`${app.url}/v1/models`)).json()) as { data: Record<string, unknown>[] }).data;
+    expect(listed.find((entry) => entry.id === tiny)?.aliases).toEqual([tinyAlias]);
+    expect(listed.find((entry) => entry.id === luna)?.aliases).toEqual([]);
+
+    const body = { messages: [{ role: "user", content: "who sells you?" }], max_tokens: 50 };
+    const byAlias = await quote("/v1/chat/completions", { ...body, model: tinyAlias }, app.url);
+    const byId = await quote("/v1/chat/completions", { ...body, model: tiny }, app.url);
+    expect(byAlias.accepts[0]!.amount).toBe(byId.accepts[0]!.amount);
+    const served = await paidChat(app.url, { ...body, model: tinyAlias });
+    expect(served.provider).toBe("backup");
+    expect(served.data.model).toBe(tiny);
+    expect(backup.chatRequestsReceived.at(-1)?.model).toBe("tiny-2");
+    expect(served.paid).toBe(served.quoted);
+  });
+
+  it("is no name for another model: an unknown one is 400 model_not_found", async () => {
+    const response = await postJson(
+      "/v1/chat/completions",
+      { model: "claude-unknown-9", messages: [{ role: "user", content: "x" }] },
+      {},
+      app.url,
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("model_not_found");
   });
 });
 
@@ -209,7 +241,8 @@ describe("the provider metrics", () => {
     expect(sample("paysvc_provider_requests_total", ['provider="backup"', 'outcome="ok"'])[0]).toBeGreaterThanOrEqual(
       6,
     );
-    expect(sample("paysvc_provider_requests_total", ['provider="gone"', 'outcome="failed"'])[0]).toBe(1);
+    // The refused connection's case, and the alias's call (tiny's first route is the one not there).
+    expect(sample("paysvc_provider_requests_total", ['provider="gone"', 'outcome="failed"'])[0]).toBe(2);
     expect(sample("paysvc_provider_latency_seconds_count", ['provider="primary"'])[0]).toBeGreaterThanOrEqual(8);
   });
 });

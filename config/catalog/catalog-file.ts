@@ -88,6 +88,20 @@ const sold = {
   routes: z.array(route).min(1, "must list at least one route (the providers that serve the model, in order)"),
 };
 
+/**
+ * Other names callers may use for a chat model: coding agents send the model they are configured with (Claude Code
+ * a Claude name, Codex a GPT one), and the operator maps such names to a model sold here.
+ */
+const aliases = z
+  .array(
+    z
+      .string({ error: "must be a model name callers send, such as claude-sonnet-4-5" })
+      .min(1, "must not be empty")
+      .max(128, "must be at most 128 characters"),
+    { error: "must be a list of model names" },
+  )
+  .max(32, "must list at most 32 names");
+
 const entry = z.discriminatedUnion(
   "kind",
   [
@@ -96,6 +110,7 @@ const entry = z.discriminatedUnion(
       kind: z.literal("chat"),
       prices: z.strictObject({ input_per_1m: price, output_per_1m: price }),
       limits: chatModelLimits.optional(),
+      aliases: aliases.optional(),
     }),
     z.strictObject({
       ...sold,

@@ -357,3 +357,42 @@ describe("what a catalog file may not say", () => {
     );
   });
 });
+
+describe("aliases of a chat model", () => {
+  it("name the model they are listed under, besides its id", () => {
+    const catalog = loadCatalog(
+      source({
+        file: file({ extends: "default", models: [chat("house/coder", { aliases: ["claude-sonnet-4-5", "gpt-5"] })] }),
+      }),
+    );
+    expect(findChatModel(catalog, "claude-sonnet-4-5")?.id).toBe("house/coder");
+    expect(findChatModel(catalog, "gpt-5")?.id).toBe("house/coder");
+    expect(findChatModel(catalog, "house/coder")?.aliases).toEqual(["claude-sonnet-4-5", "gpt-5"]);
+    expect(findChatModel(catalog, "claude-opus-4-1")).toBeUndefined();
+    expect(findChatModel(catalog, "vendor-a/gpt-6-luna")?.aliases).toBeUndefined();
+  });
+
+  it("are refused when one names two models, is another model's id, is listed twice or is empty", () => {
+    const path = file({
+      extends: "default",
+      models: [
+        chat("house/a", { aliases: ["claude-sonnet-4-5", "vendor-a/gpt-6-luna", "x", "x"] }),
+        chat("house/b", { aliases: ["claude-sonnet-4-5", "jev-latest", ""] }),
+      ],
+    });
+    expect(problems({ file: path })).toEqual([`${path}: models[1].aliases[2]: must not be empty`]);
+    const clashing = file({
+      extends: "default",
+      models: [
+        chat("house/a", { aliases: ["claude-sonnet-4-5", "vendor-a/gpt-6-luna", "x", "x"] }),
+        chat("house/b", { aliases: ["claude-sonnet-4-5", "jev-latest"] }),
+      ],
+    });
+    expect(problems({ file: clashing })).toEqual([
+      `${clashing}: aliases: "vendor-a/gpt-6-luna" of house/a is the id of a model of the catalog; an alias names another name`,
+      `${clashing}: aliases: "x" is listed twice for house/a; list it once`,
+      `${clashing}: aliases: "claude-sonnet-4-5" is an alias of house/a and of house/b; an alias names one model`,
+      `${clashing}: aliases: "jev-latest" of house/b is the id of a model of the catalog; an alias names another name`,
+    ]);
+  });
+});

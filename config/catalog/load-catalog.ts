@@ -71,7 +71,7 @@ function fromFile(source: CatalogSource & { file: string }): ModelCatalog {
   if (problems.length > 0) throw new ConfigurationError(problems);
   const base = parsed.data.extends === "default" ? defaultCatalog(source.defaultRoutes) : undefined;
   const catalog = merged(base, models, source.environment);
-  const shared = idsOfTwoKinds(catalog, models).map((problem) => `${file}: ${problem}`);
+  const shared = [...idsOfTwoKinds(catalog, models), ...aliasClashes(catalog)].map((problem) => `${file}: ${problem}`);
   if (shared.length > 0) throw new ConfigurationError(shared);
   return catalog;
 }
@@ -94,6 +94,27 @@ function idsOfTwoKinds(catalog: ModelCatalog, models: readonly CatalogEntry[]): 
       `models[${index}].id: "${id}" is the id of the ${first} model (${where(id, first)}) and of the ${second} model (${where(id, second)}); routes go by id, so one would be served by the other's providers: give each an id of its own`,
     ];
   });
+}
+
+/** An alias names one model, and never one that is sold under that id: a caller naming it gets what it names. */
+function aliasClashes(catalog: ModelCatalog): string[] {
+  const ids = new Set(catalogModels(catalog).map(({ model }) => model.id));
+  const owner = new Map<string, string>();
+  return catalog.chat.flatMap((model) =>
+    (model.aliases ?? []).flatMap((alias) => {
+      if (ids.has(alias)) {
+        return [`aliases: "${alias}" of ${model.id} is the id of a model of the catalog; an alias names another name`];
+      }
+      const first = owner.get(alias);
+      owner.set(alias, first ?? model.id);
+      if (first === undefined) return [];
+      return [
+        first === model.id
+          ? `aliases: "${alias}" is listed twice for ${model.id}; list it once`
+          : `aliases: "${alias}" is an alias of ${first} and of ${model.id}; an alias names one model`,
+      ];
+    }),
+  );
 }
 
 function duplicateIds(models: readonly CatalogEntry[]): string[] {
@@ -197,6 +218,7 @@ function merged(base: ModelCatalog | undefined, models: readonly CatalogEntry[],
     outputUsdPerMillion: model.prices.output_per_1m,
     contextTokens: model.limits?.context_tokens ?? DEFAULT_CONTEXT_TOKENS,
     maxOutputTokens: model.limits?.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    ...(model.aliases?.length ? { aliases: model.aliases } : {}),
     routes: routes(model),
   }));
   const images = of("image").map((model) => ({

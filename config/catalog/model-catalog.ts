@@ -31,6 +31,8 @@ export interface ChatModel extends SoldModel {
   outputUsdPerMillion: string;
   contextTokens: number;
   maxOutputTokens: number;
+  /** Other names callers may send for it (the catalog's `aliases`): a call naming one is a call of this model. */
+  aliases?: readonly string[];
 }
 
 /** An image model: the price per image, the same for each of its sizes (USD, before the settlement overhead). */
@@ -59,8 +61,9 @@ export interface ModelCatalog {
 export const catalogKinds = ["chat", "image", "decision", "embeddings", "free_chat"] as const;
 export type CatalogKind = (typeof catalogKinds)[number];
 
-export function findChatModel(catalog: ModelCatalog, id: string): ChatModel | undefined {
-  return catalog.chat.find((model) => model.id === id);
+/** The chat model sold under `name`: its id, or one of its aliases. */
+export function findChatModel(catalog: ModelCatalog, name: string): ChatModel | undefined {
+  return catalog.chat.find((model) => model.id === name) ?? catalog.chat.find((model) => model.aliases?.includes(name));
 }
 
 export function findImageModel(catalog: ModelCatalog, id: string): ImageModel | undefined {

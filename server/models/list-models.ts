@@ -28,6 +28,7 @@ export function listModels(catalog: ModelCatalog, network: NetworkDefinition) {
     type: "chat",
     created: 0,
     owned_by: model.id.split("/")[0],
+    aliases: model.aliases ?? [],
     context_length: model.contextTokens,
     max_output_tokens: model.maxOutputTokens,
     pricing: {
