@@ -71,7 +71,7 @@ type Common = {
   /** The agent's working directory; a fresh empty one by default (a repository's CLAUDE.md or AGENTS.md would go
    * into the prompt). */
   cwd?: string;
-  /** Killed after this long; default 60 s. */
+  /** Killed after this long; default 45 s (under the e2e test timeout, so a hung agent fails with its output). */
   timeoutMs?: number;
 };
 
@@ -224,7 +224,7 @@ function runProcess(
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
-    }, options.timeoutMs ?? 60_000);
+    }, options.timeoutMs ?? 45_000);
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
