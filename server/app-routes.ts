@@ -3,6 +3,7 @@ import { billRequest } from "./billing/bill-request";
 import { bazaarExtension } from "./discovery/bazaar-extension";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
 import type { Endpoint } from "./endpoints/endpoint";
+import { isApiError } from "./errors";
 import type { ApiAnswer } from "./http/api-answer";
 import { answerErrors } from "./http/answer-errors";
 import type { HttpRoute } from "./http/router";
@@ -36,7 +37,16 @@ export function appRoutes(
       return {
         method: endpoint.method,
         path,
-        handle: (request) => billRequest(context(), endpoint, request, extensions),
+        handle: (request) => {
+          const billed = billRequest(context(), endpoint, request, extensions);
+          const { errorAnswer } = endpoint;
+          if (!errorAnswer) return billed;
+          // An API with an error shape of its own answers errors in it.
+          return billed.catch((error: unknown) => {
+            if (isApiError(error)) return errorAnswer(error);
+            throw error;
+          });
+        },
       };
     }),
   );

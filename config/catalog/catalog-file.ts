@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { chatLimits } from "../limits";
-import { catalogKinds } from "./model-catalog";
+import { catalogKinds, providerApis } from "./model-catalog";
 
 /**
  * An operator's catalog file (PAYSVC_CATALOG), in JSON. `"extends": "default"` starts from the spec's tables (an
@@ -81,6 +81,11 @@ const route = z.strictObject({
     .optional(),
   model: z.string({ error: "must be the provider's own id of the model" }).min(1, "must not be empty"),
   headers: headers.optional(),
+  api: z
+    .enum(providerApis, {
+      error: `must be one of ${providerApis.join(", ")} (the API the route speaks; chat if left out)`,
+    })
+    .optional(),
 });
 
 const sold = {

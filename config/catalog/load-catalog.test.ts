@@ -356,6 +356,23 @@ describe("what a catalog file may not say", () => {
       [],
     );
   });
+
+  it("reads the API a route speaks (chat when left out), and refuses one it does not know", () => {
+    const routes = [
+      { ...route, provider: "native", api: "responses" },
+      { ...route, provider: "chat-only", api: "chat" },
+      { ...route, provider: "plain" },
+    ];
+    const catalog = loadCatalog(source({ file: file({ extends: "default", models: [chat("a", { routes })] }) }));
+    expect(findChatModel(catalog, "a")?.routes.map((each) => each.api ?? "chat")).toEqual([
+      "responses",
+      "chat",
+      "chat",
+    ]);
+    expect(refused({ extends: "default", models: [chat("a", { routes: [{ ...route, api: "grpc" }] })] })).toEqual([
+      "models[0].routes[0].api: must be one of chat, responses, messages (the API the route speaks; chat if left out)",
+    ]);
+  });
 });
 
 describe("aliases of a chat model", () => {

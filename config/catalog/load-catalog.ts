@@ -200,6 +200,7 @@ function toRoute(route: CatalogFileRoute, environment: Environment): Route {
     apiKey: route.api_key_env ? environment[route.api_key_env]?.trim() || undefined : undefined,
     model: route.model,
     headers: route.headers ?? {},
+    ...(route.api && route.api !== "chat" ? { api: route.api } : {}),
   };
 }
 

@@ -4,6 +4,13 @@
  * are decimal USD strings, exactly as written, converted to atomic units without floating point.
  */
 
+/**
+ * The APIs a route may speak: OpenAI's chat completions (the canonical wire, which every route of a chat model is
+ * sent unless it speaks the caller's API natively), OpenAI's Responses, Anthropic's Messages.
+ */
+export const providerApis = ["chat", "responses", "messages"] as const;
+export type ProviderApi = (typeof providerApis)[number];
+
 /** One provider that can serve a model, tried in the catalog's order. */
 export interface Route {
   /** The provider's name: metrics, /health, the X-Paysvc-Provider header and its circuit breaker go by it. */
@@ -17,6 +24,11 @@ export interface Route {
   model: string;
   /** Extra request headers the provider wants (an organisation, an API version). */
   headers: Readonly<Record<string, string>>;
+  /**
+   * The API the route speaks at its base URL: a call in that API is passed through to it as it came; any other is
+   * sent as a chat completion (the default, "chat"). A chat completion route must speak chat.
+   */
+  api?: ProviderApi;
 }
 
 interface SoldModel {

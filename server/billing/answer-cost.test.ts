@@ -43,15 +43,13 @@ describe("what an answer says it cost", () => {
     expect(withUsageCost([1], { cost: "1" })).toEqual([1]);
   });
 
-  it("finds the final usage of a chat stream and of a Responses stream, and nothing else", () => {
+  it("finds the final usage of the canonical chat stream, and nothing else", () => {
     const usage = { completion_tokens: 3 };
     expect(finalUsageOf({ choices: [], usage })).toBe(usage);
     expect(finalUsageOf({ usage })).toBe(usage);
     expect(finalUsageOf({ choices: [{ delta: {} }], usage })).toBeUndefined();
     expect(finalUsageOf({ choices: [], usage: null })).toBeUndefined();
-    expect(finalUsageOf({ type: "response.completed", response: { usage } })).toBe(usage);
-    expect(finalUsageOf({ type: "response.completed", response: { usage: null } })).toBeUndefined();
-    expect(finalUsageOf({ type: "response.in_progress", response: { usage } })).toBeUndefined();
+    expect(finalUsageOf({ type: "other", response: { usage } })).toBeUndefined();
     expect(finalUsageOf("[DONE]")).toBeUndefined();
   });
 });

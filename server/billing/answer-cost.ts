@@ -1,3 +1,4 @@
+import { usageOnlyChunkUsage } from "../chat/chat-wire";
 import { atomicToDecimal } from "../money";
 import type { X402Price } from "./payment-method";
 
@@ -59,17 +60,10 @@ export function withUsageCost(body: unknown, fields: Record<string, unknown>): u
 }
 
 /**
- * The usage object of a stream's final usage event, or undefined: the chunk that `include_usage` adds last to a chat
- * completion stream (a `usage` object, `choices: []`), or the usage of the Responses API's `response.completed`.
- * Chunks that carry usage beside their choices (some providers repeat a running count) are not the final one.
+ * The usage object of a stream's final usage event, or undefined: the usage-only chunk that ends every canonical
+ * chat stream (a `usage` object, `choices: []`; chat/chat-wire.ts). Chunks that carry usage beside their choices
+ * (some providers repeat a running count) are not the final one.
  */
 export function finalUsageOf(event: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(event)) return undefined;
-  if (event.type === "response.completed") {
-    const { response } = event;
-    return isRecord(response) && isRecord(response.usage) ? response.usage : undefined;
-  }
-  const { choices, usage } = event;
-  const usageOnly = choices === undefined || (Array.isArray(choices) && choices.length === 0);
-  return usageOnly && isRecord(usage) ? usage : undefined;
+  return usageOnlyChunkUsage(event);
 }

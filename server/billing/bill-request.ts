@@ -8,6 +8,7 @@ import { readJsonBody } from "../http/read-json-body";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
 import type { BillableCall, Finished, PaymentMethod, PreparedAnswer } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
+import { chatUsageReader } from "./chat-stream-meter";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
@@ -31,7 +32,6 @@ export async function billRequest(
     const quoted = endpoint.quote(parsed, context.config.network);
     // Awaited only when it is a promise (a long input, counted yielding): the common 402 takes no extra turn.
     const quote = quoted instanceof Promise ? await quoted : quoted;
-    const { usage } = endpoint;
     let url: string | undefined;
     const call: BillableCall = {
       request,
@@ -47,10 +47,8 @@ export async function billRequest(
       quote,
       quoteMs: performance.now() - started,
       extensions,
-      usage: usage && {
-        fromJson: usage.fromJson,
-        streamMeter: (allowedOutput) => usage.streamMeter(parsed, allowedOutput),
-      },
+      // Every call billed in tokens answers in the canonical chat wire, which billing reads.
+      usage: endpoint.billedInTokens ? chatUsageReader : undefined,
     };
     refusedAs = "refused";
     const authorization = await paymentMethod(context, endpoint, request).authorize(call);
@@ -82,13 +80,16 @@ export async function billRequest(
   }
 }
 
-/** A prepaid key where the endpoint takes one and the bearer is one; x402 otherwise (whatever its scheme). */
+/**
+ * A prepaid key where the endpoint takes one and the request carries one (where its API reads it: the bearer
+ * unless told); x402 otherwise (whatever its scheme).
+ */
 function paymentMethod(
   context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "writes">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
 ): PaymentMethod {
-  const code = endpoint.access.includes("prepaid") ? prepaidCodeFor(request) : undefined;
+  const code = endpoint.access.includes("prepaid") ? (endpoint.prepaidKey ?? prepaidCodeFor)(request) : undefined;
   if (code === undefined) return context.x402;
   const { prepaidKeys, config, metrics, writes } = context;
   return new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes);

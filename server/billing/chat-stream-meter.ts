@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { completionTokens } from "../chat/chat-usage";
 import { streamMeter, type EventReading, type StreamMeter } from "./stream-meter";
 
 // Every field is caught where it is read: one odd field (a provider's null, a number where text was expected)
@@ -28,8 +29,7 @@ const chatChunkSchema = z.looseObject({
     .array(z.looseObject({ delta: deltaSchema }).nullable().catch(null))
     .optional()
     .catch(undefined),
-  // Present (even null or odd) is what makes a `choices: []` chunk usage-only; a count that is not a whole
-  // non-negative number is no report.
+  // A count that is not a whole non-negative number is no report.
   usage: z
     .looseObject({ completion_tokens: z.number().int().nonnegative().optional().catch(undefined) })
     .nullable()
@@ -54,22 +54,22 @@ function chatChunkText(chunk: ChatChunk): string {
 }
 
 /**
- * A chat completion stream: usage from `usage.completion_tokens` of any chunk; a chunk carrying only usage
- * (`choices: []`, sent because billing asked for it) is hidden when the caller did not ask for usage itself.
+ * The canonical chat completion stream (chat/chat-wire.ts), which every dialect's call is metered as: usage from
+ * `usage.completion_tokens` of any chunk, text from the deltas.
  */
-export function chatStreamMeter(options: { allowedOutput: number; hideUsageOnlyChunks: boolean }): StreamMeter {
-  const { allowedOutput, hideUsageOnlyChunks } = options;
+export function chatStreamMeter(options: { allowedOutput: number }): StreamMeter {
   const read = (event: object): EventReading => {
     const parsed = chatChunkSchema.safeParse(event);
     // Only an array in place of the chunk fails: nothing in it to read.
     if (!parsed.success) return {};
     const chunk = parsed.data;
-    const usageOnly = chunk.choices?.length === 0 && chunk.usage !== undefined;
-    return {
-      outputTokens: chunk.usage?.completion_tokens,
-      text: chatChunkText(chunk),
-      hide: hideUsageOnlyChunks && usageOnly,
-    };
+    return { outputTokens: chunk.usage?.completion_tokens, text: chatChunkText(chunk) };
   };
-  return streamMeter(allowedOutput, read);
+  return streamMeter(options.allowedOutput, read);
 }
+
+/** How billing reads the output tokens of a call billed in tokens: a whole completion's usage, or its stream. */
+export const chatUsageReader = {
+  fromJson: completionTokens,
+  streamMeter: (allowedOutput: number): StreamMeter => chatStreamMeter({ allowedOutput }),
+};

@@ -13,7 +13,7 @@ export interface StreamBudget {
 }
 
 /**
- * Passes a stream's events on while the meter reads each, without the ones it hides. When it ends the key is
+ * Passes a stream's events on while the meter reads each. When it ends the key is
  * charged what the meter says, exactly once. A client that leaves once output has begun is answered no more, but
  * the upstream is read for up to `graceMs` more for its usage report.
  */
@@ -22,12 +22,12 @@ export function meteredStream(source: EventStream, meter: StreamMeter, budget: S
   let upstreamDone = false;
   let clientLeft = false;
   let finished = false;
-  /** Meters the events of a read; returns the ones to pass on. */
+  /** Meters the events of a read; returns them, to pass on. */
   const consume = (done: boolean, batch: SseEvent[] | undefined): SseEvent[] => {
     upstreamDone ||= done;
     if (!batch) return [];
-    const shown = batch.filter((event) => !meter.push(event).hide);
-    return shown.length === batch.length ? batch : shown;
+    for (const event of batch) meter.push(event);
+    return batch;
   };
   /** Charges once; the stream ends after the charge is written, so a balance asked for next includes it. */
   const finish = async () => {
@@ -58,8 +58,8 @@ export function meteredStream(source: EventStream, meter: StreamMeter, budget: S
   return new ReadableStream<SseEvent[]>({
     async pull(controller) {
       try {
-        // A pull that passes nothing on (only hidden events) must read on: the stream calls pull again only after
-        // an enqueue, and a reader waiting for this one would wait forever.
+        // A pull that passes nothing on (an empty batch) must read on: the stream calls pull again only after an
+        // enqueue, and a reader waiting for this one would wait forever.
         for (;;) {
           const { done, value } = await upstream.read();
           const shown = consume(done, value);

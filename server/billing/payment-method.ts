@@ -8,7 +8,7 @@ import type { PaymentLedger } from "../payment/payment-ledger";
 import type { PaidRetries } from "./paid-retries";
 import type { JsonBody } from "../http/read-json-body";
 import type { StartedStream } from "../upstream/openai-upstream";
-import type { SseEvent } from "../http/event-stream";
+import type { EventStream } from "../http/event-stream";
 import type { StreamMeter } from "./stream-meter";
 
 /** The price of one request, computed before any work: the same body on the same network gives the same quote. */
@@ -31,8 +31,6 @@ export interface Quote {
 export interface Grant {
   /** The output tokens the work may produce (a prepaid key's budget may lower the quoted cap). */
   outputCap: number;
-  /** The caller is billed on the usage the upstream reports, so the work must ask for it (streams). */
-  usageRequired: boolean;
   /** The verified x402 payment, for records (a prepaid key bought with it). */
   payment?: { nonce: string; payer: string };
   /**
@@ -50,20 +48,25 @@ export interface X402Price {
 }
 
 /**
+ * How a paid answer is written in the caller's API, the last stage of every answer (a dialect's encoders,
+ * server/dialects/dialect.ts): billing states the cost on the canonical answer (a chat completion, or the canonical
+ * chat stream, whose end it holds until paid and whose failures it states with chat's error event), then hands it
+ * here. Absent, the canonical answer is the caller's.
+ */
+export interface AnswerEncoder {
+  json(body: unknown): unknown;
+  stream(events: EventStream): EventStream;
+}
+
+/**
  * The result of the paid work, ready to send: it exists only once the upstream has succeeded. `onUnsettled`
  * undoes what the work wrote (a prepaid key) when the payment is not taken; `price` is set by the x402 session, so
  * that each answer it builds, settled or not, says what it cost; `provider` names the catalog's provider that served
- * it (X-Paysvc-Provider).
+ * it (X-Paysvc-Provider); `encode` writes it in the caller's API once its cost is stated.
  */
 export type PreparedAnswer = (
-  | { kind: "json"; body: unknown; status?: number }
-  | {
-      kind: "stream";
-      stream: StartedStream;
-      /** How the stream says it failed, in its API's form (Responses); chat's error object otherwise. */
-      failWith?: (code: "settlement_failed" | "payment_expired", message: string) => SseEvent;
-    }
-) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string };
+  { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
+) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string; encode?: AnswerEncoder };
 
 /** What an x402 payment session works with: the facilitator, the ledger, the metrics, the answers kept for retries. */
 /** A payment the facilitator found valid: how long verify took, and which facilitator said so (it settles it). */

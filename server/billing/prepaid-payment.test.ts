@@ -15,7 +15,7 @@ import { UpstreamError } from "../upstream/upstream-error";
 import { chatStreamMeter } from "./chat-stream-meter";
 import type { BillableCall, PaymentSession } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
-import { parseEventStream } from "../http/event-stream";
+import { eachEvent, parseEventStream, type EventStream } from "../http/event-stream";
 
 const luna = findChatModel(defaultCatalog(), "vendor-a/gpt-6-luna") as ChatModel;
 const sol = findChatModel(defaultCatalog(), "vendor-a/gpt-6-sol") as ChatModel;
@@ -61,7 +61,7 @@ describe("prepaid billing on a real SQLite file", () => {
     quoteMs: 0,
     usage: {
       fromJson: (body) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
-      streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: false }),
+      streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput }),
     },
   });
   async function granted(code: string, billable: BillableCall, leaseMs = 60_000): Promise<PaymentSession> {
@@ -108,7 +108,7 @@ describe("prepaid billing on a real SQLite file", () => {
   it("lowers the output cap to what the budget covers, and charges input plus the reported output", async () => {
     const key = await keyFor(1000);
     const session = await granted(key.code, call(100, 4096));
-    expect(session.grant).toMatchObject({ outputCap: 900, usageRequired: true });
+    expect(session.grant).toMatchObject({ outputCap: 900 });
     const finished = await session.finish({ kind: "json", body: { usage: { completion_tokens: 40 } } });
     const answer = finished.answer;
     expect(answer.headers["x-prepaid-max-tokens"]).toBe("900");
@@ -225,26 +225,47 @@ describe("prepaid billing on a real SQLite file", () => {
     expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0, remaining: 983 });
   });
 
-  it("charges a stream whose caller did not ask for usage at its end, as before", async () => {
+  it("hands the stream to the answer's encoder last, its usage chunk charged and stating the cost", async () => {
     const key = await keyFor(1000);
-    const hidden: BillableCall = {
-      ...call(10, 50),
-      usage: {
-        fromJson: () => undefined,
-        streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: true }),
-      },
-    };
-    const session = await granted(key.code, hidden);
+    const session = await granted(key.code, call(10, 50));
     const events = [
       'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n',
       'data: {"choices":[],"usage":{"completion_tokens":7}}\n\n',
       "data: [DONE]\n\n",
     ];
     const stream = { body: streamOfEvents(events), cancel: async () => undefined };
-    const { answer } = await session.finish({ kind: "stream", stream });
+    // An encoder that keeps the usage chunk from the caller (chat's, for a caller who did not ask for usage).
+    const seen: unknown[] = [];
+    const encode = {
+      json: (body: unknown) => body,
+      stream: (canonical: EventStream) =>
+        eachEvent(canonical, (event) => {
+          const usage = event.json()?.usage;
+          if (usage === undefined) return event;
+          seen.push(usage);
+          return undefined;
+        }),
+    };
+    const { answer } = await session.finish({ kind: "stream", stream, encode });
     const text = await new Response(answer.body as ReadableStream).text();
     expect(text).toBe(`${events[0]}${events[2]}`);
+    expect(seen).toEqual([expect.objectContaining({ completion_tokens: 7, cost: expect.any(String) })]);
+    expect(seen[0]).toMatchObject({ prepaid_charged_tokens: 17, prepaid_remaining_tokens: 983 });
     expect(await store.balance(key.id)).toMatchObject({ used: 17, reserved: 0 });
+  });
+
+  it("hands a whole answer to the encoder once its usage states the cost", async () => {
+    const key = await keyFor(1000);
+    const session = await granted(key.code, call(10, 50));
+    const body = { choices: [{ message: { content: "hi" } }], usage: { prompt_tokens: 10, completion_tokens: 7 } };
+    const encode = {
+      json: (completion: unknown) => ({ encoded: (completion as { usage: unknown }).usage }),
+      stream: (canonical: EventStream) => canonical,
+    };
+    const { answer } = await session.finish({ kind: "json", body, encode });
+    expect(JSON.parse(answer.body as string)).toEqual({
+      encoded: expect.objectContaining({ completion_tokens: 7, prepaid_charged_tokens: 17 }),
+    });
   });
 
   it("refuses an unknown key (401), a key for another model (400) and a spent budget (429), reserving nothing", async () => {

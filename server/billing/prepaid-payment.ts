@@ -11,7 +11,7 @@ import { prepaidTokensCost } from "../pricing/prepaid-token-cost";
 import { UpstreamError } from "../upstream/upstream-error";
 import { prepaidCost, withUsageCost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
-import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
+import { withStreamUsageCost } from "./stream-usage-cost";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { DeferredWrites } from "../storage/deferred-writes";
 import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
@@ -90,7 +90,11 @@ export class PrepaidPayment implements PaymentMethod {
         const cost = costOf(settlement);
         Object.assign(headers, cost.headers);
         headers["Server-Timing"] = serverTiming(timings);
-        const whole = jsonAnswer(withUsageCost(answer.body, cost.usage), { status: answer.status ?? 200, headers });
+        const body = withUsageCost(answer.body, cost.usage);
+        const whole = jsonAnswer(answer.encode ? answer.encode.json(body) : body, {
+          status: answer.status ?? 200,
+          headers,
+        });
         return { answer: whole, outcome: "prepaid", payment: "prepaid", timings };
       }
       headers["Server-Timing"] = serverTiming(timings);
@@ -99,16 +103,16 @@ export class PrepaidPayment implements PaymentMethod {
         release,
         graceMs: STREAM_USAGE_GRACE_MS,
       });
-      // The usage event the caller asked for is charged as it passes, so that it can state the charge and the
-      // balance after it; the stream's end then charges nothing more.
+      // The usage event is charged as it passes, so that it can state the charge and the balance after it; the
+      // stream's end then charges nothing more.
       const stated = withStreamUsageCost(metered, async (reported) => {
-        const outputTokens = reportedOutputTokens(reported, usage.fromJson);
+        const outputTokens = usage.fromJson({ usage: reported });
         if (outputTokens === undefined) return undefined;
         return costOf(await charge(outputTokens)).usage;
       });
       // A stream is charged after its answer starts (at its usage event or its end): no settle time for the metrics.
       const { reserve, upstream } = timings;
-      const streamed = eventStreamAnswer(stated, headers);
+      const streamed = eventStreamAnswer(answer.encode ? answer.encode.stream(stated) : stated, headers);
       return { answer: streamed, outcome: "prepaid", payment: "prepaid", timings: { reserve, upstream } };
     };
     const failed = async (error: unknown): Promise<never> => {
@@ -116,7 +120,7 @@ export class PrepaidPayment implements PaymentMethod {
       if (!(error instanceof UpstreamError)) throw error;
       throw new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
     };
-    const grant = { outputCap: reservation.allowedOutput, usageRequired: true };
+    const grant = { outputCap: reservation.allowedOutput };
     return { kind: "granted", session: { grant, failed, finish } };
   }
 

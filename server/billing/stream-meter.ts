@@ -3,11 +3,12 @@ import { countTextTokens } from "../pricing/count-tokens";
 
 /**
  * Meters a streamed answer billed in tokens, one event at a time: a pure object (no I/O, no timers), fed by
- * metered-stream.ts. It reads each event's JSON (parsed once, with the stream) against the chunk schema of its API.
+ * metered-stream.ts. It reads each event's JSON (parsed once, with the stream): the canonical chat stream's chunks
+ * (chat-stream-meter.ts), whatever API the caller speaks.
  */
 export interface StreamMeter {
-  /** Reads one event; returns whether it must be hidden from the caller. */
-  push(event: SseEvent): { hide: boolean };
+  /** Reads one event. */
+  push(event: SseEvent): void;
   /**
    * Output tokens to charge when the stream ends. `completed`: the upstream ended the stream normally (it was not
    * cut by a network failure or by the client leaving). undefined = charge nothing (release).
@@ -22,18 +23,14 @@ export interface StreamMeter {
   readonly hasOutput: boolean;
 }
 
-/** What one event told: reported output tokens, output text, whether to hide it. */
+/** What one event told: reported output tokens, output text. */
 export interface EventReading {
   outputTokens?: number;
   text?: string;
-  hide?: boolean;
 }
 
-const SHOWN = Object.freeze({ hide: false });
-const HIDDEN = Object.freeze({ hide: true });
-
 /**
- * The rules both APIs share: the reported output tokens win; without a report, a stream the upstream completed
+ * The metering rules: the reported output tokens win; without a report, a stream the upstream completed
  * without an error event is charged the whole reservation (it may have produced all of it, and nothing shows
  * otherwise), one cut short or broken off the output text it passed on, counted as the input is, or nothing when
  * it passed none. `read` sees every event that is a JSON object, error events included.
@@ -45,12 +42,11 @@ export function streamMeter(allowedOutput: number, read: (event: object) => Even
   return {
     push(event) {
       const json = event.json();
-      if (json === undefined) return SHOWN;
+      if (json === undefined) return;
       if (isErrorObject(json)) brokeOff = true;
       const reading = read(json);
       if (reading.outputTokens !== undefined) outputTokens = reading.outputTokens;
       if (reading.text) text += reading.text;
-      return reading.hide === true ? HIDDEN : SHOWN;
     },
     result(completed) {
       if (outputTokens !== undefined) return outputTokens;

@@ -66,18 +66,6 @@ describe("withStreamUsageCost", () => {
     expect(text.startsWith(": PROCESSING\r\n\r\n")).toBe(true);
   });
 
-  it("appends it to response.usage of the Responses API's response.completed, keeping the event: lines", async () => {
-    const chunks = readChunks("responses-with-usage");
-    const { text, seen } = await run(chunks);
-    expect(seen).toEqual([expect.objectContaining({ input_tokens: 10, output_tokens: 33, total_tokens: 43 })]);
-    expect(text).toBe(
-      expectedText(chunks, '"type":"response.completed"', (event) =>
-        Object.assign((event.response as { usage: object }).usage, COST),
-      ),
-    );
-    expect(text).toContain("event: response.completed\ndata: {");
-  });
-
   it("passes a stream without a usage object through untouched, in the same bytes", async () => {
     const chunks = readChunks("chat-without-usage");
     const { text, seen } = await run(chunks);
@@ -154,21 +142,18 @@ describe("withStreamUsageCost", () => {
     );
   });
 
-  it("appends it to events made here, such as the Responses translation's response.completed", async () => {
-    const completed = SseEvent.of(
-      { type: "response.completed", response: { usage: { input_tokens: 3, output_tokens: 5, total_tokens: 8 } } },
-      "response.completed",
-    );
+  it("appends it to events made here, such as a native stream decoded to the canonical one", async () => {
+    const usageOnly = SseEvent.of({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 5 } });
     const source = new ReadableStream<SseEvent[]>({
       start(controller) {
-        controller.enqueue([SseEvent.of({ type: "response.created" }, "response.created")]);
-        controller.enqueue([completed, new SseEvent("[DONE]")]);
+        controller.enqueue([SseEvent.of({ choices: [{ delta: { content: "hi" } }] })]);
+        controller.enqueue([usageOnly, new SseEvent("[DONE]")]);
         controller.close();
       },
     });
     const text = await readText(bytesOf(withStreamUsageCost(source, () => ({ cost: "0.000002" }))));
     expect(text).toContain(
-      'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":5,"total_tokens":8,"cost":"0.000002"}}}\n\ndata: [DONE]\n\n',
+      'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"cost":"0.000002"}}\n\ndata: [DONE]\n\n',
     );
   });
 

@@ -8,8 +8,8 @@ export type UsageCostFields = (
 ) => Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefined;
 
 /**
- * Whether an event may hold a usage object: one made here (a Responses event) may; one received may when its data
- * has `"usage"` followed by an object, not by null (which OpenAI puts in every chunk).
+ * Whether an event may hold a usage object: one made here may; one received may when its data has `"usage"`
+ * followed by an object, not by null (which OpenAI puts in every chunk).
  */
 function mayHoldUsage({ data }: SseEvent): boolean {
   if (data === undefined) return true;
@@ -70,15 +70,4 @@ export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFie
     },
     cancel: (reason) => reader.cancel(reason),
   });
-}
-
-/**
- * The output tokens a stream's final usage object reports, read as a whole answer's `usage` is (`fromJson`:
- * `usage.completion_tokens` or `usage.output_tokens`, undefined unless a count; chat/chat-usage.ts).
- */
-export function reportedOutputTokens(
-  usage: Record<string, unknown>,
-  fromJson: (body: unknown) => number | undefined,
-): number | undefined {
-  return fromJson({ usage });
 }

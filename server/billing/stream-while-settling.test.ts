@@ -55,7 +55,7 @@ describe("a stream passed on while its payment settles", () => {
   it("ends with the error event at once when the settlement is refused mid-stream, and drops the upstream", async () => {
     const upstream = source();
     const { paid, decide } = settlement();
-    const meter = chatStreamMeter({ allowedOutput: 100, hideUsageOnlyChunks: false });
+    const meter = chatStreamMeter({ allowedOutput: 100 });
     const reader = passedWhileSettling(upstream.stream, paid, meter, failed).getReader();
     upstream.push(chunk("one two three"));
     await reader.read();

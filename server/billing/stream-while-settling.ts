@@ -1,6 +1,6 @@
 import type { SettleResponse } from "@x402/core/types";
-import { errorObject } from "../errors";
-import { SseEvent, type EventStream } from "../http/event-stream";
+import { chatErrorEvent } from "../chat/chat-wire";
+import type { EventStream, SseEvent } from "../http/event-stream";
 import type { BillableCall, PreparedAnswer, X402Services } from "./payment-method";
 import type { AcceptedPayment, Taking } from "./schemes/payment-scheme";
 import type { StreamMeter } from "./stream-meter";
@@ -23,9 +23,9 @@ export interface SettlingPayment {
 type Stream = Extract<PreparedAnswer, { kind: "stream" }>;
 
 /**
- * An `exact` stream passed on from its first event while its payment settles (SETTLEMENT_ORDER=overlap). Its end
- * (`[DONE]`, or the upstream's end) waits for the settlement, so the final usage event can state the transaction and
- * no refused payment ends in a complete answer. A refused settlement ends the stream at once with an error event,
+ * An `exact` stream (the canonical chat stream) passed on from its first event while its payment settles
+ * (SETTLEMENT_ORDER=overlap). Its end (`[DONE]`, or the upstream's end) waits for the settlement, so the final usage event can state the transaction and
+ * no refused payment ends in a complete answer. A refused settlement ends the stream at once with chat's error event,
  * abandons the upstream, and records what was passed on until then (`unpaid`, at the quote's rates): the ledger row
  * of the payer then serves its next calls settle-first. A settlement whose outcome is unknown is recorded as such and
  * the stream goes on, as a whole answer's would. Resolves `settlement` with the facilitator's answer when it
@@ -43,9 +43,8 @@ export function streamedWhileSettling(
   void outcome.then(async (taking) => {
     if (taking.kind === "refused") await recordUnpaid(payment, taking, meter?.result(false));
   });
-  const failWith = answer.failWith ?? chatStreamError;
   const body = passedWhileSettling(answer.stream.body, paid, meter, () =>
-    failWith(
+    chatErrorEvent(
       "settlement_failed",
       "Settlement failed: the payment was refused while the answer streamed; it was cut short",
     ),
@@ -74,11 +73,6 @@ async function recordUnpaid(payment: SettlingPayment, refused: Taking, outputTok
   const unpaid = payment.delivered(outputTokens);
   await payment.accepted.record(payment.amount, refused, payment.upstreamMs, unpaid);
   payment.log("unpaid", refused.kind === "refused" ? refused.reason : undefined, undefined, unpaid);
-}
-
-/** Chat's error event (an OpenAI error object), for streams whose API has no error event of its own. */
-export function chatStreamError(code: "settlement_failed" | "payment_expired", message: string): SseEvent {
-  return SseEvent.of({ error: errorObject(code, message) });
 }
 
 const REFUSED = Symbol("refused");

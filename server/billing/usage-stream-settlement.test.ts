@@ -15,7 +15,6 @@ import { dataOfFixture } from "./__fixtures__/events";
 import { chatStreamMeter } from "./chat-stream-meter";
 import { PaidRetries } from "./paid-retries";
 import type { BillableCall } from "./payment-method";
-import { chatStreamError } from "./stream-while-settling";
 import { SignedPayment } from "./schemes/signed-payment";
 import { uptoScheme } from "./schemes/upto-scheme";
 import { settledOnUsage, uptoDeadlineProblem } from "./usage-stream-settlement";
@@ -116,7 +115,7 @@ describe("an upto stream and its payment's deadline", () => {
       quote: { amount: 1_000_000n, model: "vendor-a/gpt-5.6-sol", tokens: { input: 10, maxOutput: 4000 } },
       usage: {
         fromJson: (body: unknown) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
-        streamMeter: (allowedOutput: number) => chatStreamMeter({ allowedOutput, hideUsageOnlyChunks: false }),
+        streamMeter: (allowedOutput: number) => chatStreamMeter({ allowedOutput }),
       },
     } as unknown as BillableCall;
     const verdict = Promise.resolve({ verifyMs: 1, facilitator: "test" });
@@ -143,7 +142,6 @@ describe("an upto stream and its payment's deadline", () => {
       // 1,000 atomic units a token of output, plus 500 for the input.
       charge: (outputTokens) => 500n + 1_000n * BigInt(outputTokens ?? 4000),
       price: (amount) => ({ amount, network: network.id, decimals: network.usdc.decimals }),
-      failWith: chatStreamError,
       log: (outcome) => void outcomes.push(outcome),
     });
     return { body, text: () => new Response(writeEventStream(body)).text(), outcomes };

@@ -1,10 +1,11 @@
+import { chatErrorEvent } from "../chat/chat-wire";
 import { STREAM_USAGE_GRACE_MS, UPTO_MIN_VALIDITY_MS, UPTO_SETTLE_MARGIN_MS } from "../../config/limits";
 import type { EventStream, SseEvent } from "../http/event-stream";
 import { x402Cost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
 import type { BillableCall, X402Price, X402Services } from "./payment-method";
 import type { AcceptedPayment } from "./schemes/payment-scheme";
-import { reportedOutputTokens, withStreamUsageCost } from "./stream-usage-cost";
+import { withStreamUsageCost } from "./stream-usage-cost";
 
 /** What a stream charged what it used works with: its accepted payment, and how its session charges. */
 export interface UsageStreamPayment {
@@ -16,8 +17,6 @@ export interface UsageStreamPayment {
   charge(outputTokens: number | undefined): bigint;
   /** What an answer says an amount is. */
   price(amount: bigint): X402Price;
-  /** The stream's error event, in its API's form. */
-  failWith: (code: "payment_expired", message: string) => SseEvent;
   log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
 }
 
@@ -61,13 +60,13 @@ export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): 
     graceMs: STREAM_USAGE_GRACE_MS,
   });
   const costed = withStreamUsageCost(metered, async (reported) => {
-    const outputTokens = reportedOutputTokens(reported, usage.fromJson);
+    const outputTokens = usage.fromJson({ usage: reported });
     if (outputTokens === undefined) return undefined;
     return (await settle(outputTokens))?.usage;
   });
   if (deadline === undefined) return costed;
   return endedOnCut(costed, () =>
-    payment.failWith(
+    chatErrorEvent(
       "payment_expired",
       "The answer was cut short: the upto payment's deadline came before it ended; what was passed on is settled",
     ),

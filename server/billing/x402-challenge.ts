@@ -100,12 +100,14 @@ export function paidAnswer(
   const { price } = answer;
   const cost = price && x402Cost(price, settled?.transaction);
   if (cost) Object.assign(headers, cost.headers);
+  // The caller's API is written last, once the cost is stated (payment-method.ts's AnswerEncoder).
+  const { encode } = answer;
   if (answer.kind === "json") {
     const body = cost ? withUsageCost(answer.body, cost.usage) : answer.body;
-    return { ...jsonAnswer(body, { status: answer.status ?? 200, headers }), afterSent };
+    return { ...jsonAnswer(encode ? encode.json(body) : body, { status: answer.status ?? 200, headers }), afterSent };
   }
-  if (!cost) return eventStreamAnswer(answer.stream.body, headers);
-  const usage = settling ? async () => x402Cost(price, (await settling)?.transaction).usage : () => cost.usage;
-  const stream = withStreamUsageCost(answer.stream.body, usage);
-  return eventStreamAnswer(stream, headers);
+  const usage =
+    cost && (settling ? async () => x402Cost(price, (await settling)?.transaction).usage : () => cost.usage);
+  const stream = usage ? withStreamUsageCost(answer.stream.body, usage) : answer.stream.body;
+  return eventStreamAnswer(encode ? encode.stream(stream) : stream, headers);
 }

@@ -6,7 +6,7 @@ import { logPaidRequest } from "./paid-request-log";
 import type { BillableCall, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
 import { Refusal } from "./refusal";
 import type { AcceptedPayment, PricedRequest, Taking } from "./schemes/payment-scheme";
-import { chatStreamError, streamedWhileSettling } from "./stream-while-settling";
+import { streamedWhileSettling } from "./stream-while-settling";
 import { settledOnUsage } from "./usage-stream-settlement";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
 
@@ -44,12 +44,9 @@ export class X402Session {
       (reason: unknown) => this.abort.abort(reason),
     );
     const { call } = start;
-    const { nonce, payer, scheme } = this.accepted;
-    // A call charged the tokens it used is billed on the usage the upstream reports: the work asks for it (hidden
-    // from a stream's caller who did not).
-    const usageRequired = scheme.chargesUse && call.usage !== undefined;
+    const { nonce, payer } = this.accepted;
     const outputCap = call.quote.tokens?.maxOutput ?? 0;
-    this.grant = { outputCap, usageRequired, payment: { nonce, payer }, signal: this.abort.signal };
+    this.grant = { outputCap, payment: { nonce, payer }, signal: this.abort.signal };
   }
 
   /**
@@ -144,7 +141,6 @@ export class X402Session {
       upstreamMs: this.timings.upstream,
       charge: (outputTokens) => this.used(outputTokens),
       price: (amount) => this.priceOf(amount),
-      failWith: answer.failWith ?? chatStreamError,
       log: this.log,
     });
     // Its cost is not known when the headers leave: no X-Paysvc-Cost and no PAYMENT-RESPONSE, the cost is stated in

@@ -4,6 +4,7 @@ import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/c
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 import { chatFields, messageRole, messageToolFields } from "./chat-fields";
+import type { ChatRequestBody } from "./chat-wire";
 import { forwardedChatFields } from "./priced-fields";
 
 const textPart = z.looseObject({ type: z.literal("text"), text: z.string() });
@@ -97,8 +98,8 @@ export function requireOutputWithin(model: ChatModel, maxOutputTokens: number, p
  * reserved for): the cap goes in each cap field the caller sent, since an upstream may honour either, else in
  * `max_tokens`.
  */
-export function withOutputCap(body: ChatRequest, maxOutputTokens: number): Record<string, unknown> {
-  const capped: Record<string, unknown> = { ...body, max_tokens: maxOutputTokens };
+export function withOutputCap(body: ChatRequestBody, maxOutputTokens: number): ChatRequestBody {
+  const capped: ChatRequestBody = { ...body, max_tokens: maxOutputTokens };
   if (body.max_completion_tokens !== undefined) {
     capped.max_completion_tokens = maxOutputTokens;
     if (body.max_tokens === undefined) delete capped.max_tokens;

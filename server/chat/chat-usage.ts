@@ -11,8 +11,3 @@ export function tokenCount(value: unknown): number | undefined {
 export function completionTokens(value: unknown): number | undefined {
   return tokenCount((value as { usage?: { completion_tokens?: unknown } } | null)?.usage?.completion_tokens);
 }
-
-/** The output tokens a whole Response reports (`usage.output_tokens`). */
-export function responseOutputTokens(value: unknown): number | undefined {
-  return tokenCount((value as { usage?: { output_tokens?: unknown } } | null)?.usage?.output_tokens);
-}

@@ -34,7 +34,7 @@ export function catalogOf(endpoints: readonly Endpoint[]): CatalogEndpoint[] {
       ...(endpoint.kind === "paid" && {
         schemes: [
           "exact" as const,
-          ...(endpoint.usage ? (["upto"] as const) : []),
+          ...(endpoint.billedInTokens ? (["upto"] as const) : []),
           ...(endpoint.channels ? (["batch-settlement"] as const) : []),
         ],
       }),

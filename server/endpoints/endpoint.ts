@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { NetworkDefinition } from "../../networks";
 import type { AppContext } from "../app-context";
 import type { Grant, PreparedAnswer, Quote } from "../billing/payment-method";
-import type { StreamMeter } from "../billing/stream-meter";
+import type { ApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
@@ -45,12 +45,6 @@ export interface FreeEndpoint extends EndpointBase {
   handle(context: AppContext, request: ApiRequest): Promise<ApiAnswer> | ApiAnswer;
 }
 
-/** How the output tokens of a call billed in tokens are read from its answer. */
-export interface UsageReader<Parsed> {
-  fromJson(body: unknown): number | undefined;
-  streamMeter(parsed: Parsed, allowedOutput: number): StreamMeter;
-}
-
 /** What the paid work reaches: the providers, the configuration (the catalog, the origin), the prepaid keys. */
 export type WorkContext = Pick<AppContext, "config" | "providers" | "prepaidKeys">;
 
@@ -77,8 +71,16 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   overlapsVerify?: boolean;
   /** An x402 `batch-settlement` channel may pay for it (answers, not a key purchase), where channels are offered. */
   channels?: boolean;
-  /** Present when a prepaid key (or x402 `upto`) may pay for the tokens used: how they are read. */
-  usage?: UsageReader<Parsed>;
+  /**
+   * A prepaid key (or x402 `upto`) may pay for the tokens used: the work's answer is then the canonical chat wire
+   * (a chat completion, or its stream; chat/chat-wire.ts), whose usage billing reads, whatever API the caller speaks
+   * (the answer's `encode` writes that API; dialects/dialect.ts).
+   */
+  billedInTokens?: boolean;
+  /** Where the request carries a prepaid key, if it does (default: `Authorization: Bearer`, prepaid-code.ts). */
+  prepaidKey?(request: ApiRequest): string | undefined;
+  /** How the endpoint's API answers an error (default: OpenAI's error object, errors.ts). */
+  errorAnswer?(error: ApiError): ApiAnswer;
 }
 
 // Methods, not function-typed fields: an endpoint of any parsed type is a PaidEndpoint<unknown> in the list.

@@ -1,5 +1,7 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
-import { chatCompletions } from "./chat-completions";
+import { chatDialect } from "../chat/chat-dialect";
+import { dialectEndpoint } from "../dialects/dialect-endpoint";
+import { responsesDialect } from "../responses/responses-dialect";
 import { decisions } from "./decisions";
 import { aiAgentsEndpoint, llmsTxtEndpoint, openApiEndpoint, x402ManifestEndpoint } from "./discovery-documents";
 import type { Endpoint } from "./endpoint";
@@ -15,7 +17,6 @@ import {
 } from "./free-endpoints";
 import { imageEdits, imageGenerations } from "./images";
 import { prepaidCodes, prepaidCodesWithDefaults } from "./prepaid-codes";
-import { responses } from "./responses";
 
 /**
  * Every endpoint of the service over the catalog in force, in the order the documents list them: the one place an
@@ -24,8 +25,8 @@ import { responses } from "./responses";
  */
 export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
   return [
-    chatCompletions(catalog),
-    responses(catalog),
+    dialectEndpoint(chatDialect, { catalog }),
+    dialectEndpoint(responsesDialect, { catalog }),
     imageGenerations(catalog),
     imageEdits(catalog),
     decisions(catalog),

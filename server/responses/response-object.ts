@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { costFieldsOf, type ChatCompletion, type ChatUsage } from "../chat/chat-wire";
 import type { ParsedResponsesRequest } from "./responses-request";
 
 export type OutputItem =
@@ -18,11 +19,12 @@ export type OutputItem =
       arguments: string;
     };
 
-export interface ResponseUsage {
+/** A Response's usage: its token counts, and what the call cost (billing's fields, chat/chat-wire.ts). */
+export type ResponseUsage = Record<string, unknown> & {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
-}
+};
 
 /** Ids shaped like the real API's: a prefix and 48 hex digits. */
 export function newId(prefix: "resp" | "msg" | "fc"): string {
@@ -70,36 +72,29 @@ export function responseObject(options: {
     top_p: body.top_p ?? null,
     truncation: "disabled",
     metadata: body.metadata ?? {},
-    usage: options.usage
-      ? {
-          ...options.usage,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens_details: { reasoning_tokens: 0 },
-        }
-      : null,
+    usage: options.usage ?? null,
   };
 }
 
-interface ChatCompletionLike {
-  created?: unknown;
-  choices?: {
-    message?: { content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] };
-    finish_reason?: unknown;
-  }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
-}
-
-export function usageFromChat(usage: ChatCompletionLike["usage"]): ResponseUsage | undefined {
+/** The canonical usage as a Response's: its token counts, and the cost billing stated in it. */
+export function usageFromChat(usage: ChatUsage | null | undefined): ResponseUsage | undefined {
   if (!usage) return undefined;
   const input = usage.prompt_tokens ?? 0;
   const output = usage.completion_tokens ?? 0;
-  return { input_tokens: input, output_tokens: output, total_tokens: usage.total_tokens ?? input + output };
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: usage.total_tokens ?? input + output,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: 0 },
+    ...costFieldsOf(usage),
+  };
 }
 
 /** A non-streamed chat completion translated back into a Response. */
 export function fromChatCompletion(
   parsed: ParsedResponsesRequest,
-  completion: ChatCompletionLike,
+  completion: ChatCompletion,
 ): Record<string, unknown> {
   const choice = completion.choices?.[0];
   const text = typeof choice?.message?.content === "string" ? choice.message.content : "";

@@ -73,4 +73,36 @@ describe("ResponsesEventTranslator", () => {
     translator.start();
     expect(events(translator.push("{oops")).map((event) => event.type)).toEqual(["error"]);
   });
+
+  it("states the cost billing appended to the canonical usage in response.completed's usage", () => {
+    const translator = new ResponsesEventTranslator(parsed);
+    translator.start();
+    translator.push(chunk({ content: "hi" }, "stop"));
+    const cost = { cost: "0.000002", prepaid_charged_tokens: 7, prepaid_remaining_tokens: 993 };
+    const usage = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, ...cost, is_byok: false };
+    translator.push(JSON.stringify({ choices: [], usage }));
+    const completed = events(translator.push("[DONE]")).at(-1) as unknown as { response: { usage: object } };
+    expect(completed.response.usage).toEqual({
+      input_tokens: 5,
+      output_tokens: 2,
+      total_tokens: 7,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+      ...cost,
+    });
+  });
+
+  it("renders the canonical error event as the Responses error event, with billing's code or upstream_error", () => {
+    const billing = new ResponsesEventTranslator(parsed);
+    billing.start();
+    const refused = { error: { message: "Settlement failed", type: "payment_error", code: "settlement_failed" } };
+    expect(events(billing.push(JSON.stringify(refused)))).toEqual([
+      expect.objectContaining({ type: "error", code: "settlement_failed", message: "Settlement failed" }),
+    ]);
+    const provider = new ResponsesEventTranslator(parsed);
+    provider.start();
+    expect(events(provider.push(JSON.stringify({ error: { message: "overloaded" } })))).toEqual([
+      expect.objectContaining({ type: "error", code: "upstream_error", message: "overloaded" }),
+    ]);
+  });
 });

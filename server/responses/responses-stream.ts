@@ -7,26 +7,14 @@ import {
   type OutputItem,
   type ResponseUsage,
 } from "./response-object";
+import type { ChatChunk, ChatToolCallDelta } from "../chat/chat-wire";
 import type { ParsedResponsesRequest } from "./responses-request";
 
-interface ChatToolCallDelta {
-  index?: number;
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-interface ChatChunk {
-  choices?: {
-    delta?: { content?: string | null; tool_calls?: ChatToolCallDelta[] };
-    finish_reason?: string | null;
-  }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
-  error?: { message?: string; code?: string };
-}
-
 /**
- * Turns the upstream's chat completion chunks into the Responses event sequence, one event per upstream delta,
- * as they arrive: created, in_progress, output items and their deltas, their done events, completed, [DONE].
+ * Turns the canonical chat stream (chat/chat-wire.ts: chunks, the usage-only chunk with its cost, `[DONE]` once
+ * paid) into the Responses event sequence, one event per delta, as they arrive: created, in_progress, output items
+ * and their deltas, their done events, completed (with the usage and its cost), [DONE]. Chat's error event becomes
+ * the Responses error event, with its code (a provider's failure is `upstream_error`).
  */
 export class ResponsesEventTranslator {
   private sequence = 0;
@@ -79,13 +67,13 @@ export class ResponsesEventTranslator {
     return this.messageIndex;
   }
 
-  /** Events for one upstream event (a chat chunk, or [DONE]; comments and events without data yield none). */
+  /** Events for one canonical event (a chat chunk, or [DONE]; comments and events without data yield none). */
   push(upstream: SseEvent): SseEvent[] {
     if (this.ended || upstream.data === undefined) return [];
     if (upstream.data === "[DONE]") return this.finish();
     const chunk = upstream.json() as ChatChunk | undefined;
     if (chunk === undefined) return this.fail("upstream sent an event that is not JSON");
-    if (chunk.error) return this.fail(chunk.error.message ?? "upstream stream failed");
+    if (chunk.error) return this.fail(chunk.error.message ?? "upstream stream failed", chunk.error.code ?? undefined);
     const events: SseEvent[] = [];
     if (chunk.usage) this.usage = usageFromChat(chunk.usage);
     const choice = chunk.choices?.[0];
@@ -173,10 +161,10 @@ export class ResponsesEventTranslator {
   }
 
   /** Ends the stream with an error event; no [DONE] follows, so no client mistakes it for a complete answer. */
-  fail(message: string): SseEvent[] {
+  fail(message: string, code = "upstream_error"): SseEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    return [this.event("error", { code: "upstream_error", message, param: null })];
+    return [this.event("error", { code, message, param: null })];
   }
 
   /** The upstream closed: complete if it had finished its answer, else fail. */
@@ -186,7 +174,7 @@ export class ResponsesEventTranslator {
   }
 }
 
-/** The Responses event sequence of the upstream's chat completion chunks. */
+/** The Responses event sequence of the canonical chat stream. */
 export function translateToResponsesStream(source: EventStream, parsed: ParsedResponsesRequest): EventStream {
   const translator = new ResponsesEventTranslator(parsed);
   const started = translator.start();
@@ -201,9 +189,4 @@ export function translateToResponsesStream(source: EventStream, parsed: ParsedRe
     },
     () => nonEmpty([...started.splice(0), ...translator.end()]),
   );
-}
-
-/** A Responses error event for a failure found beside the translation (a settlement refused mid-stream). */
-export function responsesStreamError(code: string, message: string): SseEvent {
-  return SseEvent.of({ type: "error", code, message, param: null }, "error");
 }

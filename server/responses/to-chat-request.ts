@@ -1,11 +1,5 @@
+import type { ChatMessage, ChatRequestBody, ChatTool } from "../chat/chat-wire";
 import type { ParsedResponsesRequest, ResponsesRequest } from "./responses-request";
-
-export interface ChatMessage {
-  role: string;
-  content: string | null;
-  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
-  tool_call_id?: string;
-}
 
 type InputItem = Exclude<ResponsesRequest["input"], string>[number];
 
@@ -38,9 +32,6 @@ export function toChatMessages(body: ResponsesRequest): ChatMessage[] {
   return messages;
 }
 
-/** A chat completion request as sent upstream: its messages, and any other field. */
-export type ChatRequestBody = Record<string, unknown> & { messages: ChatMessage[] };
-
 /** The chat completion request a Responses request is translated to. */
 export function toChatRequest(parsed: ParsedResponsesRequest): ChatRequestBody {
   const { body } = parsed;
@@ -66,15 +57,15 @@ export function toChatRequest(parsed: ParsedResponsesRequest): ChatRequestBody {
   }
   if (body.stream) {
     chat.stream = true;
-    // Usage is needed for response.completed even when the caller did not ask for it.
+    // Usage is needed for response.completed (and asked for by every canonical stream).
     chat.stream_options = { include_usage: true };
   }
   return chat;
 }
 
-export function toChatTools(tools: NonNullable<ResponsesRequest["tools"]>) {
+export function toChatTools(tools: NonNullable<ResponsesRequest["tools"]>): ChatTool[] {
   return tools.map((tool) => ({
-    type: "function",
+    type: "function" as const,
     function: {
       name: tool.name,
       ...(tool.description !== undefined ? { description: tool.description } : {}),

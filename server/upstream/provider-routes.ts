@@ -1,5 +1,5 @@
 import type { ProviderSettings } from "../../config/service-config";
-import { catalogModels, type ModelCatalog, type Route } from "../../config/catalog/model-catalog";
+import { catalogModels, type ModelCatalog, type ProviderApi, type Route } from "../../config/catalog/model-catalog";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import { CircuitBreaker, type BreakerState } from "./circuit-breaker";
 import { withSoldModelId } from "./sold-model-stream";
@@ -21,6 +21,16 @@ function failsOver(error: unknown): boolean {
   if (error.failure !== "status") return true;
   // No status: an error sent inside a 200 (a whole answer or a stream's first event).
   return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
+}
+
+/** One route's calls: a whole JSON answer checked by `accept`, or a stream whose first event has arrived. */
+export interface RouteCall {
+  postJson<T>(
+    path: string,
+    body: Record<string, unknown> | FormData,
+    accept: (answer: Record<string, unknown>) => T,
+  ): Promise<T>;
+  startStream(path: string, body: Record<string, unknown>): Promise<StartedStream>;
 }
 
 /** One route, ready to call: its provider's client with the route's key and headers, and the breaker it shares. */
@@ -54,20 +64,35 @@ export class ModelRoutes {
     accept: (answer: Record<string, unknown>) => T = (answer) => answer as T,
     signal?: AbortSignal,
   ): Promise<Served<T>> {
-    return this.tryInTurn(signal, async (way) => {
-      const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal);
-      // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
-      if (typeof answer.model === "string") answer.model = this.soldId;
-      return accept(answer);
-    });
+    return this.tryInTurn(signal, (way) => this.callOf(way, signal).postJson(path, body, accept));
   }
 
   /** A stream whose first event has arrived, its chunks naming the sold model. */
   startStream(path: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Served<StartedStream>> {
-    return this.tryInTurn(signal, async (way) => {
-      const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal);
-      return { ...started, body: withSoldModelId(started.body, this.soldId) };
-    });
+    return this.tryInTurn(signal, (way) => this.callOf(way, signal).startStream(path, body));
+  }
+
+  /**
+   * One call to the routes in turn, each sent what `call` makes of it for the API the route speaks (a caller's API
+   * passed through to the routes that speak it natively, a chat completion to the others).
+   */
+  serve<T>(call: (api: ProviderApi, route: RouteCall) => Promise<T>, signal?: AbortSignal): Promise<Served<T>> {
+    return this.tryInTurn(signal, (way) => call(way.route.api ?? "chat", this.callOf(way, signal)));
+  }
+
+  private callOf(way: Way, signal: AbortSignal | undefined): RouteCall {
+    return {
+      postJson: async (path, body, accept) => {
+        const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal);
+        // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
+        if (typeof answer.model === "string") answer.model = this.soldId;
+        return accept(answer);
+      },
+      startStream: async (path, body) => {
+        const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal);
+        return { ...started, body: withSoldModelId(started.body, this.soldId) };
+      },
+    };
   }
 
   private bodyFor(body: Record<string, unknown> | FormData, route: Route): Record<string, unknown> | FormData {

@@ -11,7 +11,7 @@ export function dataOfFixture(name: string): string[] {
 }
 
 /** A meter that the tests feed with event data as text. */
-export function fedWithData(meter: StreamMeter): Omit<StreamMeter, "push"> & { push(data: string): { hide: boolean } } {
+export function fedWithData(meter: StreamMeter): Omit<StreamMeter, "push"> & { push(data: string): void } {
   return Object.assign(Object.create(meter) as StreamMeter, {
     push: (data: string) => meter.push(new SseEvent(data)),
   });
