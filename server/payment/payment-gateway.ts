@@ -14,6 +14,13 @@ import { chainOutcome } from "./chain-outcome";
 import { FacilitatorUnavailableError, type Settlement, type Verdict } from "./facilitator-answers";
 import { offlineExactRequirements } from "./offline-quote";
 
+/**
+ * What a 402 declares where the facilitator sponsors EIP-2612 permits: the same for every quote, so made once (the
+ * 402's JSON writes an extension object it has seen before from its cache, payment-required-json.ts).
+ */
+const EIP2612_SPONSORING_DECLARATION = declareEip2612GasSponsoringExtension();
+const NO_EXTENSIONS = {};
+
 export interface PaymentGatewayConfig {
   network: NetworkDefinition;
   payTo: string;
@@ -147,7 +154,7 @@ export class PaymentGateway {
     const sponsors = (route.knownSupport?.extensions ?? []).includes(EIP2612_GAS_SPONSORING.key);
     return {
       requirements: await route.build("upto", this.terms(amount)),
-      extensions: sponsors ? declareEip2612GasSponsoringExtension() : {},
+      extensions: sponsors ? EIP2612_SPONSORING_DECLARATION : NO_EXTENSIONS,
     };
   }
 
