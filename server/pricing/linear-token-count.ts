@@ -147,6 +147,8 @@ export class TokenCounter {
   private pieces: Map<string, number> | undefined;
   /** What this counter has counted so far, over every text. */
   private counted = 0;
+  /** The characters of the slices counted so far (texts counted at once are left out). */
+  private sliced = 0;
 
   /**
    * `limit`: the count past which the request is refused anyway. Counting stops soon after passing it (a text is
@@ -180,44 +182,52 @@ export class TokenCounter {
    * check for longer than that plus one step (a slice of text, or a long run's piece).
    */
   async countYielding(texts: readonly string[]): Promise<number> {
+    let since = 0;
+    // Lets other work run, and whether it is time to: the loop has been held for YIELD_AFTER_MS.
+    const pause = async () => {
+      await new Promise(setImmediate);
+      since = performance.now();
+    };
+    const due = () => performance.now() - since > YIELD_AFTER_MS;
     // Reading and parsing the body held the loop just before: other work runs first.
-    await new Promise(setImmediate);
-    let total = 0;
-    let since = performance.now();
-    // A text of n characters has at most n / 2 word starts (rounded up): only inputs that long may pass the limit
-    // by them, and are scanned for them first (wordStarts), a few nanoseconds a character against ~100 to count.
+    await pause();
     let chars = texts.length;
     for (const text of texts) chars += text.length;
-    if (chars > 2 * (this.limit - this.counted)) {
-      let starts = 0;
-      for (const text of texts) {
-        for (let start = 0; start < text.length; start += SCAN_CHARS) {
-          starts += wordStarts(text, start, Math.min(text.length, start + SCAN_CHARS));
-          if (this.counted + starts > this.limit) {
-            // Past the limit without counting: stopped, the count returned a lower bound (as when counting stops).
-            this.counted += starts;
-            return starts;
-          }
-          if (performance.now() - since > YIELD_AFTER_MS) {
-            await new Promise(setImmediate);
-            since = performance.now();
-          }
-        }
-      }
-    }
+    // A text of n characters has at most n / 2 word starts (rounded up): only an input that long may be found over
+    // the limit by them, and it is scanned for them (wordStarts, a few nanoseconds a character against ~100 to
+    // count) once what its first slices counted says the whole would be well past the limit (half as much again), so
+    // an input under it, or near it, pays nothing.
+    let scanned = chars <= 2 * (this.limit - this.counted);
+    let total = 0;
     for (const text of texts) {
       const steps = this.countSteps(text);
       let step = steps.next();
       while (!step.done) {
-        if (performance.now() - since > YIELD_AFTER_MS) {
-          await new Promise(setImmediate);
-          since = performance.now();
+        if (!scanned && this.sliced >= SLICE_CHARS && (this.counted / this.sliced) * chars > 1.5 * this.limit) {
+          scanned = true;
+          const starts = await this.wordStartsPast(texts, async () => (due() ? pause() : undefined));
+          // Past the limit without counting the rest: stopped, the count a lower bound (as when counting stops).
+          if (starts > this.limit) return (this.counted = Math.max(this.counted, starts));
         }
+        if (due()) await pause();
         step = steps.next();
       }
       total += step.value;
     }
     return total;
+  }
+
+  /** The word starts of all of `texts`, or the first count of them past the limit; `pause` between parts. */
+  private async wordStartsPast(texts: readonly string[], pause: () => Promise<void>): Promise<number> {
+    let starts = 0;
+    for (const text of texts) {
+      for (let start = 0; start < text.length; start += SCAN_CHARS) {
+        starts += wordStarts(text, start, Math.min(text.length, start + SCAN_CHARS));
+        if (starts > this.limit) return starts;
+        await pause();
+      }
+    }
+    return starts;
   }
 
   /** Counts `text` slice by slice, stopping between steps (a slice, a long run's piece) where a caller may yield. */
@@ -227,6 +237,7 @@ export class TokenCounter {
       const end = sliceEnd(text, start);
       const counted = yield* this.sliceSteps(start === 0 && end === text.length ? text : text.slice(start, end));
       this.counted += counted;
+      this.sliced += end - start;
       total += counted;
       start = end;
       yield;
