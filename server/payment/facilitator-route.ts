@@ -203,7 +203,7 @@ export class FacilitatorRoute {
   /** The requirements this facilitator would serve for `amount` of the asset under `scheme` (initialized first). */
   async build(scheme: "exact" | "upto" | "batch-settlement", terms: RequirementTerms): Promise<PaymentRequirements> {
     await this.initialize();
-    return this.templates.requirements(scheme, terms);
+    return await this.templates.requirements(scheme, terms);
   }
 
   /** The requirements as the resource server builds them (initialized). */

@@ -30,18 +30,31 @@ export function channelMinDeposit(channels: BatchSettlementEvmScheme): AmountExt
  */
 export class RequirementsTemplates {
   private readonly templates = new Map<string, Promise<PaymentRequirements | undefined>>();
+  /** The templates made, by the same keys. */
+  private readonly ready = new Map<string, PaymentRequirements>();
 
   constructor(
     private readonly build: (scheme: Scheme, terms: RequirementTerms) => Promise<PaymentRequirements>,
     private readonly amountExtra: Partial<Record<Scheme, AmountExtra>> = {},
   ) {}
 
-  async requirements(scheme: Scheme, terms: RequirementTerms): Promise<PaymentRequirements> {
+  requirements(scheme: Scheme, terms: RequirementTerms): Promise<PaymentRequirements> | PaymentRequirements {
     const key = `${scheme}\n${terms.payTo}\n${terms.maxTimeoutSeconds}`;
+    // The common case, with no promise on the way: a template made, and nothing of it awaited.
+    const ready = this.ready.get(key);
+    if (ready && !this.amountExtra[scheme]) return { ...ready, amount: terms.amount.toString() };
+    return this.requirementsOnceReady(key, scheme, terms);
+  }
+
+  private async requirementsOnceReady(key: string, scheme: Scheme, terms: RequirementTerms) {
     let template = this.templates.get(key);
     if (!template) {
       template = this.template(scheme, terms);
       this.templates.set(key, template);
+      void template.then(
+        (made) => made && this.ready.set(key, made),
+        () => undefined,
+      );
       // A failure (the facilitator's) is not kept: the next quote tries again.
       template.catch(() => this.templates.delete(key));
     }
