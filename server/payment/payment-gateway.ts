@@ -14,10 +14,7 @@ import { chainOutcome } from "./chain-outcome";
 import { FacilitatorUnavailableError, type Settlement, type Verdict } from "./facilitator-answers";
 import { offlineExactRequirements } from "./offline-quote";
 
-/**
- * What a 402 declares where the facilitator sponsors EIP-2612 permits: the same for every quote, so made once (the
- * 402's JSON writes an extension object it has seen before from its cache, payment-required-json.ts).
- */
+/** The same objects for every quote: a 402 writes an extension object it has seen from its cache. */
 const EIP2612_SPONSORING_DECLARATION = declareEip2612GasSponsoringExtension();
 const NO_EXTENSIONS = {};
 
