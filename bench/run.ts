@@ -13,13 +13,15 @@ import { settleSection } from "./lib/settle-section";
 import { slowFacilitatorSection } from "./lib/slow-facilitator-section";
 import { uptoSection } from "./lib/upto-section";
 import { largeQuoteSection } from "./lib/large-quote-section";
+import { startFreshApp } from "./lib/fresh-app";
+import { quoteRateSection } from "./lib/quote-rate-section";
+import { timedStream } from "./lib/timed-stream";
 import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
 import { channelSection } from "./lib/channel-section";
 import { claimBenchChannels } from "./lib/channel-claim";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
 import { serverTimings } from "./lib/server-timing";
-import { sustainedRate } from "./lib/sustained-rate";
 
 const quick = process.argv.includes("--quick");
 
@@ -203,68 +205,20 @@ try {
 
   // 3. Quote throughput.
   say("\n## 3. 402 quote throughput vs a trivial JSON route of the same app (GET /v1/models), 16 connections");
-  {
-    // Driven by autocannon, not fetch: fetch cost this process more per 402 answer (0.5-0.6 ms, a 3 KB header and
-    // body to parse) than the app spent on it, so the ratio measured the client. Blocks of each route alternate.
-    const quotes = {
-      url: `${stack.appUrl}/v1/chat/completions`,
-      method: "POST" as const,
-      headers: { "content-type": "application/json" },
+  say(
+    await quoteRateSection({
+      appUrl: stack.appUrl,
+      appPid,
       body: JSON.stringify(body),
-      status: 402,
-    };
-    const models = { url: `${stack.appUrl}/v1/models`, status: 200 };
-    const seconds = size(2, 1);
-    const rates = { quotes: [] as number[], models: [] as number[] };
-    const cpu = { quotes: [] as number[], models: [] as number[] };
-    for (const round of [0, 1, 2]) {
-      for (const [name, route] of [
-        ["quotes", quotes],
-        ["models", models],
-      ] as const) {
-        const cpuBefore = cpuMs(appPid);
-        const { perSecond, answered } = await sustainedRate({ ...route, connections: 16, seconds });
-        // The first round warms both routes up.
-        if (round === 0) continue;
-        rates[name].push(perSecond);
-        cpu[name].push((cpuMs(appPid) - cpuBefore) / answered);
-      }
-    }
-    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-    say(
-      `402 quotes ${mean(rates.quotes).toFixed(0)}/s, /v1/models ${mean(rates.models).toFixed(0)}/s, ratio ${(mean(rates.quotes) / mean(rates.models)).toFixed(2)}; app server CPU per request: quote ${ms(mean(cpu.quotes))}, /v1/models ${ms(mean(cpu.models))}`,
-    );
-  }
+      seconds: size(2, 1),
+      rounds: 2,
+    }),
+  );
 
   // 4. Streaming.
   say(`\n## 4. Streaming: ${DELTAS} deltas ${DELTA_GAP_MS} ms apart, gateway (prepaid key) vs direct`);
-  const streamOnce = async (url: string, headers: Record<string, string>) => {
-    const begin = performance.now();
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify({ ...body, stream: true, max_tokens: 400 }),
-    });
-    // A refused stream would have no deltas, and its figures would be NaN instead of an error.
-    if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-    const reader = response.body!.getReader();
-    const arrivals: number[] = [];
-    let firstByte = Number.NaN;
-    let buffered = "";
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const now = performance.now();
-      if (Number.isNaN(firstByte)) firstByte = now - begin;
-      buffered += decoder.decode(value, { stream: true });
-      const events = buffered.split("\n\n");
-      buffered = events.pop() ?? "";
-      for (const event of events) if (event.includes('"content":"')) arrivals.push(now);
-    }
-    const gaps = arrivals.slice(1).map((time, index) => time - arrivals[index]! - DELTA_GAP_MS);
-    return { firstByte, gaps };
-  };
+  const streamOnce = (url: string, headers: Record<string, string>) =>
+    timedStream(url, headers, JSON.stringify({ ...body, stream: true, max_tokens: 400 }), DELTA_GAP_MS);
   // A gateway stream, a direct one and one through the bare proxy run at the same time, so that a burst of load
   // from other processes on the shared machine falls on all three. Each starts a third of a gap after the one
   // before: their deltas then leave the upstream in turn rather than together, and none waits for the client to
@@ -334,10 +288,18 @@ try {
     `quote ${ms(counted.quoteMs)} (${counted.inputTokens} tokens), bare count ${ms(counted.bareMs)} (${counted.bareTokens} tokens), medians of 5 and 4 alternating runs, ratio ${(counted.quoteMs / counted.bareMs).toFixed(2)}; the quote's peak memory: +${counted.peakGrowthMb.toFixed(0)} MB over ${counted.baselineMb.toFixed(0)} MB`,
   );
 
-  // The largest bodies, quoted over HTTP beside prepaid streams: how long each quote holds the app's event loop.
-  say(`\nQuoting 2 MB bodies (402) beside ${size(20, 4)} prepaid streams:`);
-  const prepaidStream = () => streamOnce(`${stack.appUrl}/v1/chat/completions`, { authorization: `Bearer ${key}` });
-  for (const line of await largeQuoteSection(stack.appUrl, prepaidStream, size(20, 4))) say(line);
+  // The largest bodies, quoted over HTTP beside prepaid streams, on an app process started for it (whose first
+  // large quotes show what a cold process does), its stream path warmed first.
+  const streamCount = size(20, 4);
+  say(`\nQuoting 2 MB bodies (402) beside ${streamCount} prepaid streams, and refusing the largest body:`);
+  const fresh = await startFreshApp(stack.appUrl);
+  try {
+    const freshStream = () => streamOnce(`${fresh.url}/v1/chat/completions`, { authorization: `Bearer ${key}` });
+    await Promise.all(Array.from({ length: size(60, 4) }, freshStream));
+    for (const line of await largeQuoteSection(fresh.url, freshStream, streamCount)) say(line);
+  } finally {
+    await fresh.stop();
+  }
 
   // 6. Memory with many open streams.
   const streams = size(200, 10);

@@ -17,6 +17,7 @@ import { logEvent } from "./log";
 import { operatorRoutes } from "./operator/operator-routes";
 import { hasOperatorSession } from "./operator/operator-session";
 import { operatorView, type OperatorView } from "./operator/operator-view";
+import { warmTokenCounter } from "./pricing/warm-token-counter";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
@@ -33,6 +34,8 @@ let starting: Promise<AppContext> | undefined;
 export function startAppContext(): Promise<AppContext> {
   starting ??= (async () => {
     const config = loadServiceConfig();
+    // Before anything is served: the first long input quoted then runs compiled code (warm-token-counter.ts).
+    warmTokenCounter();
     // The endpoints sell the catalog in force: its models, prices and routes, read once at start.
     const endpoints = endpointsFor(config.catalog);
     const created = await createAppContext(config, catalogOf(endpoints));

@@ -5,7 +5,7 @@ import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, textAnswer, type ApiAns
 import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";
 import { withStreamUsageCost } from "./stream-usage-cost";
-import { jsonWithExtensions, paymentRequiredJson } from "../payment/payment-required-json";
+import { base64Json, documentParts, extensionMembers } from "../payment/payment-required-json";
 import { v1Requirements } from "../payment/x402-v1";
 import type { BillableCall, ChallengeCode, PreparedAnswer } from "./payment-method";
 import type { PricedRequest } from "./schemes/payment-scheme";
@@ -51,30 +51,38 @@ export function paymentChallenge(
   v1Network?: string,
 ): ApiAnswer {
   // The header carries x402's document (with its `error` string when there is one); the body is the same document
-  // with OpenAI's error object under `error`. The document's JSON is written once, and `error` appended to it as its
-  // last member for each: this is the path of every quote.
-  const documentJson = paymentRequiredJson(paymentRequired);
-  const withError = (error: unknown, json = documentJson) => `${json.slice(0, -1)},"error":${JSON.stringify(error)}}`;
-  const challengeJson = code === "payment_required" ? documentJson : withError(message);
-  const body = withError(errorObject(code, message), v1Network && v1DocumentJson(paymentRequired, v1Network));
-  return textAnswer(body, "application/json", {
+  // (or v1's) with OpenAI's error object under `error`. This is the path of every quote: the extensions' JSON is
+  // written once for both documents, their shared members (most of a document) once for every quote of a path
+  // (payment-required-json.ts), and `error` is appended to a document as its last member.
+  const { extensions, ...head } = paymentRequired;
+  const members = extensions && extensionMembers(extensions);
+  const document = documentParts(head, members);
+  const withError = (error: unknown, { head, tail }: typeof document) =>
+    `${tail ? head : head.slice(0, -1)}${tail.slice(0, -1)},"error":${JSON.stringify(error)}}`;
+  // What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer (the
+  // package builds a binary string a character at a time), the shared members' part encoded once (base64Json).
+  const header =
+    code === "payment_required"
+      ? base64Json(document)
+      : Buffer.from(withError(message, document), "utf8").toString("base64");
+  const body = v1Network ? v1DocumentParts(paymentRequired, v1Network, members) : document;
+  return textAnswer(withError(errorObject(code, message), body), "application/json", {
     status: errorStatus(code),
-    headers: {
-      // What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer:
-      // the package builds a binary string a character at a time, which was a sixth of the cost of a 402 answer.
-      "PAYMENT-REQUIRED": Buffer.from(challengeJson, "utf8").toString("base64"),
-      "Cache-Control": "no-store",
-    },
+    headers: { "PAYMENT-REQUIRED": header, "Cache-Control": "no-store" },
   });
 }
 
 /** x402 v1's document of the same terms, for v1 clients, which read the body; with the same extensions. */
-function v1DocumentJson(paymentRequired: PaymentRequired, v1Network: string): string {
+function v1DocumentParts(
+  paymentRequired: PaymentRequired,
+  v1Network: string,
+  members: ReturnType<typeof extensionMembers> | undefined,
+): ReturnType<typeof documentParts> {
   // x402 v1 has only `exact`.
   const accepts = paymentRequired.accepts
     .filter((accepted) => accepted.scheme === "exact")
     .map((accepted) => v1Requirements(accepted, v1Network, paymentRequired.resource));
-  return jsonWithExtensions({ x402Version: 1, accepts }, paymentRequired.extensions);
+  return documentParts({ x402Version: 1, accepts }, members);
 }
 
 /**

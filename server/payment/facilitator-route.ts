@@ -19,6 +19,7 @@ import type { FacilitatorAuth } from "../../config/facilitators";
 import type { NetworkDefinition } from "../../networks";
 import { CircuitBreaker } from "../upstream/circuit-breaker";
 import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
+import { channelMinDeposit, RequirementsTemplates, type RequirementTerms } from "./requirements-templates";
 
 export type FacilitatorOperation = "supported" | "verify" | "settle";
 
@@ -109,6 +110,8 @@ export class FacilitatorRoute {
   private readonly server: x402ResourceServer;
   private initialized: Promise<SupportedResponse> | undefined;
   private supported: SupportedResponse | undefined;
+  /** The requirements it serves, built once per scheme and terms where only the amount changes. */
+  private readonly templates: RequirementsTemplates;
 
   constructor(
     facilitator: GatewayFacilitator,
@@ -137,6 +140,10 @@ export class FacilitatorRoute {
     if (network.kind === "evm" && network.x402V1Network) this.server.register(network.x402V1Network as Network, scheme);
     if (settings.upto && network.kind === "evm") this.server.register(network.id, new UptoEvmScheme());
     if (settings.channels && network.kind === "evm") this.server.register(network.id, settings.channels);
+    const { channels } = settings;
+    this.templates = new RequirementsTemplates((scheme, terms) => this.built(scheme, terms), {
+      "batch-settlement": channels && channelMinDeposit(channels),
+    });
   }
 
   private async timed<T>(operation: FacilitatorOperation, call: () => Promise<T>): Promise<T> {
@@ -194,11 +201,13 @@ export class FacilitatorRoute {
   }
 
   /** The requirements this facilitator would serve for `amount` of the asset under `scheme` (initialized first). */
-  async build(
-    scheme: "exact" | "upto" | "batch-settlement",
-    terms: { amount: bigint; payTo: string; maxTimeoutSeconds: number },
-  ): Promise<PaymentRequirements> {
+  async build(scheme: "exact" | "upto" | "batch-settlement", terms: RequirementTerms): Promise<PaymentRequirements> {
     await this.initialize();
+    return await this.templates.requirements(scheme, terms);
+  }
+
+  /** The requirements as the resource server builds them (initialized). */
+  private async built(scheme: "exact" | "upto" | "batch-settlement", terms: RequirementTerms) {
     const { network } = this.settings;
     const [requirements] = await this.server.buildPaymentRequirements({
       scheme,

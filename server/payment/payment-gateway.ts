@@ -14,6 +14,10 @@ import { chainOutcome } from "./chain-outcome";
 import { FacilitatorUnavailableError, type Settlement, type Verdict } from "./facilitator-answers";
 import { offlineExactRequirements } from "./offline-quote";
 
+/** The same objects for every quote: a 402 writes an extension object it has seen from its cache. */
+const EIP2612_SPONSORING_DECLARATION = declareEip2612GasSponsoringExtension();
+const NO_EXTENSIONS = {};
+
 export interface PaymentGatewayConfig {
   network: NetworkDefinition;
   payTo: string;
@@ -147,7 +151,7 @@ export class PaymentGateway {
     const sponsors = (route.knownSupport?.extensions ?? []).includes(EIP2612_GAS_SPONSORING.key);
     return {
       requirements: await route.build("upto", this.terms(amount)),
-      extensions: sponsors ? declareEip2612GasSponsoringExtension() : {},
+      extensions: sponsors ? EIP2612_SPONSORING_DECLARATION : NO_EXTENSIONS,
     };
   }
 

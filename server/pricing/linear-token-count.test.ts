@@ -6,6 +6,7 @@ import {
   PIECE_CHARS,
   SLICE_CHARS,
   TokenCounter,
+  wordStarts,
 } from "./linear-token-count";
 
 const exact = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
@@ -111,10 +112,28 @@ describe("counting yielding to other work", () => {
   it("stops past its limit as counting at once does", async () => {
     const limit = 10_000;
     const atOnce = new TokenCounter(limit);
-    const expected = texts.reduce((total, text) => total + atOnce.count(text), 0);
+    texts.forEach((text) => atOnce.count(text));
+    expect(atOnce.stopped).toBe(true);
     const yielding = new TokenCounter(limit);
-    expect(await yielding.countYielding(texts)).toBe(expected);
+    expect(await yielding.countYielding(texts)).toBeGreaterThan(limit);
     expect(yielding.stopped).toBe(true);
+  });
+
+  it("knows an input of more word starts than its limit is over it without counting it", async () => {
+    const limit = 50_000;
+    const words = `${prose} `.repeat(4);
+    expect(wordStarts(words)).toBeGreaterThan(limit);
+    const yielding = new TokenCounter(limit);
+    const counted = await yielding.countYielding([words]);
+    expect(yielding.stopped).toBe(true);
+    // What it returns is the word starts it found, a lower bound of the count: it stopped at the first past the limit.
+    expect(counted).toBeGreaterThan(limit);
+    expect(counted).toBeLessThanOrEqual(wordStarts(words));
+    expect(counted).toBeLessThan(new TokenCounter().count(words));
+    // Within its limit, the same input is counted exactly.
+    const within = new TokenCounter(10 * limit);
+    expect(await within.countYielding([words])).toBe(new TokenCounter().count(words));
+    expect(within.stopped).toBe(false);
   });
 
   it("lets other work run while it counts a long text", async () => {
@@ -126,5 +145,38 @@ describe("counting yielding to other work", () => {
     expect(ranMeanwhile).toBe(false);
     expect(await counting).toBe(new TokenCounter().count(long));
     expect(ranMeanwhile).toBe(true);
+  });
+});
+
+describe("word starts", () => {
+  // Letters of every kind beside what may come before them: ASCII and other letters, marks, apostrophes
+  // (contractions), digits, white space, line breaks, punctuation, emoji and symbols.
+  const alphabet = [..."aZq'’0 9\n\r\t.,-_/\\\"(<@`{~éßЖ中ー\u0301😀$+=|"];
+  let seed = 1;
+  const random = (below: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+    return seed % below;
+  };
+  const randomText = (length: number) =>
+    Array.from({ length }, () => alphabet[random(alphabet.length)]).join("") + (random(2) ? " It's" : "");
+
+  it("never exceed the tokens of a text, counted whole or in pieces", () => {
+    for (let round = 0; round < 2000; round++) {
+      const text = randomText(1 + random(60));
+      expect(wordStarts(text)).toBeLessThanOrEqual(exact(text));
+      expect(wordStarts(text)).toBeLessThanOrEqual(linear(text));
+    }
+    for (const text of [...ordinary, "a".repeat(5000), "a b ".repeat(5000), randomText(100_000)]) {
+      expect(wordStarts(text)).toBeLessThanOrEqual(exact(text));
+      expect(wordStarts(text)).toBeLessThanOrEqual(linear(text));
+    }
+  });
+
+  it("are about the words of ordinary text, and the same counted in parts", () => {
+    expect(wordStarts("The quick brown fox, it's 4th. Jumps\n(over) the-lazy dog")).toBe(11);
+    expect(wordStarts("東京は日本の首都です。")).toBe(0);
+    const text = randomText(10_000);
+    const cut = 1 + random(text.length - 1);
+    expect(wordStarts(text, 0, cut) + wordStarts(text, cut)).toBe(wordStarts(text));
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { chatLimits } from "../../config/limits";
 import { getNetwork } from "../../networks";
 import { countChatInputTokens } from "./count-tokens";
 import { highestChatQuote, quoteCompletion, YIELDING_INPUT_CHARS } from "./quote-completion";
@@ -44,5 +45,14 @@ describe("quoteCompletion", () => {
 
   it("rejects a long input over the limit with the service's refusal", async () => {
     await expect(quoteOf("a b ".repeat(600_000))).rejects.toMatchObject({ code: "context_length_exceeded" });
+  });
+
+  it("refuses an input of more words than the limit with the message counting gives", async () => {
+    const limit = Math.min(chatLimits.maxInputTokens, model!.contextTokens);
+    const message = `The input counts more than ${limit} tokens; the limit is ${limit}`;
+    // More word starts than the limit (refused before counting), and numbers, which have none (counted to the limit).
+    for (const content of ["ledger ".repeat(3_000_000), "1234567 ".repeat(limit / 2)]) {
+      await expect(quoteOf(content)).rejects.toMatchObject({ code: "context_length_exceeded", message });
+    }
   });
 });
