@@ -22,6 +22,9 @@ export function encodeResponse(parsed: ResponsesCall, completion: ChatCompletion
   return fromChatCompletion(parsed, completion);
 }
 
+/** An event with data (one received, or one made here from JSON), not a comment alone. */
+const hasData = (event: SseEvent) => event.data !== undefined || event.json() !== undefined;
+
 function carriesNative(event: SseEvent): boolean {
   const json = event.json();
   return nativeOf(event) !== undefined || (json !== undefined && nativeOf(json) !== undefined);
@@ -52,7 +55,7 @@ export function encodeResponsesStream(canonical: EventStream, parsed: ResponsesC
         const { message, code } = json.error;
         return translator.fail(String(message ?? "stream failed"), typeof code === "string" ? code : undefined);
       }
-      return event.data === undefined ? [event] : [];
+      return hasData(event) ? [] : [event];
     }
     const out = isRecord(native.response)
       ? { ...native, response: stated(native.response, parsed.model.id, (json?.usage as ChatUsage) ?? undefined) }
@@ -67,7 +70,7 @@ export function encodeResponsesStream(canonical: EventStream, parsed: ResponsesC
   return mapEvents(
     canonical,
     (batch) => {
-      const first = batch.find((event) => event.data !== undefined);
+      const first = batch.find(hasData);
       if (isNative === undefined && first) isNative = carriesNative(first);
       if (isNative) {
         const events = batch.flatMap(passNative);
