@@ -113,6 +113,9 @@ describe("a Codex-shaped Responses call paid with x402 through the official open
       expect(response.status).toBe("completed");
       expect(response.model).toBe(MODEL);
       expect(response.output_text).toContain("Name a river");
+      // The native route's own Response passed on (its ids are the development provider's, 32 hex digits).
+      expect(response.id).toMatch(url === nativeApp.url ? /^resp_[0-9a-f]{32}$/ : /^resp_[0-9a-f]{48}$/);
+      expect(response.usage).toMatchObject({ cost: expect.any(String) });
       expect(before.payer - (await balances(payer().address)).payer).toBe(price);
     }
     // The native route was not sent the hosted tool, which is billed per search.
