@@ -2,7 +2,7 @@ import { costFieldsOf, type ChatCompletion, type ChatUsage } from "../chat/chat-
 import { nativeOf } from "../dialects/dialect";
 import { mapEvents, SseEvent, type EventStream } from "../http/event-stream";
 import { fromChatCompletion } from "./response-object";
-import type { ResponsesCall } from "./responses-dialect";
+import type { ResponsesCall } from "./responses-request";
 import { ResponsesEventTranslator } from "./responses-stream";
 
 type Json = Record<string, unknown>;

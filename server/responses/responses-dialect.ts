@@ -1,19 +1,12 @@
-import type { ChatRequestBody } from "../chat/chat-wire";
 import type { Dialect } from "../dialects/dialect";
 import { tokenPricing } from "../endpoints/pricing-text";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
 import { encodeResponse, encodeResponsesStream } from "./native-encode";
-import { parseResponsesRequest, responsesRequestSchema, type ParsedResponsesRequest } from "./responses-request";
+import { parseResponsesRequest, responsesRequestSchema, type ResponsesCall } from "./responses-request";
+
+export type { ResponsesCall };
 import { responsesNative } from "./responses-native";
 import { customToolNames, toChatRequest } from "./to-chat-request";
-
-/** A Responses request, parsed, with the canonical chat call it is translated to. */
-export interface ResponsesCall extends ParsedResponsesRequest {
-  chatRequest: ChatRequestBody;
-  stream: boolean;
-  /** The custom (freeform) tools' names: a chat call of one is answered as a custom_tool_call. */
-  customTools: ReadonlySet<string>;
-}
 
 /**
  * OpenAI's Responses API (endpoints 3 and 4, alpha), translated to and from the canonical chat call: a Response

@@ -2,7 +2,7 @@ import type { ChatCompletion, ChatToolCall, ChatToolCallDelta } from "../chat/ch
 import { carryNative, type NativeApi } from "../dialects/dialect";
 import { eachEvent, SseEvent, type EventStream } from "../http/event-stream";
 import { providerRefusal, UpstreamError } from "../upstream/upstream-error";
-import type { ResponsesCall } from "./responses-dialect";
+import type { ResponsesCall } from "./responses-request";
 import { isHostedTool } from "./hosted-tools";
 
 type Json = Record<string, unknown>;

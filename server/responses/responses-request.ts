@@ -4,6 +4,7 @@ import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog
 import { functionName, chatFields } from "../chat/chat-fields";
 import { defaultOutputCap, requireKnownModel, requireOutputWithin } from "../chat/chat-request";
 import { refuseUnpricedFields } from "../chat/priced-fields";
+import type { ChatRequestBody } from "../chat/chat-wire";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 import { inputItem, tool, type InputItem, type ResponsesTool } from "./responses-items";
@@ -115,6 +116,14 @@ export interface ParsedResponsesRequest {
   raw: Record<string, unknown>;
   model: ChatModel;
   maxOutputTokens: number;
+}
+
+/** A Responses request, parsed, with the canonical chat call it is translated to. */
+export interface ResponsesCall extends ParsedResponsesRequest {
+  chatRequest: ChatRequestBody;
+  stream: boolean;
+  /** The custom (freeform) tools' names: a chat call of one is answered as a custom_tool_call. */
+  customTools: ReadonlySet<string>;
 }
 
 /** Validates a Responses body; every failure is a 400 naming the field, and unsupported fields are named. */
