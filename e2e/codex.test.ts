@@ -15,6 +15,8 @@ import { balances, buyPrepaidCode, payingOpenAI, quote, stack, type PrepaidCode 
 
 const MODEL = "vendor-a/gpt-6-luna";
 const PROMPT = "Say hello.";
+const CHAT_MODEL = "acme/codex-chat-1";
+const UNKNOWN_TO_CODEX = { native: "m1", chat: "m2" };
 const payer = () => stack().payers[6]!;
 const directory = mkdtempSync(join(tmpdir(), "paysvc-codex-e2e-"));
 let upstream: LocalUpstream;
@@ -24,8 +26,12 @@ beforeAll(async () => {
   upstream = await startLocalUpstream({ port: 0 });
   const catalog = join(directory, "catalog.json");
   const route = { provider: "native", base_url: `${upstream.url}/v1`, model: "luna-responses-2026", api: "responses" };
-  const model = { id: MODEL, kind: "chat", prices: { input_per_1m: "0.07", output_per_1m: "0.35" }, routes: [route] };
-  writeFileSync(catalog, JSON.stringify({ extends: "default", models: [model] }));
+  const prices = { input_per_1m: "0.07", output_per_1m: "0.35" };
+  // Names Codex has no metadata for, so that it sends its other request shape (top-level tools, web_search too).
+  const model = { id: MODEL, kind: "chat", prices, aliases: [UNKNOWN_TO_CODEX.native], routes: [route] };
+  const chatRoute = { provider: "chat", base_url: `${upstream.url}/v1`, model: "chat-model-2026" };
+  const chatModel = { id: CHAT_MODEL, kind: "chat", prices, aliases: [UNKNOWN_TO_CODEX.chat], routes: [chatRoute] };
+  writeFileSync(catalog, JSON.stringify({ extends: "default", models: [model, chatModel] }));
   nativeApp = await startExtraApp({ PAYSVC_CATALOG: catalog });
 });
 
@@ -40,10 +46,13 @@ async function used(key: PrepaidCode): Promise<number> {
   return ((await response.json()) as { tokens: { used: number } }).tokens.used;
 }
 
-/** Codex with a fresh 1,000,000-token key bought at `base`: it answers, and the key is charged what it reports. */
-async function codexOnKey(base: string) {
-  const key = await buyPrepaidCode(payer().privateKey, { model: MODEL, tokens: 1_000_000 }, "/prepaid/codes", base);
-  const run = await runCodex({ baseUrl: key.api_base, apiKey: key.code, model: MODEL, prompt: PROMPT });
+/**
+ * Codex with a fresh 1,000,000-token key for `model` bought at `base`, configured with `name` (the model or an alias
+ * of it): it answers, and the key is charged what it reports.
+ */
+async function codexOnKey(base: string, model = MODEL, name = model) {
+  const key = await buyPrepaidCode(payer().privateKey, { model, tokens: 1_000_000 }, "/prepaid/codes", base);
+  const run = await runCodex({ baseUrl: key.api_base, apiKey: key.code, model: name, prompt: PROMPT });
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
   expect(run.failure).toBeUndefined();
   expect(run.answer).toContain(`Local development reply to "${PROMPT}"`);
@@ -77,6 +86,22 @@ describe("Codex CLI with a prepaid key", () => {
     });
     expect((body.input as { type?: string }[])[0]!.type).toBe("additional_tools");
     expect(upstream.chatRequestsReceived).toHaveLength(0);
+  });
+
+  it("answers in the shape it sends for a model it does not know, natively: hosted tools not passed on", async () => {
+    const before = upstream.responsesRequestsReceived.length;
+    await codexOnKey(nativeApp.url, MODEL, UNKNOWN_TO_CODEX.native);
+    const { body } = upstream.responsesRequestsReceived[before]!;
+    const types = (body.tools as { type: string }[]).map((tool) => tool.type);
+    expect(types).toContain("namespace");
+    expect(types).not.toContain("web_search");
+    expect(body.reasoning).toMatchObject({ summary: "auto" });
+  });
+
+  it("answers in the shape it sends for a model it does not know, translated to chat", async () => {
+    const before = upstream.chatRequestsReceived.length;
+    await codexOnKey(nativeApp.url, CHAT_MODEL, UNKNOWN_TO_CODEX.chat);
+    expect(upstream.chatRequestsReceived.slice(before).map((request) => request.model)).toEqual(["chat-model-2026"]);
   });
 });
 
