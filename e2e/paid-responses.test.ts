@@ -183,18 +183,30 @@ describe("Responses pricing and validation", () => {
     );
     await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", instructions: 3 }, "instructions");
     await expectBadRequest(
-      { model: "vendor-a/gpt-6-luna", input: "x", tools: [{ type: "web_search" }] },
-      "tools[0].type",
+      { model: "vendor-a/gpt-6-luna", input: "x", tools: [{ type: "custom", name: "a b" }] },
+      "tools[0].name",
     );
+    await expectBadRequest(
+      { model: "vendor-a/gpt-6-luna", input: "x", reasoning: { effort: "extreme" } },
+      "reasoning.effort",
+    );
+    await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", include: "all" }, "include");
   });
 
-  it("names unsupported fields instead of dropping them", async () => {
+  it("names fields it cannot honour without charging for what it cannot see, instead of dropping them", async () => {
     const error = await expectBadRequest(
       { model: "vendor-a/gpt-6-luna", input: "x", previous_response_id: "resp_1" },
       "previous_response_id",
     );
     expect(error.message).toMatch(/Unsupported parameter: 'previous_response_id'/);
-    await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", reasoning: { effort: "high" } }, "reasoning");
+    await expectBadRequest({ model: "vendor-a/gpt-6-luna", input: "x", background: true }, "background");
+  });
+
+  it("accepts what it drops when translating (reasoning, hosted tools) with the 402, priced as without them", async () => {
+    const plain = { model: "vendor-a/gpt-6-luna", input: "x" };
+    const dropped = { ...plain, reasoning: { effort: "high" }, store: true, tools: [{ type: "web_search" }] };
+    const price = (await quote(PATH, plain)).accepts[0]!.amount;
+    expect((await quote(PATH, dropped)).accepts[0]!.amount).toBe(price);
   });
 });
 

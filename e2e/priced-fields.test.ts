@@ -108,11 +108,12 @@ describe("paid requests carry only priced fields", () => {
           await fetch(`${key.api_base}/prepaid/status`, { headers: { authorization: `Bearer ${key.code}` } })
         ).json()
       ).tokens;
+    // Each call made only when awaited: a refusal made early would be an unhandled rejection meanwhile.
     for (const call of [
-      openai.chat.completions.create({ ...chatBody("fast please"), service_tier: "priority" } as never),
-      openai.responses.create({ model: "vendor-a/gpt-6-luna", input: "fast please", service_tier: "priority" }),
+      () => openai.chat.completions.create({ ...chatBody("fast please"), service_tier: "priority" } as never),
+      () => openai.responses.create({ model: "vendor-a/gpt-6-luna", input: "fast please", service_tier: "priority" }),
     ]) {
-      expect(await refusal(call)).toMatchObject({ status: 400, param: "service_tier" });
+      expect(await refusal(call())).toMatchObject({ status: 400, param: "service_tier" });
     }
     expect(await status()).toMatchObject({ used: 0, reserved: 0, remaining: 100_000 });
   });

@@ -4,6 +4,7 @@ import { devDecisions } from "./dev-decisions";
 import { devEmbeddings } from "./dev-embeddings";
 import { devFaults, type ProviderOutage } from "./dev-faults";
 import { devImageFile, devImageEdit, devImageGeneration } from "./dev-images";
+import { devResponses, type ReceivedResponsesRequest } from "./dev-responses";
 import { listen, sendJson, type JsonHttpServer } from "../lib/json-http-server";
 
 export interface LocalUpstreamOptions extends DevStreamOptions {
@@ -18,6 +19,8 @@ export interface LocalUpstream extends JsonHttpServer {
   setOutage(outage: ProviderOutage | undefined): void;
   /** The chat completions asked for, in order (the latest 1000): the model id and headers a route sends. */
   chatRequestsReceived: ReceivedChatRequest[];
+  /** The Responses calls asked for natively, in order (the latest 1000): their bodies as they arrived. */
+  responsesRequestsReceived: ReceivedResponsesRequest[];
 }
 
 const PROVIDER_NAME = "paysvc local development provider";
@@ -32,6 +35,7 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
   const faults = devFaults({ directives: options.faultDirectives === true, outage: () => outage });
   const chatRequestsReceived: ReceivedChatRequest[] = [];
   const chatOptions = { ...options, faults, received: chatRequestsReceived };
+  const responsesRequestsReceived: ReceivedResponsesRequest[] = [];
   const server = await listen(
     async (request, response) => {
       const path = (request.url ?? "/").split("?")[0];
@@ -43,6 +47,8 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
       }
       if (request.method === "POST" && path === "/v1/chat/completions")
         return devChatCompletion(request, response, chatOptions);
+      if (request.method === "POST" && path === "/v1/responses")
+        return devResponses(request, response, { ...chatOptions, receivedResponses: responsesRequestsReceived });
       if (request.method === "POST" && path === "/v1/images/generations")
         return devImageGeneration(request, response, faults);
       if (request.method === "POST" && path === "/v1/images/edits") return devImageEdit(request, response, faults);
@@ -56,5 +62,5 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
     options.port,
     "local upstream",
   );
-  return { ...server, setOutage: (next) => (outage = next), chatRequestsReceived };
+  return { ...server, setOutage: (next) => (outage = next), chatRequestsReceived, responsesRequestsReceived };
 }

@@ -2,6 +2,42 @@ import { randomBytes } from "node:crypto";
 import { costFieldsOf, type ChatCompletion, type ChatUsage } from "../chat/chat-wire";
 import type { ParsedResponsesRequest } from "./responses-request";
 
+/** The request as the answer describes it, and its custom tools' names. */
+export type AnsweredRequest = ParsedResponsesRequest & { customTools?: ReadonlySet<string> };
+
+/** The input a custom tool's call carries: the `input` string of its chat arguments (or the arguments as they are). */
+export function customInput(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { input?: unknown }).input === "string") {
+      return (parsed as { input: string }).input;
+    }
+  } catch {
+    // Not JSON: the model wrote the input itself.
+  }
+  return args;
+}
+
+/** A chat tool call as the output item it answers: a custom_tool_call for a custom tool, else a function_call. */
+export function callItem(
+  parsed: AnsweredRequest,
+  call: { id: string; name: string; arguments: string },
+  status: "in_progress" | "completed",
+): OutputItem {
+  if (parsed.customTools?.has(call.name)) {
+    const input = customInput(call.arguments);
+    return { id: newId("ctc"), type: "custom_tool_call", status, call_id: call.id, name: call.name, input };
+  }
+  return {
+    id: newId("fc"),
+    type: "function_call",
+    status,
+    call_id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  };
+}
+
 export type OutputItem =
   | {
       id: string;
@@ -17,6 +53,15 @@ export type OutputItem =
       call_id: string;
       name: string;
       arguments: string;
+      namespace?: string;
+    }
+  | {
+      id: string;
+      type: "custom_tool_call";
+      status: "in_progress" | "completed";
+      call_id: string;
+      name: string;
+      input: string;
     };
 
 /** A Response's usage: its token counts, and what the call cost (billing's fields, chat/chat-wire.ts). */
@@ -27,7 +72,7 @@ export type ResponseUsage = Record<string, unknown> & {
 };
 
 /** Ids shaped like the real API's: a prefix and 48 hex digits. */
-export function newId(prefix: "resp" | "msg" | "fc"): string {
+export function newId(prefix: "resp" | "msg" | "fc" | "ctc"): string {
   return `${prefix}_${randomBytes(24).toString("hex")}`;
 }
 
@@ -92,24 +137,17 @@ export function usageFromChat(usage: ChatUsage | null | undefined): ResponseUsag
 }
 
 /** A non-streamed chat completion translated back into a Response. */
-export function fromChatCompletion(
-  parsed: ParsedResponsesRequest,
-  completion: ChatCompletion,
-): Record<string, unknown> {
+export function fromChatCompletion(parsed: AnsweredRequest, completion: ChatCompletion): Record<string, unknown> {
   const choice = completion.choices?.[0];
   const text = typeof choice?.message?.content === "string" ? choice.message.content : "";
   const calls = choice?.message?.tool_calls ?? [];
   const output: OutputItem[] = [];
   if (text || calls.length === 0) output.push(messageItem(text, "completed"));
   for (const call of calls) {
-    output.push({
-      id: newId("fc"),
-      type: "function_call",
-      status: "completed",
-      call_id: call.id ?? newId("fc"),
-      name: call.function?.name ?? "",
-      arguments: call.function?.arguments ?? "",
-    });
+    const id = call.id ?? newId("fc");
+    output.push(
+      callItem(parsed, { id, name: call.function?.name ?? "", arguments: call.function?.arguments ?? "" }, "completed"),
+    );
   }
   return responseObject({
     id: newId("resp"),

@@ -1,25 +1,17 @@
-import type { ChatModel } from "../../config/catalog/model-catalog";
-import type { ChatRequestBody } from "../chat/chat-wire";
 import type { Dialect } from "../dialects/dialect";
 import { tokenPricing } from "../endpoints/pricing-text";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
-import { fromChatCompletion } from "./response-object";
-import { parseResponsesRequest, responsesRequestSchema, type ResponsesRequest } from "./responses-request";
-import { translateToResponsesStream } from "./responses-stream";
-import { toChatRequest } from "./to-chat-request";
+import { encodeResponse, encodeResponsesStream } from "./native-encode";
+import { parseResponsesRequest, responsesRequestSchema, type ResponsesCall } from "./responses-request";
 
-/** A Responses request, parsed, with the canonical chat call it is translated to. */
-export interface ResponsesCall {
-  body: ResponsesRequest;
-  model: ChatModel;
-  chatRequest: ChatRequestBody;
-  maxOutputTokens: number;
-  stream: boolean;
-}
+export type { ResponsesCall };
+import { responsesNative } from "./responses-native";
+import { customToolNames, toChatRequest } from "./to-chat-request";
 
 /**
  * OpenAI's Responses API (endpoints 3 and 4, alpha), translated to and from the canonical chat call: a Response
- * object, or the Responses event sequence; errors as OpenAI's error object.
+ * object, or the Responses event sequence; errors as OpenAI's error object. Routes that speak Responses natively
+ * are sent the request as it came (responses-native.ts), their answers passed on with the cost stated.
  */
 export const responsesDialect: Dialect<ResponsesCall> = {
   name: "Response (alpha)",
@@ -27,12 +19,18 @@ export const responsesDialect: Dialect<ResponsesCall> = {
   schema: responsesRequestSchema,
   parse(value, catalog) {
     const parsed = parseResponsesRequest(value, catalog);
-    return { ...parsed, chatRequest: toChatRequest(parsed), stream: parsed.body.stream === true };
+    return {
+      ...parsed,
+      chatRequest: toChatRequest(parsed),
+      stream: parsed.body.stream === true,
+      customTools: customToolNames(parsed.body),
+    };
   },
-  encodeAnswer: (parsed, completion) => fromChatCompletion(parsed, completion),
-  encodeStream: (parsed, canonical) => translateToResponsesStream(canonical, parsed),
+  encodeAnswer: (parsed, completion) => encodeResponse(parsed, completion),
+  encodeStream: (parsed, canonical) => encodeResponsesStream(canonical, parsed),
   errorAnswer: (error) => error.toAnswer(),
   prepaidKey: prepaidCodeFor,
+  native: responsesNative,
   docs: (catalog) => ({
     operationId: "createResponse",
     summary: "Responses API, alpha (paid per request; prepaid key accepted)",

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { chatLimits } from "../../config/limits";
 import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog";
-import { functionName, functionParameters, chatFields } from "../chat/chat-fields";
+import { functionName, chatFields } from "../chat/chat-fields";
 import { defaultOutputCap, requireKnownModel, requireOutputWithin } from "../chat/chat-request";
 import { refuseUnpricedFields } from "../chat/priced-fields";
+import type { ChatRequestBody } from "../chat/chat-wire";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
+import { inputItem, tool, type InputItem, type ResponsesTool } from "./responses-items";
 
 const SUPPORTED_FIELDS = [
   "model",
@@ -20,50 +22,19 @@ const SUPPORTED_FIELDS = [
   "parallel_tool_calls",
   "metadata",
   "user",
+  // Accepted for what chat can honour of them, else dropped when translating (passed on to a native route):
+  "reasoning",
+  "text",
+  "include",
+  "store",
+  "truncation",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "safety_identifier",
+  "client_metadata",
 ] as const;
 
-const textContent = z.union([
-  z.string(),
-  z.array(
-    z.looseObject({
-      type: z.enum(["input_text", "output_text"], { error: "only input_text and output_text parts are supported" }),
-      text: z.string(),
-    }),
-  ),
-]);
-
-const messageItem = z.looseObject({
-  type: z.literal("message").optional(),
-  role: z.enum(["user", "assistant", "system", "developer"], {
-    error: "must be one of user, assistant, system, developer",
-  }),
-  content: textContent,
-});
-
-const functionCallItem = z.looseObject({
-  type: z.literal("function_call"),
-  call_id: z.string(),
-  name: functionName,
-  arguments: z.string(),
-});
-
-const functionCallOutputItem = z.looseObject({
-  type: z.literal("function_call_output"),
-  call_id: z.string(),
-  output: z.string(),
-});
-
-const inputItem = z.union([functionCallItem, functionCallOutputItem, messageItem], {
-  error: "must be a message ({role, content}), a function_call or a function_call_output item",
-});
-
-const functionTool = z.looseObject({
-  type: z.literal("function", { error: "only function tools are supported" }),
-  name: functionName,
-  description: z.string({ error: "must be a string" }).optional(),
-  parameters: functionParameters.nullable().optional(),
-  strict: z.boolean().nullable().optional(),
-});
+const nullableString = z.string({ error: "must be a string" }).nullable().optional();
 
 export const responsesRequestSchema = z.object({
   model: z.string(),
@@ -83,23 +54,76 @@ export const responsesRequestSchema = z.object({
   // The fields a chat has too are checked by the chat's rules (chat-fields.ts), null allowed as Responses allows it.
   temperature: chatFields.temperature,
   top_p: chatFields.top_p,
-  tools: z.array(functionTool).optional(),
+  tools: z.array(tool, { error: "must be an array of tools" }).nullable().optional(),
   tool_choice: z
-    .union([z.enum(["auto", "none", "required"]), z.looseObject({ type: z.literal("function"), name: functionName })], {
-      error: "must be none, auto, required or {type: function, name}",
-    })
+    .union(
+      [
+        z.enum(["auto", "none", "required"]),
+        z.looseObject({ type: z.enum(["function", "custom"]), name: functionName }),
+        // A hosted tool or an allowed-tools list: nothing chat can be told, dropped when translating.
+        z.looseObject({ type: z.string() }).refine((choice) => choice.type !== "function" && choice.type !== "custom"),
+      ],
+      { error: "must be none, auto, required or {type: function, name}" },
+    )
     .optional(),
   parallel_tool_calls: chatFields.parallel_tool_calls,
   metadata: z.record(z.string(), z.string()).nullable().optional(),
   user: chatFields.user,
+  reasoning: z
+    .looseObject({
+      effort: z
+        .enum(["none", "minimal", "low", "medium", "high", "xhigh"], {
+          error: "must be none, minimal, low, medium, high or xhigh",
+        })
+        .nullable()
+        .optional(),
+      summary: nullableString,
+    })
+    .nullable()
+    .optional(),
+  text: z
+    .looseObject({
+      format: z
+        .looseObject({
+          type: z.enum(["text", "json_object", "json_schema"], { error: "must be text, json_object or json_schema" }),
+        })
+        .nullable()
+        .optional(),
+      verbosity: z.enum(["low", "medium", "high"], { error: "must be low, medium or high" }).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+  include: z
+    .array(z.string({ error: "must be a string" }), { error: "must be an array of strings" })
+    .nullable()
+    .optional(),
+  store: z.boolean({ error: "must be a boolean" }).nullable().optional(),
+  truncation: z.enum(["auto", "disabled"], { error: "must be auto or disabled" }).nullable().optional(),
+  prompt_cache_key: nullableString,
+  prompt_cache_retention: nullableString,
+  safety_identifier: nullableString,
+  client_metadata: z.record(z.string(), z.unknown(), { error: "must be an object" }).nullable().optional(),
 });
 
-export type ResponsesRequest = z.output<typeof responsesRequestSchema>;
+export type ResponsesRequest = Omit<z.output<typeof responsesRequestSchema>, "input" | "tools"> & {
+  input: string | InputItem[];
+  tools?: ResponsesTool[] | null;
+};
 
 export interface ParsedResponsesRequest {
   body: ResponsesRequest;
+  /** The request as it came, for a route that speaks Responses natively. */
+  raw: Record<string, unknown>;
   model: ChatModel;
   maxOutputTokens: number;
+}
+
+/** A Responses request, parsed, with the canonical chat call it is translated to. */
+export interface ResponsesCall extends ParsedResponsesRequest {
+  chatRequest: ChatRequestBody;
+  stream: boolean;
+  /** The custom (freeform) tools' names: a chat call of one is answered as a custom_tool_call. */
+  customTools: ReadonlySet<string>;
 }
 
 /** Validates a Responses body; every failure is a 400 naming the field, and unsupported fields are named. */
@@ -118,8 +142,8 @@ export function parseResponsesRequest(value: unknown, catalog: ModelCatalog): Pa
   }
   if (!("input" in value))
     throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
-  const body = parseOrThrow(responsesRequestSchema, value);
+  const body = parseOrThrow(responsesRequestSchema, value) as ResponsesRequest;
   const maxOutputTokens = body.max_output_tokens ?? defaultOutputCap(model);
   requireOutputWithin(model, maxOutputTokens, "max_output_tokens");
-  return { body, model, maxOutputTokens };
+  return { body, raw: value as Record<string, unknown>, model, maxOutputTokens };
 }

@@ -1,14 +1,16 @@
 import { mapEvents, SseEvent, type EventStream } from "../http/event-stream";
 import {
+  callItem,
+  customInput,
   messageItem,
   newId,
   responseObject,
   usageFromChat,
+  type AnsweredRequest,
   type OutputItem,
   type ResponseUsage,
 } from "./response-object";
 import type { ChatChunk, ChatToolCallDelta } from "../chat/chat-wire";
-import type { ParsedResponsesRequest } from "./responses-request";
 
 /**
  * Turns the canonical chat stream (chat/chat-wire.ts: chunks, the usage-only chunk with its cost, `[DONE]` once
@@ -23,11 +25,13 @@ export class ResponsesEventTranslator {
   private readonly output: OutputItem[] = [];
   private messageIndex: number | undefined;
   private readonly callIndexes = new Map<number, number>();
+  /** The chat arguments of custom tools' calls, by output index: their input is read from them at the end. */
+  private readonly customArguments = new Map<number, string>();
   private usage: ResponseUsage | undefined;
   private finishReason: string | undefined;
   private ended = false;
 
-  constructor(private readonly parsed: ParsedResponsesRequest) {}
+  constructor(private readonly parsed: AnsweredRequest) {}
 
   private event(type: string, fields: Record<string, unknown>): SseEvent {
     return SseEvent.of({ type, sequence_number: this.sequence++, ...fields }, type);
@@ -101,21 +105,19 @@ export class ResponsesEventTranslator {
     const upstreamIndex = call.index ?? 0;
     let index = this.callIndexes.get(upstreamIndex);
     if (index === undefined) {
-      const item: OutputItem = {
-        id: newId("fc"),
-        type: "function_call",
-        status: "in_progress",
-        call_id: call.id ?? newId("fc"),
-        name: call.function?.name ?? "",
-        arguments: "",
-      };
+      const name = call.function?.name ?? "";
+      const item = callItem(this.parsed, { id: call.id ?? newId("fc"), name, arguments: "" }, "in_progress");
       index = this.output.push(item) - 1;
       this.callIndexes.set(upstreamIndex, index);
+      if (item.type === "custom_tool_call") this.customArguments.set(index, "");
       events.push(this.event("response.output_item.added", { output_index: index, item: { ...item } }));
     }
-    const item = this.output[index] as Extract<OutputItem, { type: "function_call" }>;
+    const item = this.output[index]!;
     const delta = call.function?.arguments ?? "";
-    if (delta) {
+    if (item.type === "custom_tool_call") {
+      // Its input is a string inside the chat arguments' JSON: read whole at the end.
+      this.customArguments.set(index, (this.customArguments.get(index) ?? "") + delta);
+    } else if (item.type === "function_call" && delta) {
       item.arguments += delta;
       events.push(
         this.event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta }),
@@ -143,6 +145,15 @@ export class ResponsesEventTranslator {
         );
         events.push(
           this.event("response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part }),
+        );
+      } else if (item.type === "custom_tool_call") {
+        item.input = customInput(this.customArguments.get(index) ?? "");
+        events.push(
+          this.event("response.custom_tool_call_input.done", {
+            item_id: item.id,
+            output_index: index,
+            input: item.input,
+          }),
         );
       } else {
         events.push(
@@ -175,7 +186,7 @@ export class ResponsesEventTranslator {
 }
 
 /** The Responses event sequence of the canonical chat stream. */
-export function translateToResponsesStream(source: EventStream, parsed: ParsedResponsesRequest): EventStream {
+export function translateToResponsesStream(source: EventStream, parsed: AnsweredRequest): EventStream {
   const translator = new ResponsesEventTranslator(parsed);
   const started = translator.start();
   const nonEmpty = (events: SseEvent[]) => (events.length > 0 ? events : undefined);
