@@ -62,12 +62,16 @@ export function costFieldsOf(usage: ChatUsage | null | undefined): Record<string
   return fields;
 }
 
-/** A whole chat completion (`object: "chat.completion"`). */
-export interface ChatCompletion {
+/** What a completion and each of its chunks begin with. */
+interface ChatObjectHead {
   id?: string;
   object?: string;
   created?: number;
   model?: string;
+}
+
+/** A whole chat completion (`object: "chat.completion"`). */
+export interface ChatCompletion extends ChatObjectHead {
   choices?: {
     index?: number;
     message?: {
@@ -93,11 +97,7 @@ export interface ChatToolCallDelta {
 }
 
 /** One event of a completion stream (`object: "chat.completion.chunk"`); `choices: []` with `usage` is the final one. */
-export interface ChatChunk {
-  id?: string;
-  object?: string;
-  created?: number;
-  model?: string;
+export interface ChatChunk extends ChatObjectHead {
   choices?: {
     index?: number;
     delta?: {
