@@ -103,6 +103,14 @@ export interface ChatChunk {
   error?: { message?: string; type?: string; code?: string | null };
 }
 
+/**
+ * Whether an event is a comment alone (a provider's keep-alive): no data, and no JSON either (an event made here
+ * with SseEvent.of has JSON but no data text until it is written).
+ */
+export function isComment(event: { data: string | undefined; json(): unknown }): boolean {
+  return event.data === undefined && event.json() === undefined;
+}
+
 /** The token counts of canonical usage; every other field is a cost field billing appended. */
 const TOKEN_FIELDS = new Set([
   "prompt_tokens",

@@ -138,6 +138,14 @@ describe("MessagesStreamEncoder", () => {
     expect(events.at(-1)).toEqual({ type: "error", error: { type: "billing_error", message: "Settlement failed" } });
   });
 
+  it("makes billing's own error event (made, not received) Anthropic's", () => {
+    const made = SseEvent.of({ error: { message: "Payment expired", type: "payment_error", code: "payment_expired" } });
+    expect(encode([chunk({ content: "a" }), made]).at(-1)).toEqual({
+      type: "error",
+      error: { type: "billing_error", message: "Payment expired" },
+    });
+  });
+
   it("fails a stream that ends before its answer finished, or sends what is not JSON", () => {
     expect(encode([chunk({ content: "a" })]).at(-1)).toEqual({
       type: "error",

@@ -1,5 +1,5 @@
 import { mapEvents, SseEvent, type EventStream } from "../http/event-stream";
-import type { ChatChunk, ChatToolCallDelta, ChatUsage } from "./canonical-chat";
+import { isComment, type ChatChunk, type ChatToolCallDelta, type ChatUsage } from "./canonical-chat";
 import { messagesUsage, newMessagesId, stopReason } from "./message-object";
 import { messagesStreamError } from "./messages-error";
 
@@ -63,7 +63,7 @@ export class MessagesStreamEncoder {
   /** The events for one canonical event; a comment (a keep-alive) passes as it came. */
   push(canonical: SseEvent): SseEvent[] {
     if (this.ended) return [];
-    if (canonical.data === undefined) return [canonical];
+    if (isComment(canonical)) return [canonical];
     const events = this.start();
     if (canonical.data === "[DONE]") return [...events, ...this.finish()];
     const chunk = canonical.json() as ChatChunk | undefined;

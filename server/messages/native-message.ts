@@ -59,8 +59,11 @@ interface NativeBlock {
 /** A native answer read as the canonical completion, and the way back to the native answer with its cost. */
 export interface DecodedNativeMessage {
   canonical: ChatCompletion;
-  /** The native answer as it came, its usage with the cost fields of `billed`'s usage (the canonical, billed). */
-  encode(billed: { usage?: ChatUsage | null }): Record<string, unknown>;
+  /**
+   * The native answer as it came, its usage with the cost fields of `billed`'s usage (the canonical, billed), and
+   * naming `soldModel` (the id the caller bought) when given.
+   */
+  encode(billed: { usage?: ChatUsage | null }, soldModel?: string): Record<string, unknown>;
 }
 
 /**
@@ -111,10 +114,11 @@ export function decodeNativeMessage(body: Record<string, unknown>): DecodedNativ
   };
   return {
     canonical,
-    encode(billed) {
+    encode(billed, soldModel) {
       const cost = costFields(billed.usage);
-      if (Object.keys(cost).length === 0 || typeof body.usage !== "object" || body.usage === null) return body;
-      return { ...body, usage: { ...(body.usage as Record<string, unknown>), ...cost } };
+      const encoded = soldModel === undefined ? body : { ...body, model: soldModel };
+      if (Object.keys(cost).length === 0 || typeof body.usage !== "object" || body.usage === null) return encoded;
+      return { ...encoded, usage: { ...(body.usage as Record<string, unknown>), ...cost } };
     },
   };
 }

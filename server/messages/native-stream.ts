@@ -1,6 +1,6 @@
 import { eachEvent, SseEvent, type EventStream } from "../http/event-stream";
 import type { ChatChunk, ChatFinishReason, ChatUsage } from "./canonical-chat";
-import { costFields } from "./canonical-chat";
+import { costFields, isComment } from "./canonical-chat";
 import { messagesStreamError } from "./messages-error";
 import { chatUsageOf, finishReasonOf } from "./native-message";
 
@@ -64,7 +64,7 @@ export class NativeStreamDecoder {
 
   /** The canonical events for one native event; a comment passes as it came. */
   push(native: SseEvent): SseEvent[] {
-    if (native.data === undefined) return [native];
+    if (isComment(native)) return [native];
     const event = native.json() as NativeEvent | undefined;
     switch (event?.type) {
       case "message_start": {
@@ -134,21 +134,34 @@ export function decodeNativeStream(source: EventStream): EventStream {
   return eachEvent(source, (event) => decoder.push(event));
 }
 
-/** The native events to write for one canonical event (see above). */
-export function encodeNativeEvent(canonical: SseEvent): SseEvent[] {
+/** Names the sold model in a native message_start (the route's provider id, or a dated version, otherwise). */
+function withSoldModel(native: SseEvent, soldModel: string): void {
+  const json = native.json();
+  const message = json?.type === "message_start" ? (json.message as Record<string, unknown> | undefined) : undefined;
+  if (message === undefined || message.model === soldModel) return;
+  message.model = soldModel;
+  native.changed();
+}
+
+/**
+ * The native events to write for one canonical event (see above), message_start naming `soldModel` (the id the
+ * caller bought) when given.
+ */
+export function encodeNativeEvent(canonical: SseEvent, soldModel?: string): SseEvent[] {
   const natives = nativeEventsOf(canonical);
   if (natives === undefined) {
-    if (canonical.data === undefined) return [canonical];
+    if (isComment(canonical)) return [canonical];
     const error = (canonical.json() as ChatChunk | undefined)?.error;
     return error ? [messagesStreamError(error)] : [];
   }
+  if (soldModel !== undefined) for (const native of natives) withSoldModel(native, soldModel);
   const usage = (canonical.json() as ChatChunk | undefined)?.usage;
-  if (usage) {
+  const cost = costFields(usage);
+  if (usage && Object.keys(cost).length > 0) {
     for (const native of natives) {
       const json = native.json();
       const nativeUsage = json?.type === "message_delta" ? json.usage : undefined;
-      const cost = costFields(usage);
-      if (typeof nativeUsage !== "object" || nativeUsage === null || Object.keys(cost).length === 0) continue;
+      if (typeof nativeUsage !== "object" || nativeUsage === null) continue;
       Object.assign(nativeUsage, cost);
       native.changed();
     }
@@ -157,6 +170,6 @@ export function encodeNativeEvent(canonical: SseEvent): SseEvent[] {
 }
 
 /** The native Messages stream back from a (metered) canonical stream decoded by decodeNativeStream. */
-export function encodeNativeStream(source: EventStream): EventStream {
-  return eachEvent(source, encodeNativeEvent);
+export function encodeNativeStream(source: EventStream, soldModel?: string): EventStream {
+  return eachEvent(source, (event) => encodeNativeEvent(event, soldModel));
 }
