@@ -10,7 +10,8 @@ import { sendAnswer } from "../http/node-http-adapter";
 import type { ChatCompletion, ChatUsage } from "./canonical-chat";
 import { messageFromChatCompletion } from "./message-object";
 import { messagesErrorAnswer } from "./messages-error";
-import { parseMessagesRequest } from "./messages-request";
+import { countMessagesTokens } from "./messages-count-tokens";
+import { parseCountTokensRequest, parseMessagesRequest } from "./messages-request";
 import { encodeMessagesStream } from "./messages-stream";
 import { decodeNativeMessage } from "./native-message";
 import { nativeRequestBody } from "./native-request";
@@ -38,7 +39,8 @@ function withCost(stream: EventStream): EventStream {
   });
 }
 
-async function answer(upstream: string, native: boolean, body: unknown): Promise<ApiAnswer> {
+async function answer(upstream: string, native: boolean, body: unknown, count: boolean): Promise<ApiAnswer> {
+  if (count) return jsonAnswer(countMessagesTokens(parseCountTokensRequest(body, catalog)));
   let parsed;
   try {
     parsed = parseMessagesRequest(body, catalog);
@@ -84,7 +86,8 @@ beforeAll(async () => {
     async (request, response) => {
       const native = request.url?.startsWith("/native") === true;
       const body = await readJson(request);
-      await sendAnswer(await answer(provider.url, native, body), response);
+      const count = request.url?.includes("/count_tokens") === true;
+      await sendAnswer(await answer(provider.url, native, body, count), response);
     },
     0,
     "messages test gateway",
@@ -179,6 +182,13 @@ describe.each([
     });
     expect(second.stop_reason).toBe("end_turn");
     expect(second.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("18C and sunny") });
+  });
+
+  it("counts tokens with messages.countTokens() as the answer's usage reports them", async () => {
+    const params = { model: MODEL, messages: [{ role: "user" as const, content: "Count me" }] };
+    const counted = await client().messages.countTokens(params);
+    const message = await client().messages.create({ ...params, max_tokens: 20 });
+    expect(counted.input_tokens).toBe(message.usage.input_tokens);
   });
 
   it("raises the SDK's error classes for Anthropic's error bodies", async () => {
