@@ -80,7 +80,7 @@ describe("parseMessagesRequest", () => {
       [{ max_tokens: 0 }, "max_tokens", "at least 1"],
       [{ max_tokens: 1.5 }, "max_tokens", "integer"],
       [{ messages: [] }, "messages", "at least one message"],
-      [{ messages: [{ role: "system", content: "x" }] }, "messages[0].role", "user or assistant"],
+      [{ messages: [{ role: "robot", content: "x" }] }, "messages[0].role", "user, assistant or system"],
       [
         { messages: [{ role: "user", content: [{ type: "video" }] }] },
         "messages[0].content[0].type",

@@ -63,8 +63,9 @@ const contentBlock = z.discriminatedUnion(
   { error: "must be a text, image, tool_use, tool_result, thinking or redacted_thinking block" },
 );
 
+/** A turn; `system` as the newest SDK allows it among the messages (text only), besides the top-level `system`. */
 const message = z.looseObject({
-  role: z.enum(["user", "assistant"], { error: "must be user or assistant" }),
+  role: z.enum(["user", "assistant", "system"], { error: "must be user, assistant or system" }),
   content: z.union([z.string(), z.array(contentBlock)], { error: "must be a string or an array of content blocks" }),
 });
 

@@ -41,6 +41,21 @@ describe("toChatRequest", () => {
     });
   });
 
+  it("keeps a system turn among the messages where it is, as a system message", () => {
+    const chat = translate({
+      messages: [
+        { role: "user", content: "a" },
+        { role: "system", content: [{ type: "text", text: "Now be formal." }] },
+        { role: "user", content: "b" },
+      ],
+    });
+    expect(chat.messages.map((message) => [message.role, message.content])).toEqual([
+      ["user", "a"],
+      ["system", "Now be formal."],
+      ["user", "b"],
+    ]);
+  });
+
   it("asks a stream with its usage", () => {
     expect(translate({ stream: true })).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(translate({ stream: false })).not.toHaveProperty("stream");

@@ -77,6 +77,11 @@ function assistantMessage(content: Exclude<MessageParam["content"], string>): Ch
   return { role: "assistant", content: text === "" ? null : text, tool_calls: calls };
 }
 
+/** The text blocks of a content array, joined (a system turn's: other blocks have no place there). */
+function textOf(content: Exclude<MessageParam["content"], string>): string {
+  return content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
 /** The system prompt and the turns of a Messages request as chat messages. */
 export function toChatMessages(body: MessagesRequest): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -84,6 +89,7 @@ export function toChatMessages(body: MessagesRequest): ChatMessage[] {
   if (system) messages.push({ role: "system", content: system });
   for (const turn of body.messages) {
     if (typeof turn.content === "string") messages.push({ role: turn.role, content: turn.content });
+    else if (turn.role === "system") messages.push({ role: "system", content: textOf(turn.content) });
     else if (turn.role === "assistant") messages.push(assistantMessage(turn.content));
     else messages.push(...userMessages(turn.content));
   }
