@@ -1,6 +1,5 @@
 import { eachEvent, SseEvent, type EventStream } from "../http/event-stream";
-import type { ChatChunk, ChatFinishReason, ChatUsage } from "./canonical-chat";
-import { costFields, isComment } from "./canonical-chat";
+import { costFields, isComment, type ChatChunk, type ChatFinishReason, type ChatUsage } from "./canonical-chat";
 import { messagesStreamError } from "./messages-error";
 import { chatUsageOf, finishReasonOf } from "./native-message";
 
