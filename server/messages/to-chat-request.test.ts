@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { parseMessagesRequest } from "./messages-request";
@@ -37,7 +38,6 @@ describe("toChatRequest", () => {
       temperature: 0.5,
       top_p: 0.9,
       stop: ["a", "b", "c", "d"],
-      user: "u1",
     });
   });
 
@@ -175,5 +175,25 @@ describe("toChatRequest", () => {
     });
     expect(serverOnly).not.toHaveProperty("tools");
     expect(serverOnly).not.toHaveProperty("tool_choice");
+  });
+});
+
+describe("Claude Code's request, as recorded (e2e/__fixtures__/agents)", () => {
+  it("is accepted and translated: system blocks and the system turn as system messages, every tool a function", () => {
+    const [recorded] = JSON.parse(
+      readFileSync(new URL("../../e2e/__fixtures__/agents/claude-code-messages-request.json", import.meta.url), "utf8"),
+    ) as { body: { tools: unknown[]; max_tokens: number } }[];
+    const parsed = parseMessagesRequest(recorded!.body, defaultCatalog());
+    const chat = toChatRequest(parsed);
+    expect(chat.messages.map((message) => message.role)).toEqual(["system", "user", "system"]);
+    expect(chat.tools).toHaveLength(recorded!.body.tools.length);
+    expect(chat).toMatchObject({
+      max_tokens: recorded!.body.max_tokens,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    for (const dropped of ["thinking", "context_management", "output_config", "metadata", "system"]) {
+      expect(chat).not.toHaveProperty(dropped);
+    }
   });
 });

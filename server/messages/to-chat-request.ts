@@ -127,8 +127,9 @@ export type TranslatedChatRequest = ChatRequestBody & { parallel_tool_calls?: fa
 
 /**
  * The canonical chat request a Messages request is translated to; `model` is the one asked for (the caller puts
- * the route's provider id in). Dropped: top_k, thinking, thinking passed back, the provider's own tools, and every
- * field of DROPPED_FIELDS (messages-fields.ts).
+ * the route's provider id in). Dropped: top_k, thinking, thinking passed back, the provider's own tools, metadata
+ * (Claude Code's user_id is a JSON of device and session ids, longer than chat's `user` is meant to be, and not the
+ * chat provider's to know), and every field of DROPPED_FIELDS (messages-fields.ts).
  */
 export function toChatRequest(parsed: ParsedMessagesRequest): TranslatedChatRequest {
   const { body } = parsed;
@@ -140,8 +141,6 @@ export function toChatRequest(parsed: ParsedMessagesRequest): TranslatedChatRequ
   if (body.temperature !== undefined) chat.temperature = body.temperature;
   if (body.top_p !== undefined) chat.top_p = body.top_p;
   if (body.stop_sequences?.length) chat.stop = body.stop_sequences.slice(0, MAX_CHAT_STOP_SEQUENCES);
-  const userId = body.metadata?.user_id;
-  if (typeof userId === "string") chat.user = userId;
   const tools = toChatTools(body.tools);
   // A tool choice without tools is an error to chat providers: with no custom tool, neither is sent.
   if (tools.length > 0) {
