@@ -38,6 +38,13 @@ export const DROPPED_FIELDS = [
   "diagnostics",
 ] as const;
 
+/**
+ * Beta fields accepted and sent to no provider: settings of the caller's own Anthropic account (workspace, user
+ * profile, thread), remote MCP servers the provider would call on the caller's behalf, and `betas` (the SDK sends
+ * them as the anthropic-beta header; in the body they ask for nothing a provider here is told).
+ */
+export const NOT_FORWARDED_FIELDS = ["betas", "workspace_id", "user_profile_id", "thread", "mcp_servers"] as const;
+
 const UNPRICED: Record<string, { charge: string; harmless: (value: unknown) => boolean }> = {
   service_tier: {
     charge: "'auto' may be served at the priority tier's rates",
@@ -53,12 +60,19 @@ const UNPRICED: Record<string, { charge: string; harmless: (value: unknown) => b
   },
   container: { charge: "code execution containers are billed by the hour", harmless: (value) => value === null },
   fallbacks: { charge: "fallback models are billed at their own rates", harmless: (value) => value === null },
+  billing_policy: { charge: "it chooses how the call is billed", harmless: (value) => value === null },
+  fallback_credit_token: { charge: "it bills the call to other credit", harmless: (value) => value === null },
 };
 
 export const PRICED_FIELDS = Object.keys(UNPRICED);
 
 /** The fields a Messages request may carry. */
-export const KNOWN_FIELDS: readonly string[] = [...TRANSLATED_FIELDS, ...DROPPED_FIELDS, ...PRICED_FIELDS];
+export const KNOWN_FIELDS: readonly string[] = [
+  ...TRANSLATED_FIELDS,
+  ...DROPPED_FIELDS,
+  ...NOT_FORWARDED_FIELDS,
+  ...PRICED_FIELDS,
+];
 
 /**
  * Refuses a field whose cost the price does not cover (naming it and why), then any field not known (naming it

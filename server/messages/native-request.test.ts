@@ -27,6 +27,17 @@ describe("nativeRequestBody", () => {
     });
   });
 
+  it("sends none of the beta fields about the caller's own Anthropic account or remote MCP servers", () => {
+    const body = nativeRequestBody(
+      parse({ betas: ["x"], workspace_id: "w", mcp_servers: [], compaction: { a: 1 } }),
+      "p",
+    );
+    expect(Object.keys(body)).not.toContain("betas");
+    expect(Object.keys(body)).not.toContain("workspace_id");
+    expect(Object.keys(body)).not.toContain("mcp_servers");
+    expect(body.compaction).toEqual({ a: 1 });
+  });
+
   it("strips every prompt-cache hint, so input is billed uncached as quoted, and leaves the parsed body as it was", () => {
     const parsed = parse({
       cache_control: { type: "ephemeral" },

@@ -1,3 +1,4 @@
+import { NOT_FORWARDED_FIELDS } from "./messages-fields";
 import { isCustomTool, type ParsedMessagesRequest } from "./messages-request";
 
 /**
@@ -20,12 +21,13 @@ function withoutCacheControl(value: unknown): unknown {
 
 /**
  * The body a route that speaks Messages natively is sent: the caller's request as it came (the dropped fields of
- * messages-fields.ts included: the provider honours them), with the route's model id, the priced output cap, only
+ * messages-fields.ts included: the provider honours them; not those of NOT_FORWARDED_FIELDS), with the route's model id, the priced output cap, only
  * the tools that cost tokens alone, and no prompt-cache hints: a cache write is billed above the input rate the
  * quote priced, so input goes uncached, as quoted. Input is the same texts either way, so the count stands.
  */
 export function nativeRequestBody(parsed: ParsedMessagesRequest, providerModel: string): Record<string, unknown> {
   const body = withoutCacheControl(parsed.body) as Record<string, unknown>;
+  for (const field of NOT_FORWARDED_FIELDS) delete body[field];
   body.model = providerModel;
   body.max_tokens = parsed.maxOutputTokens;
   if (parsed.body.tools !== undefined) {
