@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { costFields, type ChatCompletion, type ChatUsage } from "./canonical-chat";
+import { costFieldsOf as costFields, type ChatCompletion, type ChatUsage } from "../chat/chat-wire";
 
 /** Anthropic's stop reasons this translation gives. */
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
@@ -14,6 +14,14 @@ export interface MessagesUsage {
   cache_creation_input_tokens: number | null;
   cache_read_input_tokens: number | null;
   [costField: string]: unknown;
+}
+
+/**
+ * Whether an event is a comment alone (a provider's keep-alive): no data, and no JSON either (an event made here
+ * with SseEvent.of has JSON but no data text until it is written).
+ */
+export function isComment(event: { data: string | undefined; json(): unknown }): boolean {
+  return event.data === undefined && event.json() === undefined;
 }
 
 /** Ids shaped like Anthropic's: a prefix and 24 base62-looking characters. */
@@ -69,16 +77,16 @@ export function toolInput(args: string | undefined): Record<string, unknown> {
  * needs a signature only Anthropic can make.
  */
 export function messageFromChatCompletion(completion: ChatCompletion, model: string): Record<string, unknown> {
-  const choice = completion.choices[0];
-  const text = typeof choice?.message.content === "string" ? choice.message.content : "";
+  const message = completion.choices?.[0]?.message;
+  const text = typeof message?.content === "string" ? message.content : "";
   const content: MessageContentBlock[] = [];
   if (text !== "") content.push({ type: "text", text });
-  for (const call of choice?.message.tool_calls ?? []) {
+  for (const call of message?.tool_calls ?? []) {
     content.push({
       type: "tool_use",
       id: call.id || newMessagesId("toolu"),
-      name: call.function.name,
-      input: toolInput(call.function.arguments),
+      name: call.function?.name ?? "",
+      input: toolInput(call.function?.arguments),
     });
   }
   return {
@@ -87,7 +95,7 @@ export function messageFromChatCompletion(completion: ChatCompletion, model: str
     role: "assistant",
     model,
     content,
-    stop_reason: stopReason(choice?.finish_reason),
+    stop_reason: stopReason(completion.choices?.[0]?.finish_reason),
     stop_sequence: null,
     usage: messagesUsage(completion.usage),
   };

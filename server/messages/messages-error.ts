@@ -81,3 +81,22 @@ export function messagesStreamError(error: { message?: unknown; type?: unknown; 
   const message = typeof error.message === "string" && error.message !== "" ? error.message : "The stream failed";
   return SseEvent.of(messagesErrorBody(status, message), "error");
 }
+
+/**
+ * A 402 billing answered (x402's challenge: the payment document, with OpenAI's error object under `error`) in
+ * Anthropic's form: the same status and headers (PAYMENT-REQUIRED, which x402 clients pay from) and the document's
+ * fields, with `type: "error"` and Anthropic's error object (billing_error) in place of OpenAI's.
+ */
+export function messagesChallengeAnswer(answer: ApiAnswer): ApiAnswer {
+  if (typeof answer.body !== "string") return answer;
+  let document: Record<string, unknown>;
+  try {
+    document = JSON.parse(answer.body) as Record<string, unknown>;
+  } catch {
+    return answer;
+  }
+  const error = document.error as { message?: unknown } | string | undefined;
+  const message = typeof error === "string" ? error : typeof error?.message === "string" ? error.message : "";
+  const body = { ...document, ...messagesErrorBody(answer.status, message || "Payment required") };
+  return jsonAnswer(body, { status: answer.status, headers: answer.headers });
+}

@@ -7,7 +7,7 @@ import { ApiError } from "../errors";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import { eachEvent, parseEventStream, type EventStream } from "../http/event-stream";
 import { sendAnswer } from "../http/node-http-adapter";
-import type { ChatCompletion, ChatUsage } from "./canonical-chat";
+import type { ChatCompletion, ChatUsage } from "../chat/chat-wire";
 import { messageFromChatCompletion } from "./message-object";
 import { messagesErrorAnswer } from "./messages-error";
 import { countMessagesTokens } from "./messages-count-tokens";
@@ -65,7 +65,7 @@ async function answer(upstream: string, native: boolean, body: unknown, count: b
     return eventStreamAnswer(encodeMessagesStream(withCost(events), { model: parsed.body.model }), {});
   }
   const json = (await response.json()) as Record<string, unknown>;
-  const billed = (usage: ChatUsage | undefined) => ({ usage: { ...usage, ...COST } });
+  const billed = (usage: ChatUsage | null | undefined) => ({ usage: { ...usage, ...COST } });
   if (native) {
     const decoded = decodeNativeMessage(json);
     return jsonAnswer(decoded.encode(billed(decoded.canonical.usage)));

@@ -1,5 +1,6 @@
 import { mapEvents, SseEvent, type EventStream } from "../http/event-stream";
-import { isComment, type ChatChunk, type ChatToolCallDelta, type ChatUsage } from "./canonical-chat";
+import { isComment } from "./message-object";
+import { type ChatChunk, type ChatToolCallDelta, type ChatUsage } from "../chat/chat-wire";
 import { messagesUsage, newMessagesId, stopReason } from "./message-object";
 import { messagesStreamError } from "./messages-error";
 

@@ -1,11 +1,8 @@
 import { providerRefusal, UpstreamError } from "../upstream/upstream-error";
-import {
-  costFields,
-  type ChatCompletion,
-  type ChatFinishReason,
-  type ChatToolCall,
-  type ChatUsage,
-} from "./canonical-chat";
+import { costFieldsOf as costFields, type ChatCompletion, type ChatToolCall, type ChatUsage } from "../chat/chat-wire";
+
+/** The finish reasons a chat completion gives. */
+export type ChatFinishReason = "stop" | "length" | "tool_calls" | "content_filter";
 
 /**
  * A route that speaks Messages natively: its whole answer (an Anthropic `message`) read into the canonical chat

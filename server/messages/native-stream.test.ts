@@ -119,10 +119,10 @@ describe("a native whole message", () => {
       await native({ tools, messages: [{ role: "user", content: "use lookup for dogs" }] }),
     ) as Record<string, unknown>;
     const decoded = decodeNativeMessage(body);
-    const choice = decoded.canonical.choices[0]!;
+    const choice = decoded.canonical.choices![0]!;
     expect(choice.finish_reason).toBe("tool_calls");
-    expect(choice.message.content).toBeNull();
-    expect(JSON.parse(choice.message.tool_calls![0]!.function.arguments)).toEqual({ term: "dogs" });
+    expect(choice.message!.content).toBeNull();
+    expect(JSON.parse(choice.message!.tool_calls![0]!.function!.arguments!)).toEqual({ term: "dogs" });
     const usage = body.usage as { input_tokens: number; output_tokens: number };
     expect(decoded.canonical.usage).toEqual({
       prompt_tokens: usage.input_tokens,
@@ -147,7 +147,7 @@ describe("a native whole message", () => {
       usage: { input_tokens: 5, cache_creation_input_tokens: 10, cache_read_input_tokens: 20, output_tokens: 3 },
     });
     expect(decoded.canonical.usage).toEqual({ prompt_tokens: 35, completion_tokens: 3, total_tokens: 38 });
-    expect(decoded.canonical.choices[0]).toMatchObject({
+    expect(decoded.canonical.choices![0]).toMatchObject({
       finish_reason: "length",
       message: { content: "ok", reasoning_content: "hm" },
     });

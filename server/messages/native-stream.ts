@@ -1,5 +1,7 @@
 import { eachEvent, SseEvent, type EventStream } from "../http/event-stream";
-import { costFields, isComment, type ChatChunk, type ChatFinishReason, type ChatUsage } from "./canonical-chat";
+import { isComment } from "./message-object";
+import { costFieldsOf as costFields, type ChatChunk, type ChatUsage } from "../chat/chat-wire";
+import type { ChatFinishReason } from "./native-message";
 import { messagesStreamError } from "./messages-error";
 import { chatUsageOf, finishReasonOf } from "./native-message";
 

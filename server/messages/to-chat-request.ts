@@ -1,4 +1,4 @@
-import type { ChatContentPart, ChatMessage, ChatRequestBody, ChatTool, ChatToolChoice } from "./canonical-chat";
+import type { ChatContentPart, ChatMessage, ChatRequestBody, ChatTool } from "../chat/chat-wire";
 import {
   isCustomTool,
   type ContentBlockParam,
@@ -6,6 +6,9 @@ import {
   type MessagesRequest,
   type ParsedMessagesRequest,
 } from "./messages-request";
+
+/** A chat tool choice: auto, none, required, or one function. */
+export type ChatToolChoice = "auto" | "none" | "required" | { type: "function"; function: { name: string } };
 
 /** OpenAI's chat takes at most 4 stop sequences; the rest cannot be honoured, and are dropped. */
 const MAX_CHAT_STOP_SEQUENCES = 4;
