@@ -71,9 +71,10 @@ describe("the Messages API paid with x402 through the official SDK", () => {
     const before = await balances(payer().address);
 
     const stream = payingAnthropic().messages.stream(body);
-    const types: string[] = [];
-    stream.on("streamEvent", (event) => types.push(event.type));
+    const events: { type: string; usage?: unknown }[] = [];
+    stream.on("streamEvent", (event) => events.push(event));
     const final = await stream.finalMessage();
+    const types = events.map((event) => event.type);
 
     expect((final.content[0] as { text: string }).text).toContain("Stream me a story");
     expect(final.stop_reason).toBe("end_turn");
@@ -81,7 +82,9 @@ describe("the Messages API paid with x402 through the official SDK", () => {
     expect(types).toContain("content_block_delta");
     expect(types.slice(-2)).toEqual(["message_delta", "message_stop"]);
     expect(final.usage.output_tokens).toBeGreaterThan(0);
-    expect((final.usage as unknown as { cost?: string }).cost).toMatch(/^\d+\.\d+$/);
+    // The SDK's assembled message keeps Anthropic's usage fields; the event states the cost beside them.
+    const delta = events.find((event) => event.type === "message_delta")!;
+    expect((delta.usage as { cost?: string }).cost).toMatch(/^\d+\.\d+$/);
     const after = await balances(payer().address);
     expect(before.payer - after.payer).toBe(price);
   });
@@ -174,14 +177,20 @@ describe("the Messages API billed to a prepaid key", () => {
 
   it("takes the key as apiKey (x-api-key) and as authToken (bearer); the key is charged what usage states", async () => {
     const asApiKey = await plainAnthropic({ apiKey: key.code }).messages.create(ask("key as x-api-key"));
-    const asToken = await plainAnthropic({ apiKey: null, authToken: key.code })
-      .messages.stream(ask("key as bearer"))
-      .finalMessage();
+    const stream = plainAnthropic({ apiKey: null, authToken: key.code }).messages.stream(ask("key as bearer"));
+    let deltaUsage: unknown;
+    stream.on("streamEvent", (event) => {
+      if (event.type === "message_delta") deltaUsage = event.usage;
+    });
+    const asToken = await stream.finalMessage();
     const stated = [asApiKey, asToken].reduce(
       (sum, message) => sum + message.usage.input_tokens + message.usage.output_tokens,
       0,
     );
-    const usage = asToken.usage as unknown as { prepaid_charged_tokens: number; prepaid_remaining_tokens: number };
+    const usage = deltaUsage as { prepaid_charged_tokens: number; prepaid_remaining_tokens: number };
+    expect((asApiKey.usage as unknown as { prepaid_charged_tokens: number }).prepaid_charged_tokens).toBe(
+      asApiKey.usage.input_tokens + asApiKey.usage.output_tokens,
+    );
     expect(usage.prepaid_charged_tokens).toBe(asToken.usage.input_tokens + asToken.usage.output_tokens);
     const status = await keyStatus(key.code);
     expect(status.tokens.used).toBe(stated);
