@@ -22,6 +22,8 @@ export interface ReceivedChatRequest {
   model: string;
   headers: IncomingHttpHeaders;
   cancelled: boolean;
+  /** For a call of the Messages API (POST /v1/messages): its path and the body as it came. */
+  messages?: { path: string; body: unknown };
 }
 
 /** A chat call's options: the stream's pace, the faults in force, and where the model ids asked for are noted. */

@@ -41,7 +41,12 @@ export async function devMessages(request: IncomingMessage, response: ServerResp
   }
   const body = parsed.data;
   if (options.received) {
-    const received: ReceivedChatRequest = { model: body.model, headers: request.headers, cancelled: false };
+    const received: ReceivedChatRequest = {
+      model: body.model,
+      headers: request.headers,
+      cancelled: false,
+      messages: { path: request.url ?? "", body: raw },
+    };
     response.on("close", () => (received.cancelled ||= !response.writableFinished));
     options.received.push(received);
     if (options.received.length > 1000) options.received.shift();
