@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../errors";
-import { messagesErrorAnswer, messagesErrorType, messagesStreamError } from "./messages-error";
+import { paymentChallenge } from "../billing/x402-challenge";
+import { messagesChallengeAnswer, messagesErrorAnswer, messagesErrorType, messagesStreamError } from "./messages-error";
 
 describe("messagesErrorAnswer", () => {
   it("answers Anthropic's error body with Anthropic's type for each status, headers kept", () => {
@@ -57,6 +58,22 @@ describe("messagesStreamError", () => {
     expect(messagesStreamError({}).json()).toEqual({
       type: "error",
       error: { type: "api_error", message: "The stream failed" },
+    });
+  });
+});
+
+describe("messagesChallengeAnswer", () => {
+  it("words billing's 402 in Anthropic's form, keeping its status, PAYMENT-REQUIRED and the x402 document", () => {
+    const document = { x402Version: 2, accepts: [{ scheme: "exact", amount: "1200" }], extensions: { quote: {} } };
+    const challenge = paymentChallenge(document as never, "payment_required", "Payment required");
+    const answer = messagesChallengeAnswer(challenge);
+    expect(answer.status).toBe(402);
+    expect(answer.headers["payment-required"]).toBe(challenge.headers["payment-required"]);
+    expect(answer.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(answer.body as string)).toEqual({
+      ...document,
+      type: "error",
+      error: { type: "billing_error", message: "Payment required" },
     });
   });
 });
