@@ -15,7 +15,8 @@ export const messagesCountTokensEndpoint = (catalog: ModelCatalog) =>
     method: "POST",
     paths: ["/v1/messages/count_tokens", "/api/v1/messages/count_tokens"],
     access: ["free"],
-    schema: messagesRequestSchema,
+    // The Messages body, max_tokens optional: counting does not need it.
+    schema: messagesRequestSchema.partial({ max_tokens: true }),
     async handle(_context, request) {
       try {
         const body = await readJsonBody(request);
