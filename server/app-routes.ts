@@ -38,8 +38,11 @@ export function appRoutes(
         method: endpoint.method,
         path,
         handle: (request) => {
-          const billed = billRequest(context(), endpoint, request, extensions);
-          const { errorAnswer } = endpoint;
+          const { errorAnswer, challengeAnswer } = endpoint;
+          let billed = billRequest(context(), endpoint, request, extensions);
+          // An API with a payment error shape of its own words the 402s billing answers with in it.
+          if (challengeAnswer)
+            billed = billed.then((answer) => (answer.status === 402 ? challengeAnswer(answer) : answer));
           if (!errorAnswer) return billed;
           // An API with an error shape of its own answers errors in it.
           return billed.catch((error: unknown) => {

@@ -1,14 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import {
-  contentText,
-  countChatInputTokens,
-  countTextTokens,
-  type CountableMessage,
-} from "../../server/pricing/count-tokens";
-import { devCompletion, splitIntoDeltas } from "./dev-completion";
+import { contentText, type CountableMessage } from "../../server/pricing/count-tokens";
+import { devAnswer } from "./dev-answer";
+import { splitIntoDeltas } from "./dev-completion";
 import { ERROR_IN_200, failedAnswer, type DevFaults } from "./dev-faults";
-import { devToolCall } from "./dev-tool-call";
 import { readJson, sendJson } from "../lib/json-http-server";
 
 /** How the development provider streams. */
@@ -27,6 +22,8 @@ export interface ReceivedChatRequest {
   model: string;
   headers: IncomingHttpHeaders;
   cancelled: boolean;
+  /** For a call of the Messages API (POST /v1/messages): its path and the body as it came. */
+  messages?: { path: string; body: unknown };
 }
 
 /** A chat call's options: the stream's pace, the faults in force, and where the model ids asked for are noted. */
@@ -35,9 +32,8 @@ export interface DevChatOptions extends DevStreamOptions {
   received?: ReceivedChatRequest[];
 }
 
-const HIDDEN_REASONING_TOKENS = 100;
 /** How late the hidden-reasoning fault reports its usage, after the last text. */
-const LATE_USAGE_MS = 300;
+export const LATE_USAGE_MS = 300;
 
 interface ChatBody {
   model?: unknown;
@@ -79,21 +75,16 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
   if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
   const requestedMax = body.max_completion_tokens ?? body.max_tokens;
   const maxTokens = typeof requestedMax === "number" ? requestedMax : 4096;
-  const toolCall = devToolCall(messages, body.tools, body.tool_choice);
-  const completion = toolCall
-    ? {
-        text: "",
-        completionTokens: countTextTokens(toolCall.name) + countTextTokens(toolCall.arguments),
-        finishReason: "tool_calls" as const,
-      }
-    : devCompletion(body.model, messages, maxTokens);
-  const promptTokens = countChatInputTokens(messages, body.tools);
-  // A reasoning model's hidden reasoning: reported in the usage, never streamed.
-  const reasoningTokens =
-    fault === "hidden-reasoning"
-      ? Math.max(0, Math.min(HIDDEN_REASONING_TOKENS, maxTokens - completion.completionTokens))
-      : 0;
-  const completionTokens = completion.completionTokens + reasoningTokens;
+  const answer = devAnswer({
+    model: body.model,
+    messages,
+    tools: body.tools,
+    toolChoice: body.tool_choice,
+    maxTokens,
+    fault,
+  });
+  const { toolCall, reasoningTokens, promptTokens, completionTokens } = answer;
+  const completion = { text: answer.text, finishReason: answer.finishReason };
   const usage = {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,

@@ -3,6 +3,7 @@ import { devChatCompletion, type DevStreamOptions, type ReceivedChatRequest } fr
 import { devDecisions } from "./dev-decisions";
 import { devEmbeddings } from "./dev-embeddings";
 import { devFaults, type ProviderOutage } from "./dev-faults";
+import { devMessages } from "./dev-messages";
 import { devImageFile, devImageEdit, devImageGeneration } from "./dev-images";
 import { devResponses, type ReceivedResponsesRequest } from "./dev-responses";
 import { listen, sendJson, type JsonHttpServer } from "../lib/json-http-server";
@@ -26,8 +27,8 @@ export interface LocalUpstream extends JsonHttpServer {
 const PROVIDER_NAME = "paysvc local development provider";
 
 /**
- * An OpenAI-compatible development provider, so every endpoint answers without internet: deterministic
- * completions with real token usage (streamed as server-sent events in several chunks), real PNG images, and
+ * An OpenAI-compatible development provider, which speaks Anthropic's Messages API too (POST /v1/messages, with
+ * the chat's answers), so every endpoint answers without internet: deterministic completions with real token usage (streamed as server-sent events in several chunks), real PNG images, and
  * structured decisions. Failures on demand: see dev-faults.ts.
  */
 export async function startLocalUpstream(options: LocalUpstreamOptions): Promise<LocalUpstream> {
@@ -49,6 +50,8 @@ export async function startLocalUpstream(options: LocalUpstreamOptions): Promise
         return devChatCompletion(request, response, chatOptions);
       if (request.method === "POST" && path === "/v1/responses")
         return devResponses(request, response, { ...chatOptions, receivedResponses: responsesRequestsReceived });
+      // Anthropic's Messages API, natively (`?beta=true`, as Claude Code sends it, is a query: the path is the same).
+      if (request.method === "POST" && path === "/v1/messages") return devMessages(request, response, chatOptions);
       if (request.method === "POST" && path === "/v1/images/generations")
         return devImageGeneration(request, response, faults);
       if (request.method === "POST" && path === "/v1/images/edits") return devImageEdit(request, response, faults);

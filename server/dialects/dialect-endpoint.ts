@@ -39,6 +39,7 @@ export function dialectEndpoint<Parsed extends DialectCall>(
     work: (context, parsed, grant) => served(dialect, context, parsed, grant),
     prepaidKey: (request) => dialect.prepaidKey(request),
     errorAnswer: (error) => dialect.errorAnswer(error),
+    ...(dialect.challengeAnswer ? { challengeAnswer: dialect.challengeAnswer } : {}),
     docs: dialect.docs(catalog),
   });
 }

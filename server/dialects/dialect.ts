@@ -53,6 +53,8 @@ export interface Dialect<Parsed extends DialectCall = DialectCall> {
   encodeStream(parsed: Parsed, canonical: EventStream): EventStream;
   /** How an error is answered in this API (status, headers such as PAYMENT-REQUIRED kept). */
   errorAnswer(error: ApiError): ApiAnswer;
+  /** How a 402 that billing answers (x402's challenge) is worded in this API, status and headers kept; as it is if absent. */
+  challengeAnswer?(answer: ApiAnswer): ApiAnswer;
   /** The prepaid key the request carries, where this API carries its key; undefined for an x402 call. */
   prepaidKey(request: ApiRequest): string | undefined;
   /** What the discovery documents and docs/api.md say of the endpoint. */

@@ -81,6 +81,11 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   prepaidKey?(request: ApiRequest): string | undefined;
   /** How the endpoint's API answers an error (default: OpenAI's error object, errors.ts). */
   errorAnswer?(error: ApiError): ApiAnswer;
+  /**
+   * How the endpoint's API words the 402 billing answers with (x402's challenge, whose body is the payment document
+   * with OpenAI's error object); its status and headers (PAYMENT-REQUIRED) are to be kept. Default: as it is.
+   */
+  challengeAnswer?(answer: ApiAnswer): ApiAnswer;
 }
 
 // Methods, not function-typed fields: an endpoint of any parsed type is a PaidEndpoint<unknown> in the list.

@@ -2,6 +2,8 @@ import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { chatDialect } from "../chat/chat-dialect";
 import { dialectEndpoint } from "../dialects/dialect-endpoint";
 import { responsesDialect } from "../responses/responses-dialect";
+import { messagesCountTokensEndpoint } from "../messages/count-tokens-endpoint";
+import { messagesDialect } from "../messages/messages-dialect";
 import { decisions } from "./decisions";
 import { aiAgentsEndpoint, llmsTxtEndpoint, openApiEndpoint, x402ManifestEndpoint } from "./discovery-documents";
 import type { Endpoint } from "./endpoint";
@@ -27,6 +29,8 @@ export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
   return [
     dialectEndpoint(chatDialect, { catalog }),
     dialectEndpoint(responsesDialect, { catalog }),
+    dialectEndpoint(messagesDialect, { catalog }),
+    messagesCountTokensEndpoint(catalog),
     imageGenerations(catalog),
     imageEdits(catalog),
     decisions(catalog),

@@ -3,7 +3,14 @@ import { pricingRules } from "../../config/limits";
 import type { NetworkDefinition } from "../../networks";
 import { perMillionToPerUnit } from "../money";
 
-const PAID_ENDPOINTS = ["/v1/chat/completions", "/api/v1/chat/completions", "/v1/responses", "/api/v1/responses"];
+const PAID_ENDPOINTS = [
+  "/v1/chat/completions",
+  "/api/v1/chat/completions",
+  "/v1/responses",
+  "/api/v1/responses",
+  "/v1/messages",
+  "/api/v1/messages",
+];
 
 function payment(network: NetworkDefinition) {
   return {

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLocalUpstream, type LocalUpstream } from "../../cli/dev-stack/local-upstream";
+import { startExtraApp } from "./extra-app";
+
+/** The provider's own id of the model on the native route: what the route is sent. */
+export const NATIVE_MODEL_ID = "luna-messages-2026";
+
+/**
+ * An app whose catalog serves vendor-a/gpt-6-luna by a route that speaks Anthropic's Messages API natively (a
+ * development provider of its own, which records what it is sent), over the shared stack's chain and database.
+ */
+export async function startMessagesNativeApp() {
+  const directory = mkdtempSync(join(tmpdir(), "paysvc-messages-native-"));
+  const upstream: LocalUpstream = await startLocalUpstream({ port: 0 });
+  const catalog = join(directory, "catalog.json");
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      extends: "default",
+      models: [
+        {
+          id: "vendor-a/gpt-6-luna",
+          kind: "chat",
+          prices: { input_per_1m: "0.07", output_per_1m: "0.35" },
+          routes: [
+            { provider: "messages-native", base_url: `${upstream.url}/v1`, model: NATIVE_MODEL_ID, api: "messages" },
+          ],
+        },
+      ],
+    }),
+  );
+  const app = await startExtraApp({ PAYSVC_CATALOG: catalog });
+  return {
+    url: app.url,
+    upstream,
+    /** The Messages calls the native route was sent, in order. */
+    messagesReceived: () => upstream.chatRequestsReceived.filter((received) => received.messages !== undefined),
+    async stop() {
+      await app.stop();
+      await upstream.stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
