@@ -18,6 +18,7 @@ import { quoteRateSection } from "./lib/quote-rate-section";
 import { timedStream } from "./lib/timed-stream";
 import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
 import { channelSection } from "./lib/channel-section";
+import { dialectSection } from "./lib/dialect-section";
 import { claimBenchChannels } from "./lib/channel-claim";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
@@ -364,6 +365,12 @@ try {
     "\n## 12. Channels: short answers (max_tokens 16) from one batch-settlement channel, with exact, and with a prepaid key, in turn",
   );
   for (const line of await channelSection(stack, key, size(200, 3), () => claimBenchChannels(stack))) say(line);
+  // 13. The same call in each API the gateway answers: what a dialect's translation costs.
+  say(
+    "\n## 13. Dialects: the same call as chat, as a Codex-shaped Responses call and as a Messages call (prepaid key), app CPU",
+  );
+  const dialectRuns = { calls: size(400, 4), streams: size(64, 2), rounds: size(4, 1), deltas: DELTAS };
+  for (const line of await dialectSection({ stack, ...dialectRuns })) say(line);
 
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);
