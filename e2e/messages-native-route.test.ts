@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balances, buyPrepaidCode, paymentClient, quote, stack, type PrepaidCode } from "./support/payments";
-import { NATIVE_MODEL_ID, startMessagesNativeApp } from "./support/messages-native-app";
+import { NATIVE_MESSAGES_KEY, NATIVE_MODEL_ID, startMessagesNativeApp } from "./support/messages-native-app";
 
 /**
  * A catalog route that speaks Anthropic's Messages API natively: a Messages call is passed through to it as it came
@@ -52,6 +52,10 @@ describe("a Messages call on a route that speaks Messages natively", () => {
     expect((message.content[0] as { text: string }).text).toContain("native whole");
     const sent = app.messagesReceived().at(-1)!;
     expect(sent.messages!.path).toBe("/v1/messages");
+    // Anthropic's API authenticates with x-api-key and requires a version; the caller's own key never reaches it.
+    expect(sent.headers["x-api-key"]).toBe(NATIVE_MESSAGES_KEY);
+    expect(sent.headers.authorization).toBeUndefined();
+    expect(sent.headers["anthropic-version"]).toBe("2023-06-01");
     expect(sent.messages!.body).toMatchObject({
       model: NATIVE_MODEL_ID,
       max_tokens: 64,

@@ -35,6 +35,15 @@ const dialects = {
       output: answer.usage.output_tokens,
     }),
   },
+  // Claude Code's turn: max_tokens 32000 whatever the key holds.
+  messages: {
+    path: "/v1/messages",
+    body: (text: string, cap: number) => ({ model, messages: [{ role: "user", content: text }], max_tokens: cap }),
+    usage: (answer: { usage: { input_tokens: number; output_tokens: number } }) => ({
+      input: answer.usage.input_tokens,
+      output: answer.usage.output_tokens,
+    }),
+  },
 };
 
 describe("a prepaid call asking for more output than its key holds", () => {

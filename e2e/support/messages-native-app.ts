@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { startLocalUpstream, type LocalUpstream } from "../../cli/dev-stack/local-upstream";
 import { startExtraApp } from "./extra-app";
 
+/** The native route's API key: Anthropic's API takes it as `x-api-key`. */
+export const NATIVE_MESSAGES_KEY = "sk-ant-native-e2e";
+
 /** The provider's own id of the model on the native route: what the route is sent. */
 export const NATIVE_MODEL_ID = "luna-messages-2026";
 
@@ -25,13 +28,19 @@ export async function startMessagesNativeApp() {
           kind: "chat",
           prices: { input_per_1m: "0.07", output_per_1m: "0.35" },
           routes: [
-            { provider: "messages-native", base_url: `${upstream.url}/v1`, model: NATIVE_MODEL_ID, api: "messages" },
+            {
+              provider: "messages-native",
+              base_url: `${upstream.url}/v1`,
+              model: NATIVE_MODEL_ID,
+              api: "messages",
+              api_key_env: "NATIVE_MESSAGES_KEY",
+            },
           ],
         },
       ],
     }),
   );
-  const app = await startExtraApp({ PAYSVC_CATALOG: catalog });
+  const app = await startExtraApp({ PAYSVC_CATALOG: catalog, NATIVE_MESSAGES_KEY });
   return {
     url: app.url,
     upstream,

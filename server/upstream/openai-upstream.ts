@@ -3,6 +3,9 @@ import { EventSplitter, isErrorObject, SseEvent, type EventStream } from "../htt
 import { providerRefusal, UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
 
+/** The Messages API version a native Anthropic route is called with (the one Claude Code and the SDK send). */
+const ANTHROPIC_VERSION = "2023-06-01";
+
 export interface UpstreamConfig {
   baseUrl: string;
   apiKey: string | undefined;
@@ -44,19 +47,30 @@ export class OpenAiUpstream {
     return `${target.origin}${target.path}`;
   }
 
-  private headers(contentType?: string): Record<string, string> {
+  /**
+   * The key as Bearer; to Anthropic's Messages API (`/messages`, a route that speaks it natively) as `x-api-key`, with
+   * the `anthropic-version` it requires unless the route's headers name one.
+   */
+  private headers(contentType?: string, path?: string): Record<string, string> {
     const headers: Record<string, string> = { ...this.config.headers, accept: "application/json" };
     if (contentType) headers["content-type"] = contentType;
-    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    const messages = path === "/messages";
+    if (messages && !Object.keys(headers).some((name) => name.toLowerCase() === "anthropic-version")) {
+      headers["anthropic-version"] = ANTHROPIC_VERSION;
+    }
+    if (this.config.apiKey) {
+      if (messages) headers["x-api-key"] = this.config.apiKey;
+      else headers.authorization = `Bearer ${this.config.apiKey}`;
+    }
     return headers;
   }
 
   /** A POST of JSON, or of a multipart form (its content type, with the boundary, is written by the encoder). */
-  private postInit(body: unknown): Omit<UpstreamInit, "signal"> {
+  private postInit(body: unknown, path: string): Omit<UpstreamInit, "signal"> {
     const form = body instanceof FormData;
     return {
       method: "POST",
-      headers: this.headers(form ? undefined : "application/json"),
+      headers: this.headers(form ? undefined : "application/json", path),
       body: form ? body : JSON.stringify(body),
     };
   }
@@ -65,7 +79,7 @@ export class OpenAiUpstream {
   private async postForStream(path: string, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
     let response: UpstreamAnswer;
     try {
-      response = await upstreamFetch(this.url(path), { ...this.postInit(body), signal });
+      response = await upstreamFetch(this.url(path), { ...this.postInit(body, path), signal });
     } catch (error) {
       throw this.describe(error, signal);
     }
@@ -94,7 +108,7 @@ export class OpenAiUpstream {
     let answer: { status: number; body: Buffer };
     try {
       answer = await upstreamWhole(this.target(path), {
-        ...this.postInit(body),
+        ...this.postInit(body, path),
         signal,
         timeoutMs: this.config.timeoutMs,
         maxBytes: this.config.maxAnswerBytes ?? MAX_UPSTREAM_ANSWER_BYTES,
