@@ -17,12 +17,15 @@ import { startBenchStack } from "./lib/bench-stack";
 import { batchSettlementClient } from "./lib/channel-section";
 import { environmentOfServer } from "./lib/process-memory";
 import { sustainedRate } from "./lib/sustained-rate";
+import { codexShapedBody } from "./lib/dialect-section";
 
 const seconds = Number(process.argv[2] ?? 20);
 const connections = Number(process.argv.slice(3).find((argument) => /^\d+$/.test(argument)) ?? 16);
 const streaming = process.argv.includes("stream");
 const channels = process.argv.includes("channels");
 const quoting = process.argv.includes("quote");
+/** `responses`: the calls are Codex-shaped Responses calls (bench/lib/dialect-section.ts's) instead of chat ones. */
+const responsesApi = process.argv.includes("responses");
 
 interface ProfileNode {
   id: number;
@@ -120,17 +123,21 @@ try {
   }
   let turn = 0;
   const chat = {
-    url: `${url}/v1/chat/completions`,
+    url: `${url}${responsesApi ? "/v1/responses" : "/v1/chat/completions"}`,
     method: "POST" as const,
     headers: { "content-type": "application/json" },
     headersFor: (): Record<string, string> =>
       quoting ? {} : { authorization: `Bearer ${codes[turn++ % codes.length]!}` },
-    body: JSON.stringify({
-      model: "vendor-a/gpt-6-luna",
-      messages: [{ role: "user", content: "benchmark" }],
-      max_tokens: streaming ? 400 : 16,
-      stream: streaming,
-    }),
+    body: JSON.stringify(
+      responsesApi
+        ? { ...codexShapedBody(streaming), max_output_tokens: streaming ? 400 : 16 }
+        : {
+            model: "vendor-a/gpt-6-luna",
+            messages: [{ role: "user", content: "benchmark" }],
+            max_tokens: streaming ? 400 : 16,
+            stream: streaming,
+          },
+    ),
     connections,
     status: quoting ? 402 : 200,
   };

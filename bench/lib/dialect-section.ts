@@ -4,8 +4,29 @@ import { cpuMs } from "./process-cpu";
 import { pidListeningOn } from "./process-memory";
 import { ms, runConcurrently } from "./stats";
 
-/** The same short call (max 16 output tokens) in each API the gateway answers, billed to one prepaid key. */
 const MODEL = "vendor-a/gpt-6-luna";
+
+/**
+ * A short Responses call shaped as Codex sends it: developer and user messages, reasoning, include, store, text, cache
+ * key, metadata.
+ */
+export const codexShapedBody = (stream: boolean) => ({
+  model: MODEL,
+  input: [
+    { type: "message", role: "developer", content: [{ type: "input_text", text: "You are a coding agent." }] },
+    { type: "message", role: "user", content: [{ type: "input_text", text: "benchmark" }] },
+  ],
+  max_output_tokens: 16,
+  reasoning: { effort: "medium" },
+  include: ["reasoning.encrypted_content"],
+  store: false,
+  text: { verbosity: "low" },
+  prompt_cache_key: "bench",
+  client_metadata: { bench: "1" },
+  stream,
+});
+
+/** The same short call (max 16 output tokens) in each API the gateway answers, billed to one prepaid key. */
 const dialects = {
   chat: {
     path: "/v1/chat/completions",
@@ -16,25 +37,7 @@ const dialects = {
       stream,
     }),
   },
-  // Shaped as Codex sends it: developer and user messages, reasoning, include, store, text, cache key, metadata.
-  "Responses (Codex-shaped)": {
-    path: "/v1/responses",
-    body: (stream: boolean) => ({
-      model: MODEL,
-      input: [
-        { type: "message", role: "developer", content: [{ type: "input_text", text: "You are a coding agent." }] },
-        { type: "message", role: "user", content: [{ type: "input_text", text: "benchmark" }] },
-      ],
-      max_output_tokens: 16,
-      reasoning: { effort: "medium" },
-      include: ["reasoning.encrypted_content"],
-      store: false,
-      text: { verbosity: "low" },
-      prompt_cache_key: "bench",
-      client_metadata: { bench: "1" },
-      stream,
-    }),
-  },
+  "Responses (Codex-shaped)": { path: "/v1/responses", body: (stream: boolean) => codexShapedBody(stream) },
   Messages: {
     path: "/v1/messages",
     body: (stream: boolean) => ({
