@@ -4,7 +4,7 @@ import { launchChromium } from "./support/chromium";
 import { bundlePageScript, servePage, type CrossOriginPageServer } from "./support/cross-origin-page";
 import type { CrossOriginPage } from "./support/cross-origin-page-script";
 import { startExtraApp } from "./support/extra-app";
-import { chatBody, quote, stack, usdcBalance } from "./support/payments";
+import { buyPrepaidCode, chatBody, quote, stack, usdcBalance } from "./support/payments";
 import { recordPreflights } from "./support/preflights";
 
 let browser: Browser;
@@ -66,6 +66,29 @@ describe("a page on another origin, in Chromium", () => {
       responseHeaders: { "access-control-allow-origin": "*", "access-control-allow-methods": "POST, OPTIONS" },
     });
     expect(asked[0]!.responseHeaders!["access-control-allow-headers"]).toContain("PAYMENT-SIGNATURE");
+    await page.close();
+  });
+});
+
+describe("a page on another origin calling the Messages API", () => {
+  it("spends a prepaid key sent as x-api-key, with Anthropic's version and beta headers", async () => {
+    const key = await buyPrepaidCode(stack().payers[6]!.privateKey, { model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    const { page } = await openPage();
+    const headers = { "x-api-key": key.code, "anthropic-version": "2023-06-01", "anthropic-beta": "tools-2024-04-04" };
+    const body = {
+      model: "vendor-a/gpt-6-luna",
+      max_tokens: 32,
+      messages: [{ role: "user", content: "Hi from a page" }],
+    };
+    const report = await page.evaluate(
+      ({ url, headers, body }) => (globalThis as unknown as PageGlobal).crossOriginPage.post(url, headers, body),
+      { url: `${stack().appUrl}/v1/messages`, headers, body },
+    );
+    expect(report).toMatchObject({ status: 200, body: { type: "message", role: "assistant" } });
+    const used = (report as { body: { usage: { input_tokens: number; output_tokens: number } } }).body.usage;
+    const status = await fetch(`${key.api_base}/prepaid/status`, { headers: { authorization: `Bearer ${key.code}` } });
+    const tokens = ((await status.json()) as { tokens: { used: number } }).tokens;
+    expect(tokens.used).toBe(used.input_tokens + used.output_tokens);
     await page.close();
   });
 });

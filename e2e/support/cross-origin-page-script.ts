@@ -23,9 +23,13 @@ export interface PaidChatReport {
 /** A GET whose answer the page tries to read: its status, or fetch's error when CORS keeps it from the page. */
 export type ReadReport = { status: number } | { error: string };
 
+/** What the page read of a JSON POST: its status and body, or fetch's error when CORS refused it. */
+export type PostReport = { status: number; body: unknown } | { error: string };
+
 export interface CrossOriginPage {
   payChat(url: string, privateKey: `0x${string}`, body: unknown): Promise<PaidChatReport>;
   read(url: string): Promise<ReadReport>;
+  post(url: string, headers: Record<string, string>, body: unknown): Promise<PostReport>;
 }
 
 const page: CrossOriginPage = {
@@ -53,6 +57,16 @@ const page: CrossOriginPage = {
         content: completion.choices?.[0]?.message?.content,
       },
     };
+  },
+
+  async post(url, headers, body) {
+    try {
+      const init = { method: "POST", headers: { "content-type": "application/json", ...headers } };
+      const response = await fetch(url, { ...init, body: JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    } catch (error) {
+      return { error: String(error) };
+    }
   },
 
   async read(url) {

@@ -3,12 +3,13 @@ import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 
 /**
- * What a page may send: the body's type, a prepaid key, an x402 payment (v2 and v1 headers), and the request
- * header the official `@x402/fetch` wrapper adds to its paid retry (without it, its preflight is refused). A fixed
- * list: echoing Access-Control-Request-Headers would allow whatever a page asks.
+ * What a page may send: the body's type, a prepaid key, an x402 payment (v2 and v1 headers), the request header
+ * the official `@x402/fetch` wrapper adds to its paid retry (without it, its preflight is refused), and the Messages
+ * API's key and version headers (a prepaid key as `x-api-key`). A fixed list: echoing Access-Control-Request-Headers
+ * would allow whatever a page asks.
  */
 export const ALLOWED_HEADERS =
-  "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers";
+  "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, X-Api-Key, Anthropic-Version, Anthropic-Beta";
 
 /** What a page may read besides the CORS-safelisted headers: the price, the settlement, timings, cost, balance. */
 export const EXPOSED_HEADERS =
