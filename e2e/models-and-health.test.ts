@@ -25,7 +25,15 @@ describe("GET /v1/models", () => {
         output_per_token: "0.000014",
       },
       payment: { network: "eip155:137", scheme: "exact", asset: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359" },
-      endpoints: ["/v1/chat/completions", "/api/v1/chat/completions", "/v1/responses", "/api/v1/responses"],
+      endpoints: [
+        "/v1/chat/completions",
+        "/api/v1/chat/completions",
+        "/v1/responses",
+        "/api/v1/responses",
+        "/v1/messages",
+        "/api/v1/messages",
+      ],
+      aliases: [],
     });
   });
 
