@@ -1,16 +1,13 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { pricingRules } from "../../config/limits";
 import type { NetworkDefinition } from "../../networks";
+import { chatDialect } from "../chat/chat-dialect";
+import { messagesDialect } from "../messages/messages-dialect";
 import { perMillionToPerUnit } from "../money";
+import { responsesDialect } from "../responses/responses-dialect";
 
-const PAID_ENDPOINTS = [
-  "/v1/chat/completions",
-  "/api/v1/chat/completions",
-  "/v1/responses",
-  "/api/v1/responses",
-  "/v1/messages",
-  "/api/v1/messages",
-];
+/** Where a chat model is sold: every path of each dialect's endpoint. */
+const PAID_ENDPOINTS = [chatDialect, responsesDialect, messagesDialect].flatMap((dialect) => dialect.paths);
 
 function payment(network: NetworkDefinition) {
   return {
