@@ -53,5 +53,11 @@ export const PAYER_HOLD_EXPIRY_MS = 15 * 60_000;
  */
 export const SPONSORED_PERMIT_WAIT_MS = 15_000;
 
+/**
+ * How long an `exact` payment settled before its answer leaves waits for its payer's payments in flight to end, when
+ * the balance does not cover it beside what they hold, before it is refused (402 payer_limit_exceeded).
+ */
+export const SETTLED_FIRST_WAIT_MS = 5_000;
+
 /** How long a payer whose streamed answer went unpaid is served settled-first, unless SETTLEMENT_STRICT_SECONDS says. */
 export const DEFAULT_STRICT_AFTER_UNPAID_MS = 86_400_000;

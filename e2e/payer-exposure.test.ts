@@ -131,4 +131,40 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     expect(statuses.filter((status) => status === "settled")).toHaveLength(1);
     expect(statuses).not.toContain("unpaid");
   });
+
+  it("refuses an exact payment that would spend what an upto stream in flight holds, and the stream is paid", async () => {
+    const stalled = body("[paysvc-dev-fault:stall-mid-stream] held while I pay again");
+    const maximum = BigInt((await quote("/v1/chat/completions", stalled)).accepts[1]!.amount);
+    const owner = await fundedPayer(maximum);
+    const url = `${stack().appUrl}/v1/chat/completions`;
+    const streaming = await wrapFetchWithPayment(fetch, uptoPaymentClient(owner.key))(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(stalled),
+    });
+    expect(streaming.status).toBe(200);
+    const reader = streaming.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+
+    // A whole answer for the same amount, paid with exact: settled before it leaves, it would take the stream's funds.
+    const whole = { ...body("exact beside a held stream"), stream: false, stream_options: undefined };
+    const refused = await wrapFetchWithPayment(fetch, paymentClient(owner.key))(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(whole),
+    });
+    expect(refused.status).toBe(402);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("payer_limit_exceeded");
+
+    // The caller leaves the stream: it is charged what it passed on, from the funds its hold kept.
+    await reader.cancel();
+    for (let waited = 0; rowsOf(owner.address).some((row) => row.status === "verified") && waited < 10_000;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      waited += 100;
+    }
+    const rows = rowsOf(owner.address);
+    expect(rows.map((row) => row.status).sort()).toEqual(["failed", "settled"]);
+    expect(rows.find((row) => row.status === "failed")?.failure_reason).toBe("payer_limit_exceeded");
+    expect(await usdcBalance(owner.address)).toBeLessThan(maximum);
+  });
 });

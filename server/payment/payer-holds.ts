@@ -10,8 +10,12 @@ export interface PayerHold {
   key: string;
   payer: string;
   amount: bigint;
-  /** What the payer can pay, as read for this payment: the hold is taken only if all its live holds fit in it. */
-  capacity: bigint;
+  /**
+   * What the payer can pay, as read for this payment: the hold is taken only if all its live holds fit in it. None
+   * (a payment settled before its answer leaves, whose funds were not read): taken only if the payer holds nothing
+   * else, so that it cannot spend what another payment's hold counts on.
+   */
+  capacity?: bigint;
   /** The hold's capacity rests on an EIP-2612 permit this payment carries (not yet on chain): one such at a time. */
   sponsored: boolean;
   /** Epoch ms. */
@@ -20,7 +24,8 @@ export interface PayerHold {
 
 export interface PayerHoldStore {
   /**
-   * Takes `hold` if the payer's live holds and it add up to at most its capacity, and no other live hold of the
+   * Takes `hold` if the payer's live holds and it add up to at most its capacity (without one: if there are none),
+   * and no other live hold of the
    * payer rests on a sponsored permit when this one does (one transaction, serialised per payer): whether it was
    * taken. Expired holds of the payer are dropped first.
    */

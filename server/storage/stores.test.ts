@@ -336,4 +336,30 @@ describe.each(engines)("the stores on %s", (engine) => {
     await second.payerHolds.release("sponsored");
     expect(await second.payerHolds.hold(again, later)).toBe(true);
   });
+  it("takes a payer's hold without a capacity only when it holds nothing else, and counts it in the next", async () => {
+    const [first, second] = await twoInstances();
+    const now = Date.now();
+    const hold = (key: string, amount: bigint, capacity?: bigint) => ({
+      key,
+      payer: "0xsettler",
+      amount,
+      capacity,
+      sponsored: false,
+      expiresAt: now + 60_000,
+    });
+    // Concurrent settled-first holds on two instances: one is taken, the others find it there.
+    const taken = await Promise.all(
+      Array.from({ length: 4 }, (_, index) =>
+        [first, second][index % 2]!.payerHolds.hold(hold(`s${index}`, 1_000n), now),
+      ),
+    );
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    // Beside it, a hold fits only in what the payer can pay less its amount.
+    expect(await second.payerHolds.hold(hold("credit", 1_001n, 2_000n), now)).toBe(false);
+    expect(await second.payerHolds.hold(hold("credit", 1_000n, 2_000n), now)).toBe(true);
+    await first.payerHolds.release(`s${taken.indexOf(true)}`);
+    expect(await first.payerHolds.hold(hold("alone", 1n), now)).toBe(false);
+    await first.payerHolds.release("credit");
+    expect(await first.payerHolds.hold(hold("alone", 1n), now)).toBe(true);
+  });
 });

@@ -10,7 +10,7 @@ import { resourceInfo } from "../x402-challenge";
 import { facilitatorUnavailable } from "../x402-price";
 import { uptoDeadlineProblem } from "../usage-stream-settlement";
 import type { Acceptance, AcceptedPayment, PaymentScheme } from "./payment-scheme";
-import { holdExposure, needsHold, signedExposure, type Exposure } from "./payer-exposure";
+import { holdExposure, holdSettledFirst, needsHold, signedExposure, type Exposure } from "./payer-exposure";
 import { SignedPayment } from "./signed-payment";
 import { paymentRow } from "./taking";
 import type { Authorization } from "../payment-method";
@@ -61,9 +61,17 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
       await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_limit_exceeded" });
       throw refuse("payer_limit_exceeded", exposure.message);
     }
-    // An exact stream its payer's funds do not cover beside its other payments in flight is settled first.
-    if (exposure?.kind === "over") overlapped = false;
     if (exposure?.kind === "held") hold = exposure;
+    else {
+      // Settled before its answer leaves (an exact stream over the limit too), but never out of funds held for others.
+      overlapped &&= exposure === undefined;
+      const first = await holdSettledFirst(services, signedExposure(scheme, payment, acceptance.priced.amount));
+      if (first?.kind === "over") {
+        await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_limit_exceeded" });
+        throw refuse("payer_limit_exceeded", first.message);
+      }
+      hold = first;
+    }
     const verdict = verifyClaimed(acceptance, paymentId, terms);
     // In strict order the verdict comes first: a refusal is answered here, before any work.
     if (!overlapped) await verdict;

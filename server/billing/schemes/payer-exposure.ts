@@ -1,5 +1,5 @@
 import { PERMIT2_ADDRESS } from "@x402/evm";
-import { PAYER_HOLD_EXPIRY_MS, SPONSORED_PERMIT_WAIT_MS } from "../../../config/limits";
+import { PAYER_HOLD_EXPIRY_MS, SETTLED_FIRST_WAIT_MS, SPONSORED_PERMIT_WAIT_MS } from "../../../config/limits";
 import { atomicToDecimal } from "../../money";
 import type { PayerFunds } from "../../payment/payer-funds";
 import type { DecodedPayment } from "../../payment/payment-signature";
@@ -8,7 +8,7 @@ import type { Acceptance, PaymentScheme, SchemeServices } from "./payment-scheme
 /**
  * What holding a payment's maximum came to: `held` (it counts against what the payer can pay until `release`), or
  * `over` (it does not fit, or the payer's funds cannot be read: `message` names the limit). An `exact` stream over
- * the limit is settled before its first byte; an `upto` payment or a channel's deposit is refused.
+ * the limit is settled before its first byte (holdSettledFirst); an `upto` payment or a channel's deposit is refused.
  */
 export type Exposure = { kind: "held"; release(): Promise<void> } | { kind: "over"; message: string };
 
@@ -85,6 +85,57 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
       message: `Payer limit: this payment may settle up to ${usd(amount)} after its answer goes out, and the payer can pay ${usd(capacity)} (USDC balance ${usd(funds.balance)}${allowance}) of which ${usd(held.amount)} is held by its payments in flight; wait for them to end, ${permit2 ? "approve Permit2 for more, " : ""}or pay with exact`,
     };
   }
+}
+
+/**
+ * Holds a payment settled before its answer leaves (an `exact` payment not held as credit), so that its settlement
+ * cannot spend what another payment's hold counts on (that payment's answer would go out unpaid): taken with no
+ * chain read while the payer holds nothing else; beside other holds only if the balance covers them all; else it
+ * waits, up to SETTLED_FIRST_WAIT_MS, for them to end. Only EVM networks read funds and hold credit: elsewhere
+ * there is nothing to hold against (undefined).
+ */
+export async function holdSettledFirst(
+  services: SchemeServices,
+  request: Omit<ExposureRequest, "permit2" | "permit">,
+): Promise<Exposure | undefined> {
+  if (services.gateway.network.kind !== "evm") return undefined;
+  const store = services.payerHolds;
+  const { key, payer, amount } = request;
+  const expiresAt = () =>
+    request.deadline !== undefined ? request.deadline * 1000 + 60_000 : Date.now() + PAYER_HOLD_EXPIRY_MS;
+  const held = { kind: "held" as const, release: () => store.release(key) };
+  const started = Date.now();
+  for (;;) {
+    if (await store.hold({ key, payer, amount, sponsored: false, expiresAt: expiresAt() }, Date.now())) return held;
+    const funds = await services.funds.read(payer);
+    const hold = { key, payer, amount, capacity: funds?.balance, sponsored: false, expiresAt: expiresAt() };
+    if (funds && (await store.hold(hold, Date.now()))) return held;
+    const before = await store.heldBy(payer, Date.now());
+    if (Date.now() - started >= SETTLED_FIRST_WAIT_MS)
+      return settledFirstOver(services, amount, funds?.balance, before.amount);
+    while (Date.now() - started < SETTLED_FIRST_WAIT_MS) {
+      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+      if ((await store.heldBy(payer, Date.now())).amount < before.amount) break;
+    }
+  }
+}
+
+/** Why a payment settled first is refused: it would spend what its payer's payments in flight count on. */
+function settledFirstOver(
+  services: SchemeServices,
+  amount: bigint,
+  balance: bigint | undefined,
+  held: bigint,
+): Exposure {
+  const usd = (units: bigint) => `${atomicToDecimal(units, services.gateway.network.usdc.decimals)} USD`;
+  const funds =
+    balance === undefined
+      ? "the payer's USDC balance cannot be read from the chain now"
+      : `the payer's USDC balance is ${usd(balance)}`;
+  return {
+    kind: "over",
+    message: `Payer limit: this payment of ${usd(amount)} would be settled while the payer's payments in flight hold ${usd(held)} of its funds, and ${funds}; wait for them to end, or fund the wallet`,
+  };
 }
 
 /** Waits until no permit-sponsored hold of the payer is live, or the wait's time is up. */

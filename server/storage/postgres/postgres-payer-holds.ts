@@ -22,7 +22,9 @@ export class PostgresPayerHolds implements PayerHoldStore {
         const { rows } = await client.query<{ inserted: boolean }>(
           `insert into payer_holds (key, payer, amount, sponsored, expires_at)
              select $1, $2, $3, $4, $5
-             where (select coalesce(sum(amount), 0) from payer_holds where payer = $2) + $3 <= $6
+             where case when $6::numeric is null
+                     then not exists (select 1 from payer_holds where payer = $2)
+                     else (select coalesce(sum(amount), 0) from payer_holds where payer = $2) + $3 <= $6 end
                and not ($4 and exists (select 1 from payer_holds where payer = $2 and sponsored))
            on conflict (key) do nothing
            returning true as inserted`,
@@ -32,7 +34,7 @@ export class PostgresPayerHolds implements PayerHoldStore {
             hold.amount.toString(),
             hold.sponsored,
             new Date(hold.expiresAt),
-            hold.capacity.toString(),
+            hold.capacity?.toString() ?? null,
           ],
         );
         await client.query("commit");
