@@ -114,6 +114,12 @@ export const sharedSchema = z.object({
   FREE_EMBEDDINGS_PER_DAY: nonNegativeInteger(600),
   // Input tokens one free embeddings request may carry, all its strings together (at most 128 strings).
   FREE_EMBEDDINGS_MAX_INPUT_TOKENS: positiveInteger(16_384),
+  // How fast one prepaid key and one paying wallet may go, on every instance together; 0 turns a limit off.
+  RATE_LIMIT_KEY_RPM: nonNegativeInteger(600),
+  RATE_LIMIT_KEY_TPM: nonNegativeInteger(0),
+  RATE_LIMIT_KEY_CONCURRENT: nonNegativeInteger(32),
+  RATE_LIMIT_WALLET_RPM: nonNegativeInteger(600),
+  RATE_LIMIT_WALLET_CONCURRENT: nonNegativeInteger(32),
   PREPAID_API_BASE: optionalUrl,
   // A lease, renewed every third of it while the call runs: a dead process's reservations stop counting within it.
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(30),

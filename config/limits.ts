@@ -61,3 +61,12 @@ export const SETTLED_FIRST_WAIT_MS = 5_000;
 
 /** How long a payer whose streamed answer went unpaid is served settled-first, unless SETTLEMENT_STRICT_SECONDS says. */
 export const DEFAULT_STRICT_AFTER_UNPAID_MS = 86_400_000;
+
+/** The rate limits' window: requests and tokens per minute count the calls started within the last minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/**
+ * A limited call counts as running until this long after it last said so: it renews every third of it while it
+ * runs, so a call whose process died stops counting against its payer's concurrency within it.
+ */
+export const RATE_LIMIT_LEASE_MS = 60_000;

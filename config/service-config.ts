@@ -9,6 +9,7 @@ import type { CorsOrigins } from "./cors-origins";
 import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedProxies } from "./env";
 import { loadFacilitators, type FacilitatorEntry } from "./facilitators";
 import { freeEmbeddingsSettings, type FreeEmbeddingsSettings } from "./free-tier";
+import { rateLimitSettings, type RateLimitSettings } from "./rate-limits";
 import { insecureUrlProblem } from "./host-urls";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
@@ -41,6 +42,8 @@ export interface ServiceConfig {
   providers: ProviderSettings;
   /** The free embeddings' per-caller windows and input cap. */
   freeEmbeddings: FreeEmbeddingsSettings;
+  /** How fast one prepaid key and one paying wallet may go (RATE_LIMIT_*). */
+  rateLimits: RateLimitSettings;
   /** How long /health reuses a facilitator's or provider's probe (HEALTH_PROBE_SECONDS). */
   healthProbeMs: number;
   /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
@@ -198,6 +201,7 @@ export function loadServiceConfig(
       cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
     },
     freeEmbeddings: freeEmbeddingsSettings(values),
+    rateLimits: rateLimitSettings(values),
     healthProbeMs: values.HEALTH_PROBE_SECONDS * 1000,
     trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,

@@ -14,6 +14,7 @@ import { SettlementGasEstimator } from "./payment/settlement-gas";
 import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "./free-tier/client-address";
 import { freeChatWindows, freeEmbeddingsWindows } from "./free-tier/free-windows";
+import { RateLimiter } from "./limits/rate-limiter";
 import type { CallerWindows } from "./windows/caller-windows";
 import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
@@ -45,6 +46,8 @@ export interface AppContext {
   clientAddresses: ClientAddressResolver;
   freeChatWindows: CallerWindows;
   freeEmbeddingsWindows: CallerWindows;
+  /** How fast one prepaid key or paying wallet may go, over every instance (limits/rate-limiter.ts). */
+  limits: RateLimiter;
   /** This process's metrics (GET /metrics). */
   metrics: ServiceMetrics;
   /** The way out on SIGTERM: what is under way, and the deadline that cuts the streams still running. */
@@ -145,6 +148,7 @@ export async function createAppContext(
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: freeChatWindows(storage.windowLog),
     freeEmbeddingsWindows: freeEmbeddingsWindows(storage.windowLog, config.freeEmbeddings),
+    limits: new RateLimiter(storage.limitLog, config.rateLimits, (payer, limit) => metrics.rateLimited(payer, limit)),
     metrics,
     drain,
     writes,

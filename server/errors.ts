@@ -18,6 +18,8 @@ const errorTable = {
   invalid_api_key: { status: 401, type: "invalid_request_error" },
   insufficient_quota: { status: 429, type: "insufficient_quota" },
   free_tier_exhausted: { status: 429, type: "rate_limit_error" },
+  // A prepaid key or paying wallet over one of its rate limits (limits/rate-limiter.ts).
+  rate_limit_exceeded: { status: 429, type: "rate_limit_error" },
   payment_required: { status: 402, type: "payment_required" },
   payment_invalid: { status: 402, type: "payment_error" },
   payment_mismatch: { status: 402, type: "payment_error" },

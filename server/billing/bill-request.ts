@@ -9,6 +9,8 @@ import { prepaidCodeFor } from "../prepaid/prepaid-code";
 import type { BillableCall, Finished, PaymentMethod, PreparedAnswer } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
 import { chatUsageReader } from "./chat-stream-meter";
+import type { Admission } from "../limits/rate-limiter";
+import { limitedAnswer } from "../limits/limited-answer";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
@@ -16,7 +18,7 @@ import { chatUsageReader } from "./chat-stream-meter";
  * is counted once in the metrics, with what it came to.
  */
 export async function billRequest(
-  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes">,
+  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes" | "limits">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
   extensions: Record<string, unknown> | undefined,
@@ -59,13 +61,23 @@ export async function billRequest(
     const { session } = authorization;
     let prepared: PreparedAnswer | undefined;
     let finished: Finished | undefined;
+    let admission: Admission | undefined;
     try {
+      // Over a rate limit of its payer, the call is refused before any work: the session takes nothing.
+      admission = await context.limits.admit(session.grant.payer, { tokens: limitedTokens(quote) });
       prepared = await endpoint.work(context, parsed, session.grant, request);
     } catch (error) {
       // The session throws what to answer instead, or answers the payment's refusal given while the work ran.
+      // A call not served counts against no limit.
+      await admission?.giveBack();
+      admission = undefined;
       finished = await session.failed(error);
     }
-    finished ??= await session.finish(prepared!);
+    finished ??= await session.finish(prepared!).catch(async (error: unknown) => {
+      await admission?.end();
+      throw error;
+    });
+    if (admission) limitedAnswer(finished.answer, admission, finished.chargedTokens);
     metrics.request(path, finished.outcome);
     metrics.timed(finished.payment, finished.timings);
     // An upto stream counts its revenue when it settles, on its usage.
@@ -93,4 +105,9 @@ function paymentMethod(
   if (code === undefined) return context.x402;
   const { prepaidKeys, config, metrics, writes } = context;
   return new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes);
+}
+
+/** What a call counts against a tokens-per-minute limit until it ends: its input and output cap (none for others). */
+function limitedTokens(quote: BillableCall["quote"]): number {
+  return quote.tokens ? quote.tokens.input + quote.tokens.maxOutput : 0;
 }

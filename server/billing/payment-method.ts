@@ -10,6 +10,7 @@ import type { JsonBody } from "../http/read-json-body";
 import type { StartedStream } from "../upstream/openai-upstream";
 import type { EventStream } from "../http/event-stream";
 import type { StreamMeter } from "./stream-meter";
+import type { Payer } from "../limits/rate-limiter";
 
 /** The price of one request, computed before any work: the same body on the same network gives the same quote. */
 export interface Quote {
@@ -33,6 +34,8 @@ export interface Grant {
   outputCap: number;
   /** The verified x402 payment, for records (a prepaid key bought with it). */
   payment?: { nonce: string; payer: string };
+  /** Who pays: the prepaid key or the paying wallet, whose rate limits the call counts against. */
+  payer: Payer;
   /**
    * Aborted when the payment is refused while the work runs (SETTLEMENT_ORDER=overlap): the work passes it to its
    * upstream call, which then stops.
@@ -134,6 +137,8 @@ export interface Finished {
   timings: Record<string, number>;
   /** What an x402 payment settled (or was asked to settle), in atomic units. */
   settledAmount?: bigint;
+  /** The tokens a prepaid key was charged so far (a stream's, once it ended), where a key paid. */
+  chargedTokens?: () => number | undefined;
 }
 
 /**

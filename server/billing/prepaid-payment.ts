@@ -62,13 +62,18 @@ export class PrepaidPayment implements PaymentMethod {
       return { charged, remaining };
     };
     /** Charges the input plus the output (never more than reserved). */
+    let chargedSoFar: number | undefined;
     const charge = (outputTokens: number) =>
       (settled ??= (async () => {
         const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
+        chargedSoFar = charged;
         metrics.prepaid("charged", model, charged);
         return end(charged);
       })());
-    const release = async () => void (await (settled ??= end(0)));
+    const release = async () => {
+      chargedSoFar ??= 0;
+      await (settled ??= end(0));
+    };
     /** What the tokens charged are worth at the key's price, and what the key has left once they are charged. */
     const costOf = ({ charged, remaining }: { charged: number; remaining: number | undefined }): AnswerCost => {
       const amount = prepaidTokensCost(tokens.model, charged, tokens.decimals);
@@ -95,7 +100,8 @@ export class PrepaidPayment implements PaymentMethod {
           status: answer.status ?? 200,
           headers,
         });
-        return { answer: whole, outcome: "prepaid", payment: "prepaid", timings };
+        const chargedTokens = () => settlement.charged;
+        return { answer: whole, outcome: "prepaid", payment: "prepaid", timings, chargedTokens };
       }
       headers["Server-Timing"] = serverTiming(timings);
       const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
@@ -113,14 +119,24 @@ export class PrepaidPayment implements PaymentMethod {
       // A stream is charged after its answer starts (at its usage event or its end): no settle time for the metrics.
       const { reserve, upstream } = timings;
       const streamed = eventStreamAnswer(answer.encode ? answer.encode.stream(stated) : stated, headers);
-      return { answer: streamed, outcome: "prepaid", payment: "prepaid", timings: { reserve, upstream } };
+      const chargedTokens = () => chargedSoFar;
+      return {
+        answer: streamed,
+        outcome: "prepaid",
+        payment: "prepaid",
+        timings: { reserve, upstream },
+        chargedTokens,
+      };
     };
     const failed = async (error: unknown): Promise<never> => {
       await release();
       if (!(error instanceof UpstreamError)) throw error;
       throw new ApiError("upstream_error", `The model provider failed (${error.message}); no tokens were charged`);
     };
-    const grant = { outputCap: reservation.allowedOutput };
+    const grant = {
+      outputCap: reservation.allowedOutput,
+      payer: { kind: "key" as const, id: String(reservation.keyId) },
+    };
     return { kind: "granted", session: { grant, failed, finish } };
   }
 

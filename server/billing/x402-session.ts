@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError, isApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import { UpstreamError } from "../upstream/upstream-error";
 import { usedTokensCharge } from "../pricing/used-tokens-charge";
@@ -46,7 +46,8 @@ export class X402Session {
     const { call } = start;
     const { nonce, payer } = this.accepted;
     const outputCap = call.quote.tokens?.maxOutput ?? 0;
-    this.grant = { outputCap, payment: { nonce, payer }, signal: this.abort.signal };
+    const wallet = { kind: "wallet" as const, address: payer.toLowerCase() };
+    this.grant = { outputCap, payment: { nonce, payer }, payer: wallet, signal: this.abort.signal };
   }
 
   /**
@@ -91,7 +92,8 @@ export class X402Session {
     this.timings.upstream = performance.now() - this.workStarted;
     const refused = await this.refusal();
     if (refused) return refused;
-    const reason = error instanceof UpstreamError ? `upstream_${error.failure}` : "work_failed";
+    const reason =
+      error instanceof UpstreamError ? `upstream_${error.failure}` : isApiError(error) ? error.code : "work_failed";
     await this.accepted.release(reason, this.timings.upstream);
     this.log("not_charged", reason);
     if (!(error instanceof UpstreamError)) throw error;

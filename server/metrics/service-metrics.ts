@@ -53,6 +53,7 @@ export class ServiceMetrics {
   private readonly phases;
   private readonly prepaidTokens;
   private readonly freeTierRefusals;
+  private readonly rateLimitRefusals;
   private readonly facilitatorErrors;
   private readonly upstreamErrors;
   private readonly reconciled;
@@ -107,6 +108,12 @@ export class ServiceMetrics {
     this.freeTierRefusals = new Counter({
       name: "paysvc_free_tier_refusals_total",
       help: "Free chat requests refused because the caller's window was full",
+      registers,
+    });
+    this.rateLimitRefusals = new Counter({
+      name: "paysvc_rate_limit_refusals_total",
+      help: "Paid calls refused 429 because their payer was over a rate limit, by payer (key, wallet) and limit (requests, tokens, concurrent)",
+      labelNames: ["payer", "limit"] as const,
       registers,
     });
     this.facilitatorErrors = new Counter({
@@ -207,6 +214,11 @@ export class ServiceMetrics {
 
   prepaid(kind: "reserved" | "charged", model: string, tokens: number): void {
     this.prepaidTokensOf(model, kind).inc(tokens);
+  }
+
+  /** A paid call refused by a rate limit of its payer. */
+  rateLimited(payer: "key" | "wallet", limit: string): void {
+    this.rateLimitRefusals.inc({ payer, limit });
   }
 
   facilitatorFailed(operation: FacilitatorOperation): void {

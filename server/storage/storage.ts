@@ -1,4 +1,5 @@
 import type { WindowLog } from "../windows/window-log";
+import type { LimitLog } from "../limits/limit-log";
 import type { OperatorStore } from "../operator/operator-store";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
@@ -18,6 +19,8 @@ export interface Storage {
   prepaidKeys: PrepaidKeyStore;
   /** The free windows' requests, and any rate limit's (windows/caller-windows.ts). */
   windowLog: WindowLog;
+  /** The rate limits' calls per prepaid key and paying wallet (limits/limit-log.ts). */
+  limitLog: LimitLog;
   quoteHolds: QuoteHoldStore;
   /** What each payer owes at once: the signed maxima of its payments not taken yet (payer-holds.ts). */
   payerHolds: PayerHoldStore;

@@ -1,3 +1,4 @@
+import { PostgresLimitLog } from "./postgres-limit-log";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { Storage } from "../storage";
@@ -19,6 +20,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     ledger: new PostgresPaymentLedger(database),
     prepaidKeys: new PostgresPrepaidKeys(database),
     windowLog: new PostgresWindowLog(database),
+    limitLog: new PostgresLimitLog(database),
     quoteHolds: new PostgresQuoteHolds(database),
     payerHolds: new PostgresPayerHolds(database),
     paidAnswers: new PostgresPaidAnswers(database),

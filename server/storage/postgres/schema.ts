@@ -84,6 +84,18 @@ export const freeChatRequests = pgTable(
   (table) => [index("free_chat_requests_address_at_idx").on(table.address, table.at)],
 );
 
+export const rateLimitUses = pgTable(
+  "rate_limit_uses",
+  {
+    id: count("id").primaryKey().generatedAlwaysAsIdentity(),
+    key: text("key").notNull(),
+    at: at("at").notNull(),
+    tokens: count("tokens").notNull().default(0),
+    leaseUntil: at("lease_until"),
+  },
+  (table) => [index("rate_limit_uses_key_at_idx").on(table.key, table.at)],
+);
+
 export const quoteHolds = pgTable(
   "quote_holds",
   {

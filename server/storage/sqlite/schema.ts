@@ -113,6 +113,24 @@ export const freeChatRequests = sqliteTable(
 );
 
 /**
+ * What each rate-limited subject (a prepaid key, a paying wallet) did lately, one row per admitted call: when it
+ * started (ms), the tokens it counts against a tokens-per-minute limit (its reservation, then what it was charged),
+ * and while it runs, until when it counts as concurrent (`lease_until`, ms: renewed while it runs, null once it
+ * ended). A row is inserted only if every limit still has room, in one transaction.
+ */
+export const rateLimitUses = sqliteTable(
+  "rate_limit_uses",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    key: text("key").notNull(),
+    at: integer("at").notNull(),
+    tokens: integer("tokens").notNull().default(0),
+    leaseUntil: integer("lease_until"),
+  },
+  (table) => [index("rate_limit_uses_key_at_idx").on(table.key, table.at)],
+);
+
+/**
  * Quotes whose price moves (live settlement gas), held for their lifetime so that the signed retry, at any
  * instance, is checked against the requirements it was quoted. The key is a hash of resource and body.
  */

@@ -1,3 +1,4 @@
+import { SqliteLimitLog } from "./sqlite-limit-log";
 import { sql } from "drizzle-orm";
 import { SqliteChannels } from "./sqlite-channels";
 import type { Storage } from "../storage";
@@ -19,6 +20,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     ledger: new SqlitePaymentLedger(database),
     prepaidKeys: new SqlitePrepaidKeys(database),
     windowLog: new SqliteWindowLog(database),
+    limitLog: new SqliteLimitLog(database),
     quoteHolds: new SqliteQuoteHolds(database),
     payerHolds: new SqlitePayerHolds(database),
     paidAnswers: new SqlitePaidAnswers(database),

@@ -1,0 +1,117 @@
+import { RATE_LIMIT_LEASE_MS, RATE_LIMIT_WINDOW_MS } from "../../config/limits";
+import type { RateLimitSettings } from "../../config/rate-limits";
+import { ApiError } from "../errors";
+import { logEvent } from "../log";
+import { limitHeaders, retryAfterSeconds } from "./limit-headers";
+import type { LimitLog, LimitRule, LimitUse } from "./limit-log";
+
+/** Who pays for a call: a prepaid key (its id) or a paying wallet (its address, lower case). */
+export type Payer = { kind: "key"; id: string } | { kind: "wallet"; address: string };
+
+/** A call let in: the headers every answer of a limited payer carries, and how its use ends. */
+export interface Admission {
+  headers: Record<string, string>;
+  /** The call ended: it counts `tokens` (what it was charged; its reservation when unknown) and runs no more. */
+  end(tokens?: number): Promise<void>;
+  /** The call was never served: it counts nothing. */
+  giveBack(): Promise<void>;
+}
+
+/** What a call counts against a tokens-per-minute limit until it ends: its input and output cap. */
+export interface LimitedCall {
+  tokens: number;
+}
+
+/**
+ * How fast one prepaid key or paying wallet may go: calls per minute, tokens per minute (keys) and calls at once,
+ * kept in the database (LimitLog) so that every instance shares them exactly. A payer over a limit is answered 429
+ * `rate_limit_exceeded` with Retry-After before any work, nothing charged; every answer of a limited payer carries
+ * OpenAI's x-ratelimit-* headers. A payer whose limits are all 0 costs nothing here.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly log: LimitLog,
+    private readonly settings: RateLimitSettings,
+    private readonly refused: (payer: Payer["kind"], limit: string) => void = () => {},
+  ) {}
+
+  /** The limits in force for a payer. */
+  ruleFor(payer: Payer): LimitRule {
+    return this.settings[payer.kind];
+  }
+
+  async admit(payer: Payer | undefined, call: LimitedCall, now = Date.now()): Promise<Admission | undefined> {
+    if (!payer) return undefined;
+    const rule = this.ruleFor(payer);
+    if (rule.requestsPerMinute === 0 && rule.tokensPerMinute === 0 && rule.concurrent === 0) return undefined;
+    const subject = payer.kind === "key" ? `key:${payer.id}` : `wallet:${payer.address}`;
+    const leaseUntil = () => Date.now() + RATE_LIMIT_LEASE_MS;
+    const taken = await this.log.take(
+      subject,
+      rule,
+      { tokens: call.tokens, leaseUntil: leaseUntil() },
+      RATE_LIMIT_WINDOW_MS,
+      now,
+    );
+    const headers = limitHeaders(rule, taken.use, now);
+    const { id } = taken;
+    if (id === undefined) throw this.refusal(payer, rule, taken.use, call, headers, now);
+    const renewal = setInterval(() => {
+      this.log.renew(id, leaseUntil()).catch((error: unknown) => {
+        logEvent("error", "rate_limit_renew_failed", { error: (error as Error).message });
+      });
+    }, RATE_LIMIT_LEASE_MS / 3);
+    renewal.unref();
+    let ended: Promise<void> | undefined;
+    const finish = (work: () => Promise<void>) => {
+      clearInterval(renewal);
+      // A database away leaves the row to stop counting as running when its lease ends.
+      return (ended ??= work().catch((error: unknown) => {
+        logEvent("error", "rate_limit_end_failed", { error: (error as Error).message });
+      }));
+    };
+    return {
+      headers,
+      end: (tokens) => finish(() => this.log.end(id, tokens ?? call.tokens)),
+      giveBack: () => finish(() => this.log.give(id)),
+    };
+  }
+
+  /** The 429 of a payer over a limit: which limit, what it used, when to come back. */
+  private refusal(
+    payer: Payer,
+    rule: LimitRule,
+    use: LimitUse,
+    call: LimitedCall,
+    headers: Record<string, string>,
+    now: number,
+  ): ApiError {
+    const who = payer.kind === "key" ? "This prepaid key" : `The wallet ${payer.address}`;
+    const over: string[] = [];
+    let limit = "concurrent";
+    if (rule.concurrent > 0 && use.running + 1 > rule.concurrent) {
+      over.push(`${rule.concurrent} calls at once (${use.running} running)`);
+    }
+    if (rule.tokensPerMinute > 0 && use.tokens + call.tokens > rule.tokensPerMinute) {
+      limit = "tokens";
+      const large =
+        call.tokens > rule.tokensPerMinute
+          ? `; this call alone counts ${call.tokens} (input + max_tokens): ask for fewer`
+          : "";
+      over.push(`${rule.tokensPerMinute} tokens per minute (${use.tokens} counted${large})`);
+    }
+    if (rule.requestsPerMinute > 0 && use.requests + 1 > rule.requestsPerMinute) {
+      limit = "requests";
+      over.push(`${rule.requestsPerMinute} requests per minute`);
+    }
+    this.refused(payer.kind, limit);
+    const retryAfter = limit === "concurrent" ? 1 : retryAfterSeconds(use, now);
+    return new ApiError(
+      "rate_limit_exceeded",
+      `Rate limit reached: ${who} may make ${over.join(" and ")}; retry in ${retryAfter} s. Nothing was charged.`,
+      {
+        headers: { ...headers, "Retry-After": String(retryAfter) },
+      },
+    );
+  }
+}

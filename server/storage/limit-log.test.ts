@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { engines, useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
+import { RATE_LIMIT_WINDOW_MS } from "../../config/limits";
+
+const databases = useTestDatabases();
+
+describe.each(engines)("the rate limits' log on %s", (engine) => {
+  const twoInstances = useTwoInstances(databases, engine);
+  const none = { requestsPerMinute: 0, tokensPerMinute: 0, concurrent: 0 };
+
+  it("admits exactly the requests per minute across instances, and again once the window has moved", async () => {
+    const [first, second] = await twoInstances();
+    const now = Date.now();
+    const rule = { ...none, requestsPerMinute: 30 };
+    const takes = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        [first, second][index % 2]!.limitLog.take(
+          "key:1",
+          rule,
+          { tokens: 0, leaseUntil: now + 1000 },
+          RATE_LIMIT_WINDOW_MS,
+          now,
+        ),
+      ),
+    );
+    const admitted = takes.filter((taken) => taken.id !== undefined);
+    expect(admitted).toHaveLength(30);
+    expect(takes.filter((taken) => taken.id === undefined).every((taken) => taken.use.requests === 30)).toBe(true);
+    expect(admitted.map((taken) => taken.use.requests).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 30 }, (_, index) => index + 1),
+    );
+    // Another subject has its own; a minute later the first has room again.
+    const other = await first.limitLog.take(
+      "key:2",
+      rule,
+      { tokens: 0, leaseUntil: now + 1000 },
+      RATE_LIMIT_WINDOW_MS,
+      now,
+    );
+    expect(other.id).toBeDefined();
+    const later = now + RATE_LIMIT_WINDOW_MS + 1;
+    const again = await second.limitLog.take(
+      "key:1",
+      rule,
+      { tokens: 0, leaseUntil: later + 1000 },
+      RATE_LIMIT_WINDOW_MS,
+      later,
+    );
+    expect(again).toMatchObject({ use: { requests: 1, oldestAt: later } });
+    expect(again.id).toBeDefined();
+  });
+
+  it("counts a call's tokens until it ends with what it used, and its running until it ends or its lease lapses", async () => {
+    const [first, second] = await twoInstances();
+    const now = Date.now();
+    const rule = { ...none, tokensPerMinute: 1000, concurrent: 2 };
+    const call = (tokens: number) => ({ tokens, leaseUntil: now + 5000 });
+    const a = await first.limitLog.take("wallet:0xa", rule, call(600), RATE_LIMIT_WINDOW_MS, now);
+    expect(a).toMatchObject({ use: { tokens: 600, running: 1 } });
+    // 600 + 500 is over the tokens; once the first call ends having used 100, there is room.
+    expect((await second.limitLog.take("wallet:0xa", rule, call(500), RATE_LIMIT_WINDOW_MS, now)).id).toBeUndefined();
+    await first.limitLog.end(a.id!, 100);
+    const b = await second.limitLog.take("wallet:0xa", rule, call(500), RATE_LIMIT_WINDOW_MS, now);
+    expect(b).toMatchObject({ use: { tokens: 600, running: 1 } });
+    const c = await second.limitLog.take("wallet:0xa", rule, call(100), RATE_LIMIT_WINDOW_MS, now);
+    expect(c.use.running).toBe(2);
+    // Two running: a third waits for one to end, or for a lease no one renewed to lapse.
+    expect((await first.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, now)).id).toBeUndefined();
+    await first.limitLog.renew(c.id!, now + 60_000);
+    const afterLease = now + 6000;
+    const d = await first.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, afterLease);
+    expect(d).toMatchObject({ use: { running: 2 } });
+    // A call given back counts nothing: 100 + 500 + 100 and this one's 199.
+    await first.limitLog.give(d.id!);
+    expect(
+      (await first.limitLog.take("wallet:0xa", rule, call(199), RATE_LIMIT_WINDOW_MS, afterLease)).use,
+    ).toMatchObject({
+      tokens: 899,
+      running: 2,
+    });
+  });
+});

@@ -1,0 +1,64 @@
+import type { LimitLog, LimitRule, LimitTake, LimitTaken } from "../../limits/limit-log";
+import type { PostgresDatabase } from "./open-postgres";
+
+type Row = {
+  taken_id: string | null;
+  used_requests: string;
+  used_tokens: string;
+  running: string;
+  oldest: Date | null;
+};
+
+/**
+ * The rate limits' calls on PostgreSQL: a call is admitted by paysvc_take_rate_limit (migration 0014), which takes a
+ * lock per subject before it counts, so concurrent calls of one subject on any instances are admitted one at a time.
+ */
+export class PostgresLimitLog implements LimitLog {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  async take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): Promise<LimitTaken> {
+    const { rows } = await this.database.$client.query<Row>({
+      name: "paysvc_take_rate_limit",
+      text: "select * from paysvc_take_rate_limit($1, $2, $3, $4, $5, $6, $7, $8)",
+      values: [
+        subject,
+        new Date(now),
+        windowMs,
+        rule.requestsPerMinute,
+        rule.tokensPerMinute,
+        rule.concurrent,
+        call.tokens,
+        new Date(call.leaseUntil),
+      ],
+    });
+    const row = rows[0];
+    if (!row) throw new Error("paysvc_take_rate_limit returned no row");
+    return {
+      id: row.taken_id === null ? undefined : Number(row.taken_id),
+      use: {
+        requests: Number(row.used_requests),
+        tokens: Number(row.used_tokens),
+        running: Number(row.running),
+        oldestAt: row.oldest?.getTime(),
+      },
+    };
+  }
+
+  async end(id: number, tokens: number): Promise<void> {
+    await this.database.$client.query("update rate_limit_uses set tokens = $1, lease_until = null where id = $2", [
+      tokens,
+      id,
+    ]);
+  }
+
+  async renew(id: number, leaseUntil: number): Promise<void> {
+    await this.database.$client.query(
+      "update rate_limit_uses set lease_until = $1 where id = $2 and lease_until is not null",
+      [new Date(leaseUntil), id],
+    );
+  }
+
+  async give(id: number): Promise<void> {
+    await this.database.$client.query("delete from rate_limit_uses where id = $1", [id]);
+  }
+}
