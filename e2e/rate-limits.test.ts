@@ -1,0 +1,178 @@
+import { wrapFetchWithPayment } from "@x402/fetch";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
+import { startPostgresStack } from "./support/postgres-stack";
+
+const NETWORK = "eip155:5042";
+const USDC = "0x3600000000000000000000000000000000000000" as const;
+const TOKENS_PER_MINUTE = 20_000;
+
+/**
+ * Rate limits on two app instances over one real PostgreSQL server: a key limited to 30 requests a minute, and a
+ * wallet too, are let through exactly 30 times whichever instance each call reaches, the rest answered 429 before
+ * any work and charged nothing; tokens per minute count each call's reservation.
+ */
+describe("rate limits over two instances on one PostgreSQL", () => {
+  let started: Awaited<ReturnType<typeof startPostgresStack>>;
+  let urls: string[];
+  /** The longest Retry-After a refusal named: after it, the limited payers are served again. */
+  let retryAfter = 0;
+  let refusedAt = 0;
+  beforeAll(async () => {
+    started = await startPostgresStack(NETWORK, {
+      instances: 2,
+      appEnv: {
+        RATE_LIMIT_KEY_RPM: "30",
+        RATE_LIMIT_KEY_TPM: String(TOKENS_PER_MINUTE),
+        RATE_LIMIT_KEY_CONCURRENT: "0",
+        RATE_LIMIT_WALLET_RPM: "30",
+        RATE_LIMIT_WALLET_CONCURRENT: "0",
+      },
+    });
+    urls = started.stack.instances.map((instance) => instance.url);
+  });
+  afterAll(async () => {
+    await started?.remove();
+  });
+
+  const payer = (index: number) => started.stack.payers[index]!;
+  const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  async function buyKey(tokens: number, payerIndex: number): Promise<string> {
+    const pay = wrapFetchWithPayment(fetch, payingClient(started.stack, payer(payerIndex).privateKey, USDC, NETWORK));
+    const response = await pay(`${urls[0]}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens }),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { code: string }).code;
+  }
+  const usedTokens = async (code: string) =>
+    (
+      (await (
+        await fetch(`${urls[1]}/v1/prepaid/status`, { headers: { authorization: `Bearer ${code}` } })
+      ).json()) as {
+        tokens: { used: number; reserved: number };
+      }
+    ).tokens;
+
+  /** What one call came to: its status, headers, and the tokens its usage states. */
+  async function outcome(response: Response) {
+    const body = (await response.json()) as { usage?: { total_tokens: number }; error?: { code: string } };
+    return { status: response.status, headers: response.headers, tokens: body.usage?.total_tokens ?? 0, body };
+  }
+
+  function expectRefusals(outcomes: Awaited<ReturnType<typeof outcome>>[], limit: string, callTokens = 0) {
+    for (const refused of outcomes.filter((each) => each.status === 429)) {
+      expect(refused.body.error?.code).toBe("rate_limit_exceeded");
+      const seconds = Number(refused.headers.get("retry-after"));
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect(seconds).toBeLessThanOrEqual(60);
+      expect(refused.headers.get(`x-ratelimit-limit-${limit}`)).not.toBeNull();
+      // Less left than the call counts: none of the requests, too few of the tokens.
+      const remaining = Number(refused.headers.get(`x-ratelimit-remaining-${limit}`));
+      expect(remaining).toBeLessThan(limit === "requests" ? 1 : callTokens);
+      expect(refused.headers.get(`x-ratelimit-reset-${limit}`)).toMatch(/^\d+s$/);
+      retryAfter = Math.max(retryAfter, seconds);
+    }
+    refusedAt = Date.now();
+  }
+
+  it("serves a key limited to 30 requests a minute exactly 30 of 60 calls at once, and charges it for those", async () => {
+    const code = await buyKey(100_000, 1);
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        post(`${urls[index % 2]}/v1/chat/completions`, chatBody(`key call ${index}`), {
+          authorization: `Bearer ${code}`,
+        }).then(outcome),
+      ),
+    );
+    const served = outcomes.filter((each) => each.status === 200);
+    expect(served).toHaveLength(30);
+    expect(outcomes.filter((each) => each.status === 429)).toHaveLength(30);
+    expectRefusals(outcomes, "requests");
+    for (const each of served) expect(each.headers.get("x-ratelimit-limit-requests")).toBe("30");
+    const charged = served.reduce((sum, each) => sum + each.tokens, 0);
+    expect(await usedTokens(code)).toMatchObject({ used: charged, reserved: 0 });
+    // The official SDK reads the refusal as its RateLimitError, with the headers.
+    const sdk = new OpenAI({ apiKey: code, baseURL: `${urls[0]}/v1`, maxRetries: 0 });
+    const error = await sdk.chat.completions.create(chatBody("one more") as never).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get("x-ratelimit-remaining-requests")).toBe(
+      "0",
+    );
+  });
+
+  it("serves a wallet paying with exact, limited to 30 requests a minute, exactly 30 of 60, and takes 30 payments", async () => {
+    const body = chatBody("wallet call");
+    const price = BigInt((await quoteOf(started.stack, "/v1/chat/completions", body)).accepts[0]!.amount);
+    const pay = wrapFetchWithPayment(fetch, payingClient(started.stack, payer(2).privateKey, USDC, NETWORK));
+    const before = await balanceOf(started.stack, USDC, payer(2).address);
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, index) =>
+        pay(`${urls[index % 2]}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }).then(outcome),
+      ),
+    );
+    expect(outcomes.filter((each) => each.status === 200)).toHaveLength(30);
+    expect(outcomes.filter((each) => each.status === 429)).toHaveLength(30);
+    expectRefusals(outcomes, "requests");
+    expect(before - (await balanceOf(started.stack, USDC, payer(2).address))).toBe(price * 30n);
+    const rows = await started.query<{ status: string; n: string }>(
+      "select status, count(*)::text as n from payments where payer = $1 and resource like '%/v1/chat/completions' group by status order by status",
+      [payer(2).address.toLowerCase()],
+    );
+    expect(rows).toEqual([
+      { status: "not_charged", n: "30" },
+      { status: "settled", n: "30" },
+    ]);
+  });
+
+  it("counts each call's input and output cap against a key's tokens per minute: no more are let in", async () => {
+    const code = await buyKey(100_000, 3);
+    const body = (index: number) => ({
+      ...chatBody(`[paysvc-dev-long] tokens call ${index}`),
+      max_tokens: 2000,
+    });
+    const { input_tokens: input } = (await quoteOf(started.stack, "/v1/chat/completions", body(0))).extensions
+      ?.quote as { input_tokens: number };
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        post(`${urls[index % 2]}/v1/chat/completions`, body(index), { authorization: `Bearer ${code}` }).then(outcome),
+      ),
+    );
+    // Each runs to its cap, so what it counts on ending is what it reserved: exactly this many fit in the minute.
+    const fit = Math.floor(TOKENS_PER_MINUTE / (input + 2000));
+    expect(outcomes.filter((each) => each.status === 200)).toHaveLength(fit);
+    expectRefusals(outcomes, "tokens", input + 2000);
+    expect(await usedTokens(code)).toMatchObject({ used: fit * (input + 2000), reserved: 0 });
+  });
+
+  it("serves the limited key and wallet again once the window has moved", { timeout: 90_000 }, async () => {
+    const code = await buyKey(100_000, 4);
+    const waitMs = refusedAt + retryAfter * 1000 - Date.now();
+    expect(waitMs).toBeLessThanOrEqual(60_000);
+    // A fresh key is limited apart from the one refused above.
+    expect(
+      (await post(`${urls[0]}/v1/chat/completions`, chatBody("fresh"), { authorization: `Bearer ${code}` })).status,
+    ).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, waitMs) + 500));
+    const pay = wrapFetchWithPayment(fetch, payingClient(started.stack, payer(2).privateKey, USDC, NETWORK));
+    const paid = await pay(`${urls[1]}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chatBody("after the reset")),
+    });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("x-ratelimit-remaining-requests")).toBe("29");
+  });
+});
