@@ -19,6 +19,7 @@ import { timedStream } from "./lib/timed-stream";
 import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
 import { channelSection } from "./lib/channel-section";
 import { dialectSection } from "./lib/dialect-section";
+import { limitsSection } from "./lib/limits-section";
 import { claimBenchChannels } from "./lib/channel-claim";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
@@ -371,6 +372,10 @@ try {
   );
   const dialectRuns = { calls: size(400, 4), streams: size(64, 2), rounds: size(4, 1), deltas: DELTAS };
   for (const line of await dialectSection({ stack, ...dialectRuns })) say(line);
+
+  // 14. What the rate limits cost a prepaid call.
+  say("\n## 14. Rate limits: a prepaid call with the key's limits off and on (two app servers, one SQLite file)");
+  for (const line of await limitsSection(stack, size(2000, 10))) say(line);
 
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);

@@ -1,22 +1,18 @@
 import Database from "better-sqlite3";
 import OpenAI from "openai";
-import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { createWalletClient, http, type Abi } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
+import { startFacilitatorProxy } from "./support/facilitator-proxy";
+import { fundedPayer } from "./support/funded-payer";
 import { waitFor } from "../cli/dev-stack/wait-for";
-import { localUsdcAbi } from "../cli/dev-stack/local-chain";
-import { chainFor } from "../networks/viem-chain";
 import {
   balances,
   buyPrepaidCode,
   officialPayment,
-  polygon,
   type PrepaidCode,
   postJson,
   quote,
   stack,
-  usdcBalance,
 } from "./support/payments";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
@@ -385,42 +381,26 @@ describe("purchases that must not leave a usable key", () => {
   });
 
   it("leaves the key void when settlement fails after verification", async () => {
-    // A payer funded for exactly one pack sends several purchases at once: all pass verification, the first
-    // settlement spends the funds, and the others' settlements fail.
-    const body = { model: "vendor-a/gpt-6-luna", tokens: 100_000 };
-    let settlementFailures = 0;
-    for (let attempt = 0; attempt < 3 && settlementFailures === 0; attempt++) {
-      const buyer = generatePrivateKey();
-      const buyerAddress = privateKeyToAccount(buyer).address;
-      const funder = createWalletClient({
-        account: privateKeyToAccount(payer().privateKey),
-        chain: chainFor(polygon, stack().chainRpcUrl),
-        transport: http(stack().chainRpcUrl),
-      });
-      await funder.writeContract({
-        address: polygon.usdc.address,
-        abi: localUsdcAbi as Abi,
-        functionName: "transfer",
-        args: [buyerAddress, 8000n],
-      });
-      const required = await quote("/prepaid/codes", body);
-      const signatures = await Promise.all(Array.from({ length: 6 }, () => officialPayment(buyer, required)));
-      const responses = await Promise.all(
-        signatures.map((signature) => postJson("/prepaid/codes", body, { "PAYMENT-SIGNATURE": signature })),
-      );
-      const results = await Promise.all(
-        responses.map(async (response) => ({ status: response.status, body: await response.json() })),
-      );
-      expect(results.filter((result) => result.status === 201)).toHaveLength(1);
-      expect(await usdcBalance(buyerAddress)).toBe(0n);
-      const failed = results.filter((result) => result.body.error?.code === "settlement_failed");
-      settlementFailures += failed.length;
-      for (const result of results.filter((result) => result.status !== 201)) {
-        expect(result.status).toBe(402);
-        expect(result.body.code).toBeUndefined();
-      }
+    // The payer's funds leave between the facilitator's verify and its settle: the settlement fails.
+    const proxy = await startFacilitatorProxy(stack().facilitatorUrl);
+    const app = await startExtraApp({ FACILITATOR_URL: proxy.url });
+    try {
+      const body = { model: "vendor-a/gpt-6-luna", tokens: 100_000 };
+      const required = await quote("/prepaid/codes", body, app.url);
+      const owner = await fundedPayer(BigInt(required.accepts[0]!.amount));
+      const signature = await officialPayment(owner.key, required);
+      proxy.setMode({ kind: "gate" });
+      const buying = postJson("/prepaid/codes", body, { "PAYMENT-SIGNATURE": signature }, app.url);
+      await proxy.settleAtGate(owner.address);
+      await owner.drain();
+      proxy.openGate();
+      const response = await buying;
+      expect(response.status).toBe(402);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("settlement_failed");
+    } finally {
+      await app.stop();
+      await proxy.stop();
     }
-    expect(settlementFailures).toBeGreaterThan(0);
     const database = new Database(stack().databasePath, { readonly: true });
     const pending = database.prepare("select count(*) as count from prepaid_keys where status = 'pending'").get() as {
       count: number;
@@ -430,7 +410,7 @@ describe("purchases that must not leave a usable key", () => {
     };
     database.close();
     expect(pending.count).toBe(0);
-    expect(voided.count).toBeGreaterThanOrEqual(settlementFailures);
+    expect(voided.count).toBeGreaterThanOrEqual(1);
   });
 });
 

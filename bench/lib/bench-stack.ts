@@ -60,6 +60,11 @@ export async function startBenchStack(upstream: {
         appEnv: {
           CHANNEL_AUTHORIZER_PRIVATE_KEY: devAccount(CHANNEL_AUTHORIZER_ACCOUNT_INDEX).privateKey,
           FACILITATOR_AUTH_HEADER: access.header,
+          // Thousands of calls a minute on one key and one wallet: the limits' own cost is section 14's.
+          RATE_LIMIT_KEY_RPM: "0",
+          RATE_LIMIT_KEY_CONCURRENT: "0",
+          RATE_LIMIT_WALLET_RPM: "0",
+          RATE_LIMIT_WALLET_CONCURRENT: "0",
         },
       },
     );

@@ -10,7 +10,7 @@ type Row = {
 };
 
 /**
- * The rate limits' calls on PostgreSQL: a call is admitted by paysvc_take_rate_limit (migration 0014), which takes a
+ * The rate limits' calls on PostgreSQL: a call is admitted by paysvc_take_rate_limit (migration 0014), and ended or given back by paysvc_end_rate_limit, which keeps the subject's counts, which takes a
  * lock per subject before it counts, so concurrent calls of one subject on any instances are admitted one at a time.
  */
 export class PostgresLimitLog implements LimitLog {
@@ -45,20 +45,17 @@ export class PostgresLimitLog implements LimitLog {
   }
 
   async end(id: number, tokens: number): Promise<void> {
-    await this.database.$client.query("update rate_limit_uses set tokens = $1, lease_until = null where id = $2", [
-      tokens,
-      id,
-    ]);
+    await this.database.$client.query("select paysvc_end_rate_limit($1, $2, false)", [id, tokens]);
   }
 
   async renew(id: number, leaseUntil: number): Promise<void> {
     await this.database.$client.query(
-      "update rate_limit_uses set lease_until = $1 where id = $2 and lease_until is not null",
+      "update rate_limit_calls set lease_until = $1 where id = $2 and lease_until is not null",
       [new Date(leaseUntil), id],
     );
   }
 
   async give(id: number): Promise<void> {
-    await this.database.$client.query("delete from rate_limit_uses where id = $1", [id]);
+    await this.database.$client.query("select paysvc_end_rate_limit($1, 0, true)", [id]);
   }
 }

@@ -84,17 +84,27 @@ export const freeChatRequests = pgTable(
   (table) => [index("free_chat_requests_address_at_idx").on(table.address, table.at)],
 );
 
-export const rateLimitUses = pgTable(
-  "rate_limit_uses",
+export const rateLimitCalls = pgTable(
+  "rate_limit_calls",
   {
     id: count("id").primaryKey().generatedAlwaysAsIdentity(),
     key: text("key").notNull(),
     at: at("at").notNull(),
     tokens: count("tokens").notNull().default(0),
     leaseUntil: at("lease_until"),
+    counted: boolean("counted").notNull().default(true),
   },
-  (table) => [index("rate_limit_uses_key_at_idx").on(table.key, table.at)],
+  (table) => [
+    index("rate_limit_calls_key_at_idx").on(table.key, table.at),
+    index("rate_limit_calls_key_lease_idx").on(table.key, table.leaseUntil),
+  ],
 );
+
+export const rateLimitCounts = pgTable("rate_limit_counts", {
+  key: text("key").primaryKey(),
+  requests: count("requests").notNull().default(0),
+  tokens: count("tokens").notNull().default(0),
+});
 
 export const quoteHolds = pgTable(
   "quote_holds",

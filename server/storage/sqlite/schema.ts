@@ -113,22 +113,36 @@ export const freeChatRequests = sqliteTable(
 );
 
 /**
- * What each rate-limited subject (a prepaid key, a paying wallet) did lately, one row per admitted call: when it
- * started (ms), the tokens it counts against a tokens-per-minute limit (its reservation, then what it was charged),
- * and while it runs, until when it counts as concurrent (`lease_until`, ms: renewed while it runs, null once it
- * ended). A row is inserted only if every limit still has room, in one transaction.
+ * The calls of each rate-limited subject (a prepaid key, a paying wallet): one row per admitted call, when it started
+ * (ms), the tokens it counts (its reservation, then what it was charged), and while it runs, until when it counts
+ * as running (`lease_until`, ms: renewed while it runs, null once it ended). `counted` is 1 while the call is within
+ * the window and so in its subject's `rate_limit_counts`; a row leaves once neither counted nor running.
  */
-export const rateLimitUses = sqliteTable(
-  "rate_limit_uses",
+export const rateLimitCalls = sqliteTable(
+  "rate_limit_calls",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     key: text("key").notNull(),
     at: integer("at").notNull(),
     tokens: integer("tokens").notNull().default(0),
     leaseUntil: integer("lease_until"),
+    counted: integer("counted").notNull().default(1),
   },
-  (table) => [index("rate_limit_uses_key_at_idx").on(table.key, table.at)],
+  (table) => [
+    index("rate_limit_calls_key_at_idx").on(table.key, table.at),
+    index("rate_limit_calls_key_lease_idx").on(table.key, table.leaseUntil),
+  ],
 );
+
+/**
+ * What each subject's calls within the window add up to (requests and tokens), kept with them in each transaction,
+ * so that admitting a call reads one row instead of counting the window.
+ */
+export const rateLimitCounts = sqliteTable("rate_limit_counts", {
+  key: text("key").primaryKey(),
+  requests: integer("requests").notNull().default(0),
+  tokens: integer("tokens").notNull().default(0),
+});
 
 /**
  * Quotes whose price moves (live settlement gas), held for their lifetime so that the signed retry, at any

@@ -1,15 +1,17 @@
-import type Database from "better-sqlite3";
 import type { LimitLog, LimitRule, LimitTake, LimitTaken } from "../../limits/limit-log";
+import { GroupCommit } from "./group-commit";
 import type { SqliteDatabase } from "./open-sqlite";
 
-type Counted = { requests: number; tokens: number | null; running: number; oldest: number | null };
+type Counts = { requests: number; tokens: number };
 
 /**
- * The rate limits' calls on SQLite: admitting one is one IMMEDIATE transaction (SQLite's single writer, across
- * processes too), which drops the subject's rows that count no more, counts the rest and inserts the call only if
- * every limit has room.
+ * The rate limits' calls on SQLite: admitting, ending or giving back a call is one write of the process's group
+ * commit (one IMMEDIATE transaction per turn of the event loop: SQLite's single writer, across processes too).
+ * Admitting takes the calls that left the window out of the subject's counts, reads them (one row) and the calls
+ * running, and inserts the call only if every limit has room.
  */
 export class SqliteLimitLog implements LimitLog {
+  private readonly group: GroupCommit;
   private readonly admit: (
     subject: string,
     rule: LimitRule,
@@ -17,65 +19,90 @@ export class SqliteLimitLog implements LimitLog {
     windowMs: number,
     now: number,
   ) => LimitTaken;
-  private readonly ended: Database.Statement<[number, number]>;
-  private readonly renewed: Database.Statement<[number, number]>;
-  private readonly given: Database.Statement<[number]>;
+  private readonly finish: (id: number, tokens: number, give: boolean) => void;
+  private readonly renewed: (id: number, leaseUntil: number) => void;
 
   constructor(database: SqliteDatabase) {
     const client = database.$client;
-    const stale = client.prepare<[string, number, number]>(
-      "delete from rate_limit_uses where key = ? and at <= ? and (lease_until is null or lease_until <= ?)",
+    this.group = new GroupCommit(client);
+    const leaving = client.prepare<[string, number], { tokens: number }>(
+      "update rate_limit_calls set counted = 0 where key = ? and at <= ? and counted = 1 returning tokens",
     );
-    const counted = client.prepare<[number, number, number, number, string], Counted>(
-      `select count(*) filter (where at > ?) as requests, sum(tokens) filter (where at > ?) as tokens,
-         count(*) filter (where lease_until > ?) as running, min(at) filter (where at > ?) as oldest
-       from rate_limit_uses where key = ?`,
+    const gone = client.prepare<[string, number, number]>(
+      "delete from rate_limit_calls where key = ? and at <= ? and counted = 0 and (lease_until is null or lease_until <= ?)",
+    );
+    const counts = client.prepare<[string, number, number], Counts>(
+      `insert into rate_limit_counts (key, requests, tokens) values (?, 0, 0)
+       on conflict (key) do update set requests = requests - ?, tokens = tokens - ?
+       returning requests, tokens`,
+    );
+    const running = client.prepare<[string, number], { running: number }>(
+      "select count(*) as running from rate_limit_calls where key = ? and lease_until > ?",
+    );
+    const oldest = client.prepare<[string, number], { at: number }>(
+      "select at from rate_limit_calls where key = ? and at > ? order by at limit 1",
     );
     const insert = client.prepare<[string, number, number, number]>(
-      "insert into rate_limit_uses (key, at, tokens, lease_until) values (?, ?, ?, ?)",
+      "insert into rate_limit_calls (key, at, tokens, lease_until) values (?, ?, ?, ?)",
     );
-    this.ended = client.prepare("update rate_limit_uses set tokens = ?, lease_until = null where id = ?");
-    this.renewed = client.prepare(
-      "update rate_limit_uses set lease_until = ? where id = ? and lease_until is not null",
+    const count = client.prepare<[number, number, string]>(
+      "update rate_limit_counts set requests = requests + ?, tokens = tokens + ? where key = ?",
     );
-    this.given = client.prepare("delete from rate_limit_uses where id = ?");
-    const transaction = client.transaction(
-      (subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): LimitTaken => {
-        const since = now - windowMs;
-        stale.run(subject, since, now);
-        const row = counted.get(since, since, now, since, subject);
-        const use = {
-          requests: row?.requests ?? 0,
-          tokens: row?.tokens ?? 0,
-          running: row?.running ?? 0,
-          oldestAt: row?.oldest ?? undefined,
-        };
-        const over =
-          (rule.requestsPerMinute > 0 && use.requests + 1 > rule.requestsPerMinute) ||
-          (rule.tokensPerMinute > 0 && use.tokens + call.tokens > rule.tokensPerMinute) ||
-          (rule.concurrent > 0 && use.running + 1 > rule.concurrent);
-        if (over) return { id: undefined, use };
-        const { lastInsertRowid } = insert.run(subject, now, call.tokens, call.leaseUntil);
-        const admitted = { requests: use.requests + 1, tokens: use.tokens + call.tokens, running: use.running + 1 };
-        return { id: Number(lastInsertRowid), use: { ...admitted, oldestAt: use.oldestAt ?? now } };
-      },
+    this.admit = (subject, rule, call, windowMs, now) => {
+      const since = now - windowMs;
+      const left = leaving.all(subject, since);
+      gone.run(subject, since, now);
+      const leftTokens = left.reduce((sum, row) => sum + row.tokens, 0);
+      const counted = counts.get(subject, left.length, leftTokens)!;
+      const use = {
+        requests: counted.requests,
+        tokens: counted.tokens,
+        running: running.get(subject, now)!.running,
+        oldestAt: oldest.get(subject, since)?.at,
+      };
+      const over =
+        (rule.requestsPerMinute > 0 && use.requests + 1 > rule.requestsPerMinute) ||
+        (rule.tokensPerMinute > 0 && use.tokens + call.tokens > rule.tokensPerMinute) ||
+        (rule.concurrent > 0 && use.running + 1 > rule.concurrent);
+      if (over) return { id: undefined, use };
+      const { lastInsertRowid } = insert.run(subject, now, call.tokens, call.leaseUntil);
+      count.run(1, call.tokens, subject);
+      const admitted = { requests: use.requests + 1, tokens: use.tokens + call.tokens, running: use.running + 1 };
+      return { id: Number(lastInsertRowid), use: { ...admitted, oldestAt: use.oldestAt ?? now } };
+    };
+    const find = client.prepare<[number], { key: string; tokens: number; counted: number }>(
+      "select key, tokens, counted from rate_limit_calls where id = ?",
     );
-    this.admit = (...args) => transaction.immediate(...args);
+    const drop = client.prepare<[number]>("delete from rate_limit_calls where id = ?");
+    const ended = client.prepare<[number, number]>(
+      "update rate_limit_calls set tokens = ?, lease_until = null where id = ?",
+    );
+    this.finish = (id, tokens, give) => {
+      const call = find.get(id);
+      if (!call) return;
+      if (give || call.counted === 0) drop.run(id);
+      else ended.run(tokens, id);
+      if (call.counted === 1) count.run(give ? -1 : 0, (give ? 0 : tokens) - call.tokens, call.key);
+    };
+    const renew = client.prepare<[number, number]>(
+      "update rate_limit_calls set lease_until = ? where id = ? and lease_until is not null",
+    );
+    this.renewed = (id, leaseUntil) => void renew.run(leaseUntil, id);
   }
 
-  async take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number) {
-    return this.admit(subject, rule, call, windowMs, now);
+  take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): Promise<LimitTaken> {
+    return this.group.run(() => this.admit(subject, rule, call, windowMs, now));
   }
 
-  async end(id: number, tokens: number): Promise<void> {
-    this.ended.run(tokens, id);
+  end(id: number, tokens: number): Promise<void> {
+    return this.group.run(() => this.finish(id, tokens, false));
   }
 
-  async renew(id: number, leaseUntil: number): Promise<void> {
-    this.renewed.run(leaseUntil, id);
+  renew(id: number, leaseUntil: number): Promise<void> {
+    return this.group.run(() => this.renewed(id, leaseUntil));
   }
 
-  async give(id: number): Promise<void> {
-    this.given.run(id);
+  give(id: number): Promise<void> {
+    return this.group.run(() => this.finish(id, 0, true));
   }
 }
