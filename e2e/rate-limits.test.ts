@@ -43,16 +43,20 @@ describe("rate limits over two instances on one PostgreSQL", () => {
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify(body),
     });
-  async function buyKey(tokens: number, payerIndex: number): Promise<string> {
+  async function buyKey(tokens: number, payerIndex: number, limits?: Record<string, unknown>): Promise<string> {
     const pay = wrapFetchWithPayment(fetch, payingClient(started.stack, payer(payerIndex).privateKey, USDC, NETWORK));
     const response = await pay(`${urls[0]}/prepaid/codes`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens }),
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens, limits }),
     });
     expect(response.status).toBe(201);
     return ((await response.json()) as { code: string }).code;
   }
+  const keyStatus = async (code: string) =>
+    (await (await fetch(`${urls[1]}/v1/prepaid/status`, { headers: { authorization: `Bearer ${code}` } })).json()) as {
+      limits: Record<string, number | null>;
+    };
   const usedTokens = async (code: string) =>
     (
       (await (
@@ -155,6 +159,35 @@ describe("rate limits over two instances on one PostgreSQL", () => {
     expect(outcomes.filter((each) => each.status === 200)).toHaveLength(fit);
     expectRefusals(outcomes, "tokens", input + 2000);
     expect(await usedTokens(code)).toMatchObject({ used: fit * (input + 2000), reserved: 0 });
+  });
+
+  it("keeps the lower limits a key's buyer asked for, shows them, and refuses limits it cannot read", async () => {
+    const code = await buyKey(100_000, 5, { requests_per_minute: 5, concurrent: 2 });
+    expect((await keyStatus(code)).limits).toEqual({
+      requests_per_minute: 5,
+      tokens_per_minute: TOKENS_PER_MINUTE,
+      concurrent: 2,
+    });
+    const statuses: number[] = [];
+    for (let index = 0; index < 6; index++) {
+      const response = await post(`${urls[index % 2]}/v1/chat/completions`, chatBody(`own limit ${index}`), {
+        authorization: `Bearer ${code}`,
+      });
+      await response.text();
+      statuses.push(response.status);
+      if (response.status === 200) expect(response.headers.get("x-ratelimit-limit-requests")).toBe("5");
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // Limits that are not positive integers, or that it does not know, are refused before any payment.
+    for (const limits of [{ requests_per_minute: 0 }, { concurrent: "2" }, { per_day: 5 }]) {
+      const response = await post(`${urls[0]}/prepaid/codes`, {
+        model: "vendor-a/gpt-6-luna",
+        tokens: 100_000,
+        limits,
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { param: string } }).error.param).toMatch(/^limits/);
+    }
   });
 
   it("serves the limited key and wallet again once the window has moved", { timeout: 90_000 }, async () => {

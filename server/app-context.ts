@@ -148,7 +148,9 @@ export async function createAppContext(
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: freeChatWindows(storage.windowLog),
     freeEmbeddingsWindows: freeEmbeddingsWindows(storage.windowLog, config.freeEmbeddings),
-    limits: new RateLimiter(storage.limitLog, config.rateLimits, (payer, limit) => metrics.rateLimited(payer, limit)),
+    limits: new RateLimiter(storage.limitLog, config.rateLimits, prepaidKeys, (payer, limit) =>
+      metrics.rateLimited(payer, limit),
+    ),
     metrics,
     drain,
     writes,

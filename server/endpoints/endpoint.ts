@@ -46,7 +46,7 @@ export interface FreeEndpoint extends EndpointBase {
 }
 
 /** What the paid work reaches: the providers, the configuration (the catalog, the origin), the prepaid keys. */
-export type WorkContext = Pick<AppContext, "config" | "providers" | "prepaidKeys">;
+export type WorkContext = Pick<AppContext, "config" | "providers" | "prepaidKeys" | "limits">;
 
 /** A paid endpoint: parse, quote, then the work the billing wrapper runs once the payment is authorized. */
 export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {

@@ -4,6 +4,10 @@ import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { limitHeaders, retryAfterSeconds } from "./limit-headers";
 import type { LimitLog, LimitRule, LimitUse } from "./limit-log";
+import { keyRule, parseKeyLimits, type KeyLimits } from "./key-limits";
+
+/** How many keys' own limits a process keeps read; beyond, it starts again (each is one query to read). */
+const ASKED_KEYS_KEPT = 10_000;
 
 /** Who pays for a call: a prepaid key (its id) or a paying wallet (its address, lower case). */
 export type Payer = { kind: "key"; id: string } | { kind: "wallet"; address: string };
@@ -29,20 +33,34 @@ export interface LimitedCall {
  * OpenAI's x-ratelimit-* headers. A payer whose limits are all 0 costs nothing here.
  */
 export class RateLimiter {
+  /** The limits each key's buyer asked for, by key id: they never change, so each is read once per process. */
+  private readonly askedByKey = new Map<string, KeyLimits | undefined>();
+
   constructor(
     private readonly log: LimitLog,
     private readonly settings: RateLimitSettings,
+    private readonly keys: { limitsOf(keyId: number): Promise<string | null | undefined> },
     private readonly refused: (payer: Payer["kind"], limit: string) => void = () => {},
   ) {}
 
-  /** The limits in force for a payer. */
-  ruleFor(payer: Payer): LimitRule {
-    return this.settings[payer.kind];
+  /** The deployment's limits for keys, tightened by what a key's buyer asked for. */
+  keyRuleWith(asked: KeyLimits | undefined): LimitRule {
+    return keyRule(this.settings.key, asked);
+  }
+
+  /** The limits in force for a payer: a wallet's are the deployment's; a key's, lowered where its buyer asked. */
+  private async ruleFor(payer: Payer): Promise<LimitRule> {
+    if (payer.kind === "wallet") return this.settings.wallet;
+    if (!this.askedByKey.has(payer.id)) {
+      if (this.askedByKey.size >= ASKED_KEYS_KEPT) this.askedByKey.clear();
+      this.askedByKey.set(payer.id, parseKeyLimits(await this.keys.limitsOf(Number(payer.id))));
+    }
+    return this.keyRuleWith(this.askedByKey.get(payer.id));
   }
 
   async admit(payer: Payer | undefined, call: LimitedCall, now = Date.now()): Promise<Admission | undefined> {
     if (!payer) return undefined;
-    const rule = this.ruleFor(payer);
+    const rule = await this.ruleFor(payer);
     if (rule.requestsPerMinute === 0 && rule.tokensPerMinute === 0 && rule.concurrent === 0) return undefined;
     const subject = payer.kind === "key" ? `key:${payer.id}` : `wallet:${payer.address}`;
     const leaseUntil = () => Date.now() + RATE_LIMIT_LEASE_MS;

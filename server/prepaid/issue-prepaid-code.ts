@@ -4,6 +4,7 @@ import type { PreparedAnswer } from "../billing/payment-method";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { newPrepaidCode } from "./prepaid-code";
+import { describeRule, type KeyLimits } from "../limits/key-limits";
 
 /**
  * A new prepaid key, bought with the verified payment `nonce`. The order keeps every outcome safe: verify, write
@@ -11,8 +12,8 @@ import { newPrepaidCode } from "./prepaid-code";
  * nothing is left to write once the payment is taken; a settlement that fails voids the key.
  */
 export async function issuePrepaidCode(
-  context: Pick<AppContext, "prepaidKeys">,
-  purchase: { model: ChatModel; tokens: number },
+  context: Pick<AppContext, "prepaidKeys" | "limits">,
+  purchase: { model: ChatModel; tokens: number; limits?: KeyLimits },
   nonce: string,
   apiBase: string,
 ): Promise<PreparedAnswer> {
@@ -20,7 +21,7 @@ export async function issuePrepaidCode(
   const { model, tokens } = purchase;
   let keyId: number;
   try {
-    keyId = await context.prepaidKeys.issue(code, model.id, tokens, nonce);
+    keyId = await context.prepaidKeys.issue(code, model.id, tokens, nonce, purchase.limits);
   } catch (error) {
     logEvent("error", "prepaid_key_store_failed", { error: (error as Error).message });
     throw new ApiError("service_unavailable", "prepaid key issuer unavailable; nothing was charged");
@@ -35,6 +36,7 @@ export async function issuePrepaidCode(
       tokens: { total: tokens, remaining: tokens },
       api_base: apiBase,
       status_url: `${apiBase}/prepaid/status`,
+      limits: describeRule(context.limits.keyRuleWith(purchase.limits)),
     },
     onUnsettled: async () => {
       try {

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { PrepaidKeyStatus } from "../storage/payment-status";
 import { hashPrepaidCode } from "./prepaid-code";
+import type { KeyLimits } from "../limits/key-limits";
 
 export interface PrepaidKey {
   id: number;
@@ -9,6 +10,8 @@ export interface PrepaidKey {
   totalTokens: number;
   usedTokens: number;
   status: PrepaidKeyStatus;
+  /** The rate limits its buyer asked for, as stored (JSON), if any (limits/key-limits.ts). */
+  limits: string | null;
 }
 
 /** Tokens held for one call: `keyId` and `id` name it, for extending and settling it. */
@@ -55,7 +58,15 @@ export interface PrepaidKeyStore {
    * A new key, usable at once by whoever holds its code. Written before its payment settles: the code is only
    * revealed after, so nothing is left to write once the payment is taken, and a failed settlement voids it.
    */
-  issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number>;
+  issue(
+    code: string,
+    model: string,
+    totalTokens: number,
+    paymentNonce: string | undefined,
+    limits?: KeyLimits,
+  ): Promise<number>;
+  /** The rate limits a key's buyer asked for, as stored (JSON), if any; undefined for no such key. */
+  limitsOf(keyId: number): Promise<string | null | undefined>;
   /** A key whose payment never settled: void for good (its code was never given out, so it was never used). */
   voidUnpaid(id: number): Promise<void>;
   /**
@@ -88,7 +99,13 @@ export interface PrepaidKeyStore {
 }
 
 /** The row a new key is, on both engines: active, stored by its code's hash only. */
-export function newKeyValues(code: string, model: string, totalTokens: number, paymentNonce: string | undefined) {
+export function newKeyValues(
+  code: string,
+  model: string,
+  totalTokens: number,
+  paymentNonce: string | undefined,
+  limits: KeyLimits | undefined,
+) {
   const now = new Date();
   return {
     codeHash: hashPrepaidCode(code),
@@ -96,6 +113,7 @@ export function newKeyValues(code: string, model: string, totalTokens: number, p
     totalTokens,
     status: "active" as const,
     paymentNonce,
+    limits: limits && Object.keys(limits).length > 0 ? JSON.stringify(limits) : null,
     createdAt: now,
     updatedAt: now,
   };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { parseOrThrow, requireJsonObject } from "../validation";
+import { keyLimitsSchema, type KeyLimits } from "../limits/key-limits";
 
 const TOKENS_RULE = `an integer from ${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} in steps of ${prepaidPacks.stepTokens}`;
 
@@ -22,7 +23,7 @@ export function purchaseRequests(catalog: ModelCatalog) {
     const body = value === undefined && withDefaults ? {} : value;
     requireJsonObject(body);
     const purchase = parseOrThrow(schema, withDefaults ? { ...defaults, ...body } : body);
-    return { model: findChatModel(catalog, purchase.model)!, tokens: purchase.tokens };
+    return { model: findChatModel(catalog, purchase.model)!, tokens: purchase.tokens, limits: purchase.limits };
   };
   return { schema, parse };
 }
@@ -36,9 +37,12 @@ const purchaseFields = (model: z.ZodType<string>) =>
       .min(prepaidPacks.minTokens, `must be ${TOKENS_RULE}`)
       .max(prepaidPacks.maxTokens, `must be ${TOKENS_RULE}`)
       .multipleOf(prepaidPacks.stepTokens, `must be ${TOKENS_RULE}`),
+    // Lower rate limits for the key than the deployment's (each optional); higher ones change nothing.
+    limits: keyLimitsSchema.optional(),
   });
 
 export interface PrepaidPurchase {
   model: ChatModel;
   tokens: number;
+  limits?: KeyLimits;
 }

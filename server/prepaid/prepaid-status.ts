@@ -2,11 +2,15 @@ import type { AppContext } from "../app-context";
 import { ApiError } from "../errors";
 import { bearerToken } from "../http/bearer-token";
 import { unknownPrepaidKey } from "./prepaid-code";
+import { describeRule, parseKeyLimits } from "../limits/key-limits";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 /** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
-export async function prepaidStatus(context: Pick<AppContext, "prepaidKeys">, request: ApiRequest): Promise<ApiAnswer> {
+export async function prepaidStatus(
+  context: Pick<AppContext, "prepaidKeys" | "limits">,
+  request: ApiRequest,
+): Promise<ApiAnswer> {
   const code = bearerToken(request);
   if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
   const key = await context.prepaidKeys.findByCode(code);
@@ -19,6 +23,8 @@ export async function prepaidStatus(context: Pick<AppContext, "prepaidKeys">, re
       reason: valid ? "active" : "disabled",
       model: key.model,
       tokens: { total: balance.total, used: balance.used, reserved: balance.reserved, remaining: balance.remaining },
+      // The rate limits in force for the key: the deployment's, or lower ones its buyer asked for (null: none).
+      limits: describeRule(context.limits.keyRuleWith(parseKeyLimits(key.limits))),
     },
     { headers: { "Cache-Control": "no-store" } },
   );

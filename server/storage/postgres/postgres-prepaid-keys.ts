@@ -1,3 +1,4 @@
+import type { KeyLimits } from "../../limits/key-limits";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
@@ -36,10 +37,16 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
     return rows[0]!;
   }
 
-  async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {
+  async issue(
+    code: string,
+    model: string,
+    totalTokens: number,
+    paymentNonce: string | undefined,
+    limits?: KeyLimits,
+  ): Promise<number> {
     const [row] = await this.database
       .insert(prepaidKeys)
-      .values(newKeyValues(code, model, totalTokens, paymentNonce))
+      .values(newKeyValues(code, model, totalTokens, paymentNonce, limits))
       .returning({ id: prepaidKeys.id });
     if (!row) throw new Error("prepaid key insert returned no row");
     return row.id;
@@ -61,12 +68,20 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
     return voided.length > 0;
   }
 
+  async limitsOf(keyId: number): Promise<string | null | undefined> {
+    const { rows } = await this.database.$client.query<{ limits: string | null }>(
+      "select limits from prepaid_keys where id = $1",
+      [keyId],
+    );
+    return rows[0] ? rows[0].limits : undefined;
+  }
+
   async findByCode(code: string): Promise<PrepaidKey | undefined> {
     const codeHash = hashPrepaidCode(code);
     const { rows } = await this.database.$client.query<PrepaidKey>({
       name: "paysvc_key_by_code",
       text: `select id::float8 as "id", code_hash as "codeHash", model, total_tokens::float8 as "totalTokens",
-        used_tokens::float8 as "usedTokens", status from prepaid_keys where code_hash = $1`,
+        used_tokens::float8 as "usedTokens", status, limits from prepaid_keys where code_hash = $1`,
       values: [codeHash],
     });
     const [key] = rows;

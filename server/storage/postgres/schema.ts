@@ -57,6 +57,7 @@ export const prepaidKeys = pgTable("prepaid_keys", {
   reservedTokens: count("reserved_tokens").notNull().default(0),
   status: text("status", { enum: prepaidKeyStatuses }).notNull(),
   paymentNonce: text("payment_nonce"),
+  limits: text("limits"),
   createdAt: at("created_at").notNull(),
   updatedAt: at("updated_at").notNull(),
 });

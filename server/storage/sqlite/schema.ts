@@ -72,6 +72,8 @@ export const prepaidKeys = sqliteTable("prepaid_keys", {
   reservedTokens: integer("reserved_tokens").notNull().default(0),
   status: text("status", { enum: prepaidKeyStatuses }).notNull(),
   paymentNonce: text("payment_nonce"),
+  /** The rate limits its buyer asked for (JSON: requests_per_minute, tokens_per_minute, concurrent), if any. */
+  limits: text("limits"),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 });

@@ -1,3 +1,4 @@
+import type { KeyLimits } from "../../limits/key-limits";
 import type Database from "better-sqlite3";
 import { and, eq, inArray } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
@@ -42,8 +43,8 @@ const statements = {
   remaining: `select max(0, total_tokens - used_tokens - reserved_tokens) from prepaid_keys where id = :keyId`,
   balance: `select total_tokens as total, used_tokens as used, reserved_tokens as reserved
     from prepaid_keys where id = :keyId`,
-  byCodeHash: `select id, code_hash as codeHash, model, total_tokens as totalTokens, used_tokens as usedTokens, status
-    from prepaid_keys where code_hash = :codeHash`,
+  byCodeHash: `select id, code_hash as codeHash, model, total_tokens as totalTokens, used_tokens as usedTokens, status,
+    limits from prepaid_keys where code_hash = :codeHash`,
   anyExpired: `select 1 from prepaid_reservations where key_id = :keyId and expires_at <= :now limit 1`,
   /** Takes what the expired reservations of the keys chosen by `which` hold off their counts; then `sweep`. */
   release: (which: string) => `update prepaid_keys set reserved_tokens = reserved_tokens - (
@@ -140,14 +141,29 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
     return statement.get({ since: since.getTime() })!;
   }
 
-  async issue(code: string, model: string, totalTokens: number, paymentNonce: string | undefined): Promise<number> {
+  async issue(
+    code: string,
+    model: string,
+    totalTokens: number,
+    paymentNonce: string | undefined,
+    limits?: KeyLimits,
+  ): Promise<number> {
     const [row] = this.database
       .insert(prepaidKeys)
-      .values(newKeyValues(code, model, totalTokens, paymentNonce))
+      .values(newKeyValues(code, model, totalTokens, paymentNonce, limits))
       .returning({ id: prepaidKeys.id })
       .all();
     if (!row) throw new Error("prepaid key insert returned no row");
     return row.id;
+  }
+
+  async limitsOf(keyId: number): Promise<string | null | undefined> {
+    const row = this.database
+      .select({ limits: prepaidKeys.limits })
+      .from(prepaidKeys)
+      .where(eq(prepaidKeys.id, keyId))
+      .get();
+    return row ? row.limits : undefined;
   }
 
   async voidUnpaid(id: number): Promise<void> {

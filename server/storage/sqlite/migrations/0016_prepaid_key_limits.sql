@@ -1,0 +1,1 @@
+ALTER TABLE `prepaid_keys` ADD `limits` text;
