@@ -1,3 +1,4 @@
+import { limitFields } from "../rate-limits";
 import { z } from "zod";
 import { chatLimits } from "../limits";
 import { catalogKinds, providerApis } from "./model-catalog";
@@ -116,6 +117,8 @@ const entry = z.discriminatedUnion(
       prices: z.strictObject({ input_per_1m: price, output_per_1m: price }),
       limits: chatModelLimits.optional(),
       aliases: aliases.optional(),
+      // This model's own rate limits, in place of the deployment's (RATE_LIMIT_*) for its calls; 0 turns one off.
+      rate_limits: z.strictObject({ key: limitFields(0).optional(), wallet: limitFields(0).optional() }).optional(),
     }),
     z.strictObject({
       ...sold,

@@ -413,3 +413,20 @@ describe("aliases of a chat model", () => {
     ]);
   });
 });
+
+describe("a chat model's own rate limits", () => {
+  it("are read for keys and wallets, and refused when not whole numbers of a known limit", () => {
+    const rateLimits = { key: { tokens_per_minute: 50_000 }, wallet: { requests_per_minute: 120, concurrent: 0 } };
+    const catalog = loadCatalog(
+      source({ file: file({ extends: "default", models: [chat("house/coder", { rate_limits: rateLimits })] }) }),
+    );
+    expect(findChatModel(catalog, "house/coder")?.rateLimits).toEqual(rateLimits);
+    expect(findChatModel(catalog, "vendor-a/gpt-6-luna")?.rateLimits).toBeUndefined();
+    const bad = { key: { requests_per_minute: -1 }, wallet: { per_day: 5 } };
+    const path = file({ extends: "default", models: [chat("house/coder", { rate_limits: bad })] });
+    expect(problems({ file: path })).toEqual([
+      expect.stringContaining("models[0].rate_limits.key.requests_per_minute"),
+      expect.stringContaining("models[0].rate_limits.wallet"),
+    ]);
+  });
+});

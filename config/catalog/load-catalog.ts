@@ -220,6 +220,7 @@ function merged(base: ModelCatalog | undefined, models: readonly CatalogEntry[],
     contextTokens: model.limits?.context_tokens ?? DEFAULT_CONTEXT_TOKENS,
     maxOutputTokens: model.limits?.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     ...(model.aliases?.length ? { aliases: model.aliases } : {}),
+    ...(model.rate_limits ? { rateLimits: model.rate_limits } : {}),
     routes: routes(model),
   }));
   const images = of("image").map((model) => ({

@@ -1,3 +1,5 @@
+import type { LimitFields } from "../rate-limits";
+
 /**
  * The catalog in force: every model the deployment sells or serves free, its prices and limits, and the ordered
  * routes (providers) that serve it. Every price the service quotes, lists or documents is computed from it. Prices
@@ -45,6 +47,8 @@ export interface ChatModel extends SoldModel {
   maxOutputTokens: number;
   /** Other names callers may send for it (the catalog's `aliases`): a call naming one is a call of this model. */
   aliases?: readonly string[];
+  /** Its own rate limits for keys and wallets (the catalog's `rate_limits`), in place of the deployment's. */
+  rateLimits?: { key?: LimitFields; wallet?: LimitFields };
 }
 
 /** An image model: the price per image, the same for each of its sizes (USD, before the settlement overhead). */

@@ -64,7 +64,10 @@ export async function billRequest(
     let admission: Admission | undefined;
     try {
       // Over a rate limit of its payer, the call is refused before any work: the session takes nothing.
-      admission = await context.limits.admit(session.grant.payer, { tokens: limitedTokens(quote) });
+      admission = await context.limits.admit(session.grant.payer, {
+        tokens: limitedTokens(quote),
+        model: quote.tokens?.model,
+      });
       prepared = await endpoint.work(context, parsed, session.grant, request);
     } catch (error) {
       // The session throws what to answer instead, or answers the payment's refusal given while the work ran.

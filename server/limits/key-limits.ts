@@ -1,16 +1,10 @@
-import { z } from "zod";
+import { limitFields, type LimitFields } from "../../config/rate-limits";
 import type { LimitRule } from "./limit-log";
 
 /** The limits a key's buyer asked for at purchase, each optional: lower than the deployment's, they apply. */
-export const keyLimitsSchema = z
-  .object({
-    requests_per_minute: z.number().int().min(1).max(1_000_000).optional(),
-    tokens_per_minute: z.number().int().min(1).max(1_000_000_000).optional(),
-    concurrent: z.number().int().min(1).max(10_000).optional(),
-  })
-  .strict();
+export const keyLimitsSchema = limitFields(1);
 
-export type KeyLimits = z.infer<typeof keyLimitsSchema>;
+export type KeyLimits = LimitFields;
 
 /** A key's stored limits (a JSON column), or none. */
 export function parseKeyLimits(stored: string | null | undefined): KeyLimits | undefined {

@@ -1,5 +1,6 @@
 import { RATE_LIMIT_LEASE_MS, RATE_LIMIT_WINDOW_MS } from "../../config/limits";
-import type { RateLimitSettings } from "../../config/rate-limits";
+import { withFields, type RateLimitSettings } from "../../config/rate-limits";
+import type { ChatModel } from "../../config/catalog/model-catalog";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { limitHeaders, retryAfterSeconds } from "./limit-headers";
@@ -21,9 +22,11 @@ export interface Admission {
   giveBack(): Promise<void>;
 }
 
-/** What a call counts against a tokens-per-minute limit until it ends: its input and output cap. */
+/** A call to admit: what it counts against a tokens-per-minute limit until it ends (its input and output cap), and
+ * the chat model it calls, whose own limits replace the deployment's. */
 export interface LimitedCall {
   tokens: number;
+  model?: ChatModel;
 }
 
 /**
@@ -48,21 +51,34 @@ export class RateLimiter {
     return keyRule(this.settings.key, asked);
   }
 
-  /** The limits in force for a payer: a wallet's are the deployment's; a key's, lowered where its buyer asked. */
-  private async ruleFor(payer: Payer): Promise<LimitRule> {
-    if (payer.kind === "wallet") return this.settings.wallet;
+  /**
+   * The limits in force for a payer's call: the deployment's, or the model's own where the catalog sets them; a
+   * key's lowered where its buyer asked.
+   */
+  private async ruleFor(payer: Payer, model: ChatModel | undefined): Promise<LimitRule> {
+    const rule = withFields(this.settings[payer.kind], model?.rateLimits?.[payer.kind]);
+    if (payer.kind === "wallet") return rule;
     if (!this.askedByKey.has(payer.id)) {
       if (this.askedByKey.size >= ASKED_KEYS_KEPT) this.askedByKey.clear();
       this.askedByKey.set(payer.id, parseKeyLimits(await this.keys.limitsOf(Number(payer.id))));
     }
-    return this.keyRuleWith(this.askedByKey.get(payer.id));
+    return keyRule(rule, this.askedByKey.get(payer.id));
+  }
+
+  /**
+   * Whose calls a call counts with: a key's (a key calls one model), a wallet's, or a wallet's calls of a model that
+   * has wallet limits of its own.
+   */
+  private subjectOf(payer: Payer, model: ChatModel | undefined): string {
+    if (payer.kind === "key") return `key:${payer.id}`;
+    return model?.rateLimits?.wallet ? `wallet:${payer.address}:${model.id}` : `wallet:${payer.address}`;
   }
 
   async admit(payer: Payer | undefined, call: LimitedCall, now = Date.now()): Promise<Admission | undefined> {
     if (!payer) return undefined;
-    const rule = await this.ruleFor(payer);
+    const rule = await this.ruleFor(payer, call.model);
     if (rule.requestsPerMinute === 0 && rule.tokensPerMinute === 0 && rule.concurrent === 0) return undefined;
-    const subject = payer.kind === "key" ? `key:${payer.id}` : `wallet:${payer.address}`;
+    const subject = this.subjectOf(payer, call.model);
     const leaseUntil = () => Date.now() + RATE_LIMIT_LEASE_MS;
     const taken = await this.log.take(
       subject,
