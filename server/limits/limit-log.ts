@@ -36,6 +36,50 @@ export interface LimitLog {
   renew(id: number, leaseUntil: number): Promise<void>;
   /** Uncounts a call that was never served. */
   give(id: number): Promise<void>;
+  /**
+   * The `count` subjects with the most calls admitted in the clock hour `hour` (hours since the epoch) and the hour
+   * before it, the most first, with their refusals.
+   */
+  busiest(hour: number, count: number): Promise<BusySubject[]>;
+}
+
+/** A subject's calls admitted and refused in a clock hour and the one before it. */
+export interface BusySubject {
+  subject: string;
+  calls: number;
+  refusals: number;
+  previousCalls: number;
+  previousRefusals: number;
+}
+
+/** A stored row of a subject's hours as the hour `hour` sees it: its own hour's figures, or the previous hour's. */
+export function busySubject(
+  row: {
+    key: string;
+    hour: number;
+    hour_calls: number;
+    hour_refusals: number;
+    prev_calls: number;
+    prev_refusals: number;
+  },
+  hour: number,
+): BusySubject {
+  if (row.hour === hour) {
+    const {
+      hour_calls: calls,
+      hour_refusals: refusals,
+      prev_calls: previousCalls,
+      prev_refusals: previousRefusals,
+    } = row;
+    return { subject: row.key, calls, refusals, previousCalls, previousRefusals };
+  }
+  return {
+    subject: row.key,
+    calls: 0,
+    refusals: 0,
+    previousCalls: row.hour_calls,
+    previousRefusals: row.hour_refusals,
+  };
 }
 
 export interface LimitTaken {

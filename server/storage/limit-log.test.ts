@@ -79,4 +79,30 @@ describe.each(engines)("the rate limits' log on %s", (engine) => {
       running: 2,
     });
   });
+
+  it("names the busiest subjects of this hour and the one before (calls of both), with their refusals", async () => {
+    const [first, second] = await twoInstances();
+    const hourMs = 3_600_000;
+    const hour = Math.floor(Date.now() / hourMs);
+    const rule = { ...none, requestsPerMinute: 2 };
+    const take = (subject: string, at: number) =>
+      [first, second][at % 2]!.limitLog.take(
+        subject,
+        rule,
+        { tokens: 0, leaseUntil: at + 1 },
+        RATE_LIMIT_WINDOW_MS,
+        at,
+      );
+    // The hour before: "wallet:0xa" makes 3 calls (one refused); this hour: "key:9" 4 (two refused), "wallet:0xa" 1.
+    const before = (hour - 1) * hourMs + 1000;
+    for (const at of [before, before + 1, before + 2]) await take("wallet:0xa", at);
+    const now = hour * hourMs + 1000;
+    for (const at of [now, now + 1, now + 2, now + 3]) await take("key:9", at);
+    await take("wallet:0xa", now + 4);
+    expect(await first.limitLog.busiest(hour, 10)).toEqual([
+      { subject: "wallet:0xa", calls: 1, refusals: 0, previousCalls: 2, previousRefusals: 1 },
+      { subject: "key:9", calls: 2, refusals: 2, previousCalls: 0, previousRefusals: 0 },
+    ]);
+    expect(await second.limitLog.busiest(hour + 2, 10)).toEqual([]);
+  });
 });

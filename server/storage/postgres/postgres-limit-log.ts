@@ -1,4 +1,11 @@
-import type { LimitLog, LimitRule, LimitTake, LimitTaken } from "../../limits/limit-log";
+import {
+  busySubject,
+  type BusySubject,
+  type LimitLog,
+  type LimitRule,
+  type LimitTake,
+  type LimitTaken,
+} from "../../limits/limit-log";
 import type { PostgresDatabase } from "./open-postgres";
 
 type Row = {
@@ -57,5 +64,17 @@ export class PostgresLimitLog implements LimitLog {
 
   async give(id: number): Promise<void> {
     await this.database.$client.query("select paysvc_end_rate_limit($1, 0, true)", [id]);
+  }
+
+  async busiest(hour: number, count: number): Promise<BusySubject[]> {
+    const { rows } = await this.database.$client.query<Parameters<typeof busySubject>[0]>(
+      `select key, hour::float8 as hour, hour_calls::float8 as hour_calls, hour_refusals::float8 as hour_refusals,
+         prev_calls::float8 as prev_calls, prev_refusals::float8 as prev_refusals from rate_limit_counts
+       where hour >= $1 - 1
+       order by case when hour = $1 then hour_calls + prev_calls else hour_calls end desc
+       limit $2`,
+      [hour, count],
+    );
+    return rows.map((row) => busySubject(row, hour));
   }
 }

@@ -105,6 +105,11 @@ export const rateLimitCounts = pgTable("rate_limit_counts", {
   key: text("key").primaryKey(),
   requests: count("requests").notNull().default(0),
   tokens: count("tokens").notNull().default(0),
+  hour: count("hour").notNull().default(0),
+  hourCalls: count("hour_calls").notNull().default(0),
+  hourRefusals: count("hour_refusals").notNull().default(0),
+  prevCalls: count("prev_calls").notNull().default(0),
+  prevRefusals: count("prev_refusals").notNull().default(0),
 });
 
 export const quoteHolds = pgTable(

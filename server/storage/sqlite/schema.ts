@@ -144,6 +144,15 @@ export const rateLimitCounts = sqliteTable("rate_limit_counts", {
   key: text("key").primaryKey(),
   requests: integer("requests").notNull().default(0),
   tokens: integer("tokens").notNull().default(0),
+  /**
+   * For the operator's page: the clock hour (hours since the epoch) of the last call, the calls admitted and refused
+   * in it, and in the hour before it.
+   */
+  hour: integer("hour").notNull().default(0),
+  hourCalls: integer("hour_calls").notNull().default(0),
+  hourRefusals: integer("hour_refusals").notNull().default(0),
+  prevCalls: integer("prev_calls").notNull().default(0),
+  prevRefusals: integer("prev_refusals").notNull().default(0),
 });
 
 /**

@@ -1,4 +1,12 @@
-import type { LimitLog, LimitRule, LimitTake, LimitTaken } from "../../limits/limit-log";
+import type Database from "better-sqlite3";
+import {
+  busySubject,
+  type BusySubject,
+  type LimitLog,
+  type LimitRule,
+  type LimitTake,
+  type LimitTaken,
+} from "../../limits/limit-log";
 import { GroupCommit } from "./group-commit";
 import type { SqliteDatabase } from "./open-sqlite";
 
@@ -21,6 +29,7 @@ export class SqliteLimitLog implements LimitLog {
   ) => LimitTaken;
   private readonly finish: (id: number, tokens: number, give: boolean) => void;
   private readonly renewed: (id: number, leaseUntil: number) => void;
+  private readonly busy: Database.Statement<{ hour: number; count: number }, Parameters<typeof busySubject>[0]>;
 
   constructor(database: SqliteDatabase) {
     const client = database.$client;
@@ -31,10 +40,21 @@ export class SqliteLimitLog implements LimitLog {
     const gone = client.prepare<[string, number, number]>(
       "delete from rate_limit_calls where key = ? and at <= ? and counted = 0 and (lease_until is null or lease_until <= ?)",
     );
-    const counts = client.prepare<[string, number, number], Counts>(
-      `insert into rate_limit_counts (key, requests, tokens) values (?, 0, 0)
-       on conflict (key) do update set requests = requests - ?, tokens = tokens - ?
+    const counts = client.prepare<{ key: string; left: number; leftTokens: number; hour: number }, Counts>(
+      `insert into rate_limit_counts (key, requests, tokens, hour) values (:key, 0, 0, :hour)
+       on conflict (key) do update set requests = requests - :left, tokens = tokens - :leftTokens,
+         prev_calls = case when hour = :hour then prev_calls when hour = :hour - 1 then hour_calls else 0 end,
+         prev_refusals = case when hour = :hour then prev_refusals when hour = :hour - 1 then hour_refusals else 0 end,
+         hour_calls = case when hour = :hour then hour_calls else 0 end,
+         hour_refusals = case when hour = :hour then hour_refusals else 0 end,
+         hour = :hour
        returning requests, tokens`,
+    );
+    const refused = client.prepare<[string]>(
+      "update rate_limit_counts set hour_refusals = hour_refusals + 1 where key = ?",
+    );
+    const served = client.prepare<[number, string]>(
+      "update rate_limit_counts set requests = requests + 1, tokens = tokens + ?, hour_calls = hour_calls + 1 where key = ?",
     );
     const running = client.prepare<[string, number], { running: number }>(
       "select count(*) as running from rate_limit_calls where key = ? and lease_until > ?",
@@ -53,10 +73,11 @@ export class SqliteLimitLog implements LimitLog {
       const left = leaving.all(subject, since);
       gone.run(subject, since, now);
       const leftTokens = left.reduce((sum, row) => sum + row.tokens, 0);
-      const counted = counts.get(subject, left.length, leftTokens)!;
+      const hour = Math.floor(now / 3_600_000);
+      const stored = counts.get({ key: subject, left: left.length, leftTokens, hour })!;
       const use = {
-        requests: counted.requests,
-        tokens: counted.tokens,
+        requests: stored.requests,
+        tokens: stored.tokens,
         running: running.get(subject, now)!.running,
         oldestAt: oldest.get(subject, since)?.at,
       };
@@ -64,9 +85,12 @@ export class SqliteLimitLog implements LimitLog {
         (rule.requestsPerMinute > 0 && use.requests + 1 > rule.requestsPerMinute) ||
         (rule.tokensPerMinute > 0 && use.tokens + call.tokens > rule.tokensPerMinute) ||
         (rule.concurrent > 0 && use.running + 1 > rule.concurrent);
-      if (over) return { id: undefined, use };
+      if (over) {
+        refused.run(subject);
+        return { id: undefined, use };
+      }
       const { lastInsertRowid } = insert.run(subject, now, call.tokens, call.leaseUntil);
-      count.run(1, call.tokens, subject);
+      served.run(call.tokens, subject);
       const admitted = { requests: use.requests + 1, tokens: use.tokens + call.tokens, running: use.running + 1 };
       return { id: Number(lastInsertRowid), use: { ...admitted, oldestAt: use.oldestAt ?? now } };
     };
@@ -88,6 +112,11 @@ export class SqliteLimitLog implements LimitLog {
       "update rate_limit_calls set lease_until = ? where id = ? and lease_until is not null",
     );
     this.renewed = (id, leaseUntil) => void renew.run(leaseUntil, id);
+    this.busy =
+      client.prepare(`select key, hour, hour_calls, hour_refusals, prev_calls, prev_refusals from rate_limit_counts
+         where hour >= :hour - 1
+         order by case when hour = :hour then hour_calls + prev_calls else hour_calls end desc
+         limit :count`);
   }
 
   take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): Promise<LimitTaken> {
@@ -104,5 +133,9 @@ export class SqliteLimitLog implements LimitLog {
 
   give(id: number): Promise<void> {
     return this.group.run(() => this.finish(id, 0, true));
+  }
+
+  async busiest(hour: number, count: number): Promise<BusySubject[]> {
+    return this.busy.all({ hour, count }).map((row) => busySubject(row, hour));
   }
 }
