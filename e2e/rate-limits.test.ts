@@ -7,6 +7,8 @@ import { startPostgresStack } from "./support/postgres-stack";
 const NETWORK = "eip155:5042";
 const USDC = "0x3600000000000000000000000000000000000000" as const;
 const TOKENS_PER_MINUTE = 20_000;
+const OPERATOR_TOKEN = "rate-limits-operator-token-0123456789abcdef";
+const METRICS_TOKEN = "rate-limits-metrics-token";
 
 /**
  * Rate limits on two app instances over one real PostgreSQL server: a key limited to 30 requests a minute, and a
@@ -28,6 +30,8 @@ describe("rate limits over two instances on one PostgreSQL", () => {
         RATE_LIMIT_KEY_CONCURRENT: "0",
         RATE_LIMIT_WALLET_RPM: "30",
         RATE_LIMIT_WALLET_CONCURRENT: "0",
+        OPERATOR_TOKEN,
+        METRICS_TOKEN,
       },
     });
     urls = started.stack.instances.map((instance) => instance.url);
@@ -207,5 +211,50 @@ describe("rate limits over two instances on one PostgreSQL", () => {
     });
     expect(paid.status).toBe(200);
     expect(paid.headers.get("x-ratelimit-remaining-requests")).toBe("29");
+  });
+
+  it("names the busiest keys and wallets on the operator's page, with their refusals", async () => {
+    const signIn = await fetch(`${urls[1]}/operator/session`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: urls[1]! },
+      body: new URLSearchParams({ token: OPERATOR_TOKEN }),
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await (await fetch(`${urls[1]}/operator`, { headers: { cookie } })).text();
+    expect(page).toContain("Busiest keys and wallets");
+    const table = page.slice(page.indexOf('data-testid="busiest"'));
+    const rowOf = (who: string) => {
+      const start = table.indexOf(who);
+      expect(start).toBeGreaterThan(-1);
+      return table.slice(start, table.indexOf("</tr>", start));
+    };
+    // The wallet of the second test: 31 calls served this hour or the one before, 30 refused.
+    const wallet = payer(2).address.toLowerCase();
+    const figures = [
+      ...rowOf(`${wallet.slice(0, 8)}…${wallet.slice(-6)}`).matchAll(/<td class="num"[^>]*>(\d+)</g),
+    ].map((match) => Number(match[1]));
+    expect(figures[0]! + figures[2]!).toBe(31);
+    expect(figures[1]! + figures[3]!).toBe(30);
+    expect(table).toContain("key #");
+    // Each instance counts the refusals it answered, per payer and limit.
+    const refusals = await Promise.all(
+      urls.map(async (url) => {
+        const text = await (
+          await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+        ).text();
+        const line = text
+          .split("\n")
+          .find(
+            (each) =>
+              each.startsWith("paysvc_rate_limit_refusals_total{") &&
+              each.includes('payer="wallet"') &&
+              each.includes('limit="requests"'),
+          );
+        return Number(line?.split(" ").pop() ?? 0);
+      }),
+    );
+    expect(refusals[0]! + refusals[1]!).toBe(30);
   });
 });

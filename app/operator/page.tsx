@@ -263,6 +263,46 @@ function Dashboard({ view }: { view: OperatorView }) {
       {view.channelPayout ? <ChannelPayout payout={view.channelPayout} /> : null}
 
       <section className="card">
+        <h2>Busiest keys and wallets</h2>
+        {view.busiest.length === 0 ? (
+          <p className="note">No rate-limited call in this hour or the one before.</p>
+        ) : (
+          <div className="scroll">
+            <table data-testid="busiest">
+              <thead>
+                <tr>
+                  <th>Payer</th>
+                  <th className="num">Calls this hour</th>
+                  <th className="num">Refused (429)</th>
+                  <th className="num">Calls the hour before</th>
+                  <th className="num">Refused</th>
+                </tr>
+              </thead>
+              <tbody>
+                {view.busiest.map((payer) => (
+                  <tr key={`${payer.kind}:${payer.who}:${payer.model ?? ""}`}>
+                    <td className="mono" title={payer.who}>
+                      {payer.kind === "key" ? `key #${payer.who}` : `${payer.who.slice(0, 8)}…${payer.who.slice(-6)}`}
+                      {payer.model ? ` (${payer.model})` : ""}
+                    </td>
+                    <td className="num">{payer.calls}</td>
+                    <td className="num" data-figure="refusals">
+                      {payer.refusals}
+                    </td>
+                    <td className="num">{payer.previousCalls}</td>
+                    <td className="num">{payer.previousRefusals}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <p className="note">
+          Paid calls counted against each payer&apos;s rate limits (UTC clock hours); refusals are answered 429.
+        </p>
+      </section>
+
+      <section className="card">
         <h2>Providers and facilitators</h2>
         <Components title="Providers" testId="providers" components={view.providers} />
         <Components title="Facilitators" testId="facilitators" components={view.facilitators} />

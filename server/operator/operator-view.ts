@@ -15,6 +15,7 @@ import type { ReportPeriod } from "../payment/payment-ledger";
 import type { ReconciliationRun } from "../reconcile/last-reconciliation";
 import type { ReconcileOutcome } from "../reconcile/reconcile-ledger";
 import type { PaymentStatus } from "../storage/payment-status";
+import type { BusySubject } from "../limits/limit-log";
 
 /** The rows of those listed one by one, the newest first; the report's figures count them all. */
 const ATTENTION_ROWS_SHOWN = 50;
@@ -112,6 +113,29 @@ export interface OperatorView {
   };
   /** Where the deployment offers batch-settlement channels. */
   channelPayout: PayoutView | undefined;
+  /** The keys and wallets with the most calls in this clock hour and the one before, with their rate-limit refusals. */
+  busiest: BusyPayer[];
+}
+
+/** A rate-limited payer: a prepaid key (its id) or a wallet (and the model it is counted apart for, if any). */
+export interface BusyPayer extends Omit<BusySubject, "subject"> {
+  kind: "key" | "wallet";
+  who: string;
+  model?: string;
+}
+
+/** How many of the busiest payers the page lists. */
+const BUSIEST_SHOWN = 10;
+
+/** A limits subject (`key:<id>`, `wallet:<address>[:<model>]`) as the page names it. */
+function busyPayer({ subject, ...figures }: BusySubject): BusyPayer {
+  const [kind, who = "", ...model] = subject.split(":");
+  return {
+    kind: kind === "key" ? "key" : "wallet",
+    who,
+    model: model.length ? model.join(":") : undefined,
+    ...figures,
+  };
 }
 
 /** What the operator's page shows, read now: the ledger through the report's queries, health, reconciliation. */
@@ -120,12 +144,13 @@ export async function operatorView(context: AppContext, now = new Date()): Promi
   const decimals = config.network.usdc.decimals;
   const hourSince = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 - 47 * 3_600_000);
   const daySince = new Date(Math.floor(now.getTime() / 86_400_000) * 86_400_000 - 29 * 86_400_000);
-  const [hourReport, dayReport, health, attention, channelPayout] = await Promise.all([
+  const [hourReport, dayReport, health, attention, channelPayout, busiest] = await Promise.all([
     readLedgerReport(storage, config.network, hourSince, "hour"),
     readLedgerReport(storage, config.network, daySince, "day"),
     checkHealth(context),
     attentionRows(context, daySince),
     payoutOf(context, decimals),
+    storage.limitLog.busiest(Math.floor(now.getTime() / 3_600_000), BUSIEST_SHOWN),
   ]);
   const checks = (health.body as unknown as { checks: HealthChecks }).checks;
   return {
@@ -155,6 +180,7 @@ export async function operatorView(context: AppContext, now = new Date()): Promi
     facilitators: components(checks.facilitators),
     reconciliation: reconciliationOf(context, decimals),
     channelPayout,
+    busiest: busiest.map(busyPayer),
   };
 }
 
