@@ -2,20 +2,17 @@ import type { ApiAnswer } from "../http/api-answer";
 import type { Admission } from "./rate-limiter";
 
 /**
- * An admitted call's answer: it carries its payer's rate-limit headers, and the call's use ends once the answer is
- * out (a whole body handed to the socket; a stream's last byte read, or the caller gone), counting the tokens it was
- * charged where a key paid (`charged`), its reservation otherwise.
+ * An admitted call's answer: it carries its payer's rate-limit headers, and the call's use ends with it (a whole
+ * answer once built; a stream once its last byte is read, or its caller gone), counting the tokens it was charged
+ * where a key paid (`charged`), its reservation otherwise.
  */
 export function limitedAnswer(answer: ApiAnswer, admission: Admission, charged?: () => number | undefined): ApiAnswer {
   Object.assign(answer.headers, admission.headers);
   const end = () => void admission.end(charged?.());
   const { body } = answer;
+  // A whole answer is the call's end: nothing of it runs any more (its write is not waited for).
   if (typeof body === "string") {
-    const afterSent = answer.afterSent;
-    answer.afterSent = () => {
-      afterSent?.();
-      end();
-    };
+    end();
     return answer;
   }
   const reader = body.getReader();
