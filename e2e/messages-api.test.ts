@@ -212,4 +212,24 @@ describe("the Messages API billed to a prepaid key", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).error).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
   });
+
+  it("answers a key over its rate limit 429 rate_limit_error with Retry-After and the x-ratelimit headers", async () => {
+    const limited = await buyPrepaidCode(payer().privateKey, {
+      model: MODEL,
+      tokens: 100_000,
+      limits: { requests_per_minute: 1 },
+    });
+    const client = plainAnthropic({ apiKey: limited.code });
+    const first = await client.messages.create(ask("the one call this minute")).withResponse();
+    expect(first.response.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    const error = await client.messages.create(ask("one too many")).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    const refused = error as RateLimitError;
+    expect(refused.error).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
+    expect(Number(refused.headers?.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers?.get("x-ratelimit-limit-requests")).toBe("1");
+    expect((await keyStatus(limited.code)).tokens.used).toBe(
+      first.data.usage.input_tokens + first.data.usage.output_tokens,
+    );
+  });
 });
