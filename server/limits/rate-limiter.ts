@@ -22,8 +22,10 @@ export interface Admission {
   giveBack(): Promise<void>;
 }
 
-/** A call to admit: what it counts against a tokens-per-minute limit until it ends (its input and output cap), and
- * the chat model it calls, whose own limits replace the deployment's. */
+/**
+ * A call to admit: what it counts against a tokens-per-minute limit until it ends (its input and output cap), and
+ * the chat model it calls, whose own limits replace the deployment's.
+ */
 export interface LimitedCall {
   tokens: number;
   model?: ChatModel;
