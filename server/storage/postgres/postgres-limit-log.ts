@@ -17,8 +17,9 @@ type Row = {
 };
 
 /**
- * The rate limits' calls on PostgreSQL: a call is admitted by paysvc_take_rate_limit (migration 0014), and ended or given back by paysvc_end_rate_limit, which keeps the subject's counts, which takes a
- * lock per subject before it counts, so concurrent calls of one subject on any instances are admitted one at a time.
+ * The rate limits' calls on PostgreSQL: a call is admitted by paysvc_take_rate_limit and ended or given back by
+ * paysvc_end_rate_limit (migration 0014), each of which takes a lock per subject before it counts, so concurrent
+ * calls of one subject on any instances are admitted one at a time and the subject's counts stay exact.
  */
 export class PostgresLimitLog implements LimitLog {
   constructor(private readonly database: PostgresDatabase) {}

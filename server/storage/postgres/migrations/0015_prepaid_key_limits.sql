@@ -1,1 +1,0 @@
-ALTER TABLE "prepaid_keys" ADD COLUMN "limits" text;
