@@ -15,7 +15,7 @@ import type { ReportPeriod } from "../payment/payment-ledger";
 import type { ReconciliationRun } from "../reconcile/last-reconciliation";
 import type { ReconcileOutcome } from "../reconcile/reconcile-ledger";
 import type { PaymentStatus } from "../storage/payment-status";
-import type { BusySubject } from "../limits/limit-log";
+import { BUSIEST_SHOWN, busyPayer, type BusyPayer } from "./busy-payers";
 
 /** The rows of those listed one by one, the newest first; the report's figures count them all. */
 const ATTENTION_ROWS_SHOWN = 50;
@@ -115,27 +115,6 @@ export interface OperatorView {
   channelPayout: PayoutView | undefined;
   /** The keys and wallets with the most calls in this clock hour and the one before, with their rate-limit refusals. */
   busiest: BusyPayer[];
-}
-
-/** A rate-limited payer: a prepaid key (its id) or a wallet (and the model it is counted apart for, if any). */
-export interface BusyPayer extends Omit<BusySubject, "subject"> {
-  kind: "key" | "wallet";
-  who: string;
-  model?: string;
-}
-
-/** How many of the busiest payers the page lists. */
-const BUSIEST_SHOWN = 10;
-
-/** A limits subject (`key:<id>`, `wallet:<address>[:<model>]`) as the page names it. */
-function busyPayer({ subject, ...figures }: BusySubject): BusyPayer {
-  const [kind, who = "", ...model] = subject.split(":");
-  return {
-    kind: kind === "key" ? "key" : "wallet",
-    who,
-    model: model.length ? model.join(":") : undefined,
-    ...figures,
-  };
 }
 
 /** What the operator's page shows, read now: the ledger through the report's queries, health, reconciliation. */
