@@ -16,6 +16,8 @@ import {
 } from "./support/payments";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
+const DEFAULT_KEY_LIMITS = { requests_per_minute: 600, tokens_per_minute: null, concurrent: 32 };
+
 const payer = () => stack().payers[6]!;
 
 const buy = (body?: unknown, path = "/prepaid/codes", privateKey = payer().privateKey) =>
@@ -51,6 +53,8 @@ describe("buying a prepaid key", () => {
       tokens: { total: 100_000, remaining: 100_000 },
       api_base: `${stack().appUrl}/v1`,
       status_url: `${stack().appUrl}/v1/prepaid/status`,
+      // The deployment's rate limits for keys, by default (null: none).
+      limits: DEFAULT_KEY_LIMITS,
     });
     expect(await status(key.code)).toEqual({
       status: 200,
@@ -59,6 +63,7 @@ describe("buying a prepaid key", () => {
         reason: "active",
         model: "vendor-a/gpt-6-luna",
         tokens: { total: 100_000, used: 0, reserved: 0, remaining: 100_000 },
+        limits: DEFAULT_KEY_LIMITS,
       },
     });
     // Only the hash is stored.
