@@ -138,7 +138,14 @@ describe("decoding a body in slices", () => {
       for (let count = next() % 60; count > 0; count--) parts.push(pieces[next() % pieces.length]!);
       const bytes = Buffer.concat(parts);
       const sliceBytes = 1 + (next() % 9);
-      expect(await decodeInSlices(bytes, sliceBytes), `${bytes.toString("hex")} in slices of ${sliceBytes}`).toEqual({
+      // Cut into chunks at random too, as they arrive.
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length;) {
+        const size = 1 + (next() % 12);
+        chunks.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      expect(await decodeInSlices(chunks, sliceBytes), `${bytes.toString("hex")} in slices of ${sliceBytes}`).toEqual({
         text: bytes.toString("utf8"),
         sha256: hash("sha256", bytes, "hex"),
       });
