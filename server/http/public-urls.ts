@@ -20,5 +20,10 @@ export function prepaidApiBase(config: UrlConfig, request: ApiRequest): string {
  * else the Host the caller sent; the framework's own request.url names its bind address instead.
  */
 export function resourceUrl(config: UrlConfig, request: ApiRequest): string {
-  return `${publicOrigin(config, request)}${new URL(request.url).pathname}`;
+  // publicOrigin's, with the request's URL parsed once for both (this is on the path of every quote).
+  const url = new URL(request.url);
+  const origin = config.publicBaseUrl
+    ? config.publicBaseUrl
+    : `${url.protocol}//${request.headers.get("host") ?? url.host}`;
+  return `${origin}${url.pathname}`;
 }

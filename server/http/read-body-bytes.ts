@@ -5,13 +5,19 @@ import type { ApiRequest } from "./api-request";
  * or while reading when the length is not declared, instead of being buffered whole.
  */
 export async function readBodyBytes(request: ApiRequest, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks = await readBodyChunks(request, maxBytes);
+  return chunks && joinChunks(chunks);
+}
+
+/**
+ * A request's body as the chunks it arrived in (not copied into one buffer: 24 MB take 15-25 ms to copy, in one
+ * go), or undefined when it is larger than `maxBytes`, as readBodyBytes.
+ */
+export async function readBodyChunks(request: ApiRequest, maxBytes: number): Promise<Uint8Array[] | undefined> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) return undefined;
-  if (request.bodyBytes) {
-    const { buffer, byteOffset, byteLength } = request.bodyBytes;
-    return byteLength > maxBytes ? undefined : Buffer.from(buffer, byteOffset, byteLength);
-  }
-  if (!request.body) return Buffer.alloc(0);
+  if (request.bodyBytes) return request.bodyBytes.byteLength > maxBytes ? undefined : [request.bodyBytes];
+  if (!request.body) return [];
 
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,6 +32,15 @@ export async function readBodyBytes(request: ApiRequest, maxBytes: number): Prom
       return undefined;
     }
     chunks.push(value);
+  }
+  return chunks;
+}
+
+/** The chunks as one Buffer: the chunk itself when there is one. */
+export function joinChunks(chunks: readonly Uint8Array[]): Buffer {
+  if (chunks.length === 1) {
+    const { buffer, byteOffset, byteLength } = chunks[0]!;
+    return Buffer.from(buffer, byteOffset, byteLength);
   }
   return Buffer.concat(chunks);
 }
