@@ -10,9 +10,13 @@ export const NATIVE_MESSAGES_KEY = "sk-ant-native-e2e";
 /** The provider's own id of the model on the native route: what the route is sent. */
 export const NATIVE_MODEL_ID = "luna-messages-2026";
 
+/** The provider's own id of vendor-a/gpt-6-sol, which this app serves by a chat route of the same provider. */
+export const CHAT_ROUTE_MODEL_ID = "sol-chat-2026";
+
 /**
  * An app whose catalog serves vendor-a/gpt-6-luna by a route that speaks Anthropic's Messages API natively (a
- * development provider of its own, which records what it is sent), over the shared stack's chain and database.
+ * development provider of its own, which records what it is sent), and vendor-a/gpt-6-sol by a chat route of that
+ * provider, over the shared stack's chain and database.
  */
 export async function startMessagesNativeApp() {
   const directory = mkdtempSync(join(tmpdir(), "paysvc-messages-native-"));
@@ -37,6 +41,12 @@ export async function startMessagesNativeApp() {
             },
           ],
         },
+        {
+          id: "vendor-a/gpt-6-sol",
+          kind: "chat",
+          prices: { input_per_1m: "1.40", output_per_1m: "7.00" },
+          routes: [{ provider: "chat-local", base_url: `${upstream.url}/v1`, model: CHAT_ROUTE_MODEL_ID }],
+        },
       ],
     }),
   );
@@ -46,6 +56,8 @@ export async function startMessagesNativeApp() {
     upstream,
     /** The Messages calls the native route was sent, in order. */
     messagesReceived: () => upstream.chatRequestsReceived.filter((received) => received.messages !== undefined),
+    /** The chat completions the chat route was sent, in order. */
+    chatReceived: () => upstream.chatRequestsReceived.filter((received) => received.messages === undefined),
     async stop() {
       await app.stop();
       await upstream.stop();

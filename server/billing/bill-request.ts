@@ -30,7 +30,7 @@ export async function billRequest(
   try {
     const started = performance.now();
     const body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
-    const parsed = endpoint.parse(body.value);
+    const parsed = endpoint.parse(body.value, request);
     const quoted = endpoint.quote(parsed, context.config.network);
     // Awaited only when it is a promise (a long input, counted yielding): the common 402 takes no extra turn.
     const quote = quoted instanceof Promise ? await quoted : quoted;

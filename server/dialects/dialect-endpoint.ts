@@ -27,7 +27,7 @@ export function dialectEndpoint<Parsed extends DialectCall>(
     overlapsVerify: true,
     billedInTokens: true,
     schema: dialect.schema,
-    parse: (value) => dialect.parse(value, catalog),
+    parse: (value, request) => dialect.parse(value, catalog, request),
     quote: (parsed, network) =>
       quoteCompletion({
         model: parsed.model,
@@ -93,7 +93,10 @@ export function canonicalRequest(chatRequest: ChatRequestBody, outputCap: number
   return request;
 }
 
-/** The call sent as it came to a route that speaks its API, the answer decoded to the canonical one. */
+/**
+ * The call sent as it came to a route that speaks its API (with the caller's headers its API forwards), the answer
+ * decoded to the canonical one.
+ */
 async function servedNatively<Parsed extends DialectCall>(
   native: NativeApi<Parsed>,
   route: RouteCall,
@@ -101,10 +104,11 @@ async function servedNatively<Parsed extends DialectCall>(
   grant: Grant,
 ): Promise<Canonical> {
   const request = native.request(parsed, grant.outputCap);
+  const headers = native.headers?.(parsed);
   if (!parsed.stream) {
     const decode = (body: Record<string, unknown>) => native.decodeAnswer(parsed, body);
-    return { kind: "json", body: await route.postJson(native.path, request, decode) };
+    return { kind: "json", body: await route.postJson(native.path, request, decode, headers) };
   }
-  const started = await route.startStream(native.path, request);
+  const started = await route.startStream(native.path, request, headers);
   return { kind: "stream", stream: { ...started, body: native.decodeStream(parsed, started.body) } };
 }

@@ -41,8 +41,11 @@ export interface Dialect<Parsed extends DialectCall = DialectCall> {
   paths: readonly [string, ...string[]];
   /** The request body's validation schema, documented as JSON Schema. */
   schema: z.ZodType;
-  /** The request as validated and translated to the canonical call; throws the dialect's 400 or 404 (ApiError). */
-  parse(value: unknown, catalog: ModelCatalog): Parsed;
+  /**
+   * The request as validated and translated to the canonical call; throws the dialect's 400 or 404 (ApiError).
+   * `request` (absent when a call is only quoted) for the headers a native route is sent.
+   */
+  parse(value: unknown, catalog: ModelCatalog, request?: ApiRequest): Parsed;
   /** A whole answer: the canonical completion, its usage stating the cost, as the dialect's JSON body. */
   encodeAnswer(parsed: Parsed, completion: ChatCompletion): unknown;
   /**
@@ -75,6 +78,11 @@ export interface NativeApi<Parsed extends DialectCall> {
   path: string;
   /** The native request to send, its output capped at `outputCap` (what the payment or the key covers). */
   request(parsed: Parsed, outputCap: number): Record<string, unknown>;
+  /**
+   * The caller's headers the native route is sent beside the request (an allowlist read and checked by `parse`;
+   * the route's own configured headers win over them); a chat route is never sent them.
+   */
+  headers?(parsed: Parsed): Readonly<Record<string, string>> | undefined;
   /** A whole native answer as the canonical completion; throws an UpstreamError for an answer that is a failure. */
   decodeAnswer(parsed: Parsed, body: Record<string, unknown>): ChatCompletion;
   /** The native stream as the canonical stream (its usage-only chunk and `[DONE]` included). */

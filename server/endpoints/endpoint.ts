@@ -54,8 +54,11 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
   method: "POST";
   access: readonly ("x402" | "prepaid")[];
   body?: { maxBytes?: number; optional?: boolean };
-  /** The request as validated; throws the endpoint's 400. */
-  parse(value: unknown): Parsed;
+  /**
+   * The request as validated; throws the endpoint's 400. `request` is the call's (its headers), absent when the
+   * call is only quoted.
+   */
+  parse(value: unknown, request?: ApiRequest): Parsed;
   /**
    * The price; throws (or rejects with) what the endpoint refuses once priced (an input over the context limit). A
    * promise where pricing takes long enough to yield to other requests (a long input counted); else the quote itself.

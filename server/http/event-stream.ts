@@ -38,6 +38,14 @@ export class SseEvent {
     return event;
   }
 
+  /**
+   * An event made here whose data is JSON already written on one line (a Responses delta, written from its fields
+   * with no object to stringify): its text is that of `of` with the same JSON, made at once.
+   */
+  static ofJsonText(data: string, name: string): SseEvent {
+    return new SseEvent(data, name, `event: ${name}\ndata: ${data}\n\n`);
+  }
+
   /** The data as a JSON object, parsed on first use; undefined when it is not one (`[DONE]`, a comment). */
   json(): Record<string, unknown> | undefined {
     if (this.parsed !== NOT_PARSED) return this.parsed;

@@ -5,6 +5,7 @@ import { tokenPricing } from "../endpoints/pricing-text";
 import { mapEvents, type EventStream, type SseEvent } from "../http/event-stream";
 import { isComment, messageFromChatCompletion } from "./message-object";
 import { messagesChallengeAnswer, messagesErrorAnswer } from "./messages-error";
+import { forwardedMessagesHeaders } from "./messages-headers";
 import { messagesPrepaidKey } from "./messages-prepaid-key";
 import { parseMessagesRequest, messagesRequestSchema, type MessagesRequest } from "./messages-request";
 import { MessagesStreamEncoder } from "./messages-stream";
@@ -20,6 +21,8 @@ export interface MessagesCall {
   chatRequest: ChatRequestBody;
   maxOutputTokens: number;
   stream: boolean;
+  /** The caller's `anthropic-beta` and `anthropic-version`, checked: what a native route is sent (messages-headers.ts). */
+  forwardedHeaders?: Record<string, string>;
 }
 
 /**
@@ -47,15 +50,22 @@ function encodeMessagesEvents(parsed: MessagesCall, canonical: EventStream): Eve
 /**
  * Anthropic's Messages API (`POST /v1/messages`, as the official SDK and Claude Code call it; `?beta=true` and the
  * `anthropic-*` headers accepted), translated to the canonical chat call for chat routes and passed through to
- * routes that speak Messages natively; the key in `x-api-key` or the bearer; errors in Anthropic's form.
+ * routes that speak Messages natively, with the caller's `anthropic-beta` and `anthropic-version`; the key in
+ * `x-api-key` or the bearer; errors in Anthropic's form.
  */
 export const messagesDialect: Dialect<MessagesCall> = {
   name: "Message",
   paths: ["/v1/messages", "/api/v1/messages"],
   schema: messagesRequestSchema,
-  parse(value, catalog) {
+  parse(value, catalog, request) {
     const parsed = parseMessagesRequest(value, catalog);
-    return { ...parsed, chatRequest: toChatRequest(parsed), stream: parsed.body.stream === true };
+    const forwardedHeaders = forwardedMessagesHeaders(request);
+    return {
+      ...parsed,
+      chatRequest: toChatRequest(parsed),
+      stream: parsed.body.stream === true,
+      ...(forwardedHeaders ? { forwardedHeaders } : {}),
+    };
   },
   encodeAnswer(parsed, completion) {
     const native = nativeOf(completion) as DecodedNativeMessage | undefined;
@@ -80,6 +90,8 @@ export const messagesDialect: Dialect<MessagesCall> = {
     path: "/messages",
     // The route's model id is put in by the route; the output capped at what the payment or the key covers.
     request: (parsed, outputCap) => ({ ...nativeRequestBody(parsed, parsed.model.id), max_tokens: outputCap }),
+    // The caller's beta list and version; a translated call is never sent them.
+    headers: (parsed) => parsed.forwardedHeaders,
     decodeAnswer(_parsed, body) {
       const decoded = decodeNativeMessage(body);
       return carryNative(decoded.canonical, decoded);

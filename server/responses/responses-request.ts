@@ -8,6 +8,7 @@ import type { ChatRequestBody } from "../chat/chat-wire";
 import { ApiError } from "../errors";
 import { parseOrThrow, requireJsonObject } from "../validation";
 import { inputItem, tool, type InputItem, type ResponsesTool } from "./responses-items";
+import { quickCheckPasses, SCHEMA_CHECKED_FIELDS } from "./responses-quick-check";
 
 const SUPPORTED_FIELDS = [
   "model",
@@ -126,6 +127,23 @@ export interface ResponsesCall extends ParsedResponsesRequest {
   customTools: ReadonlySet<string>;
 }
 
+/**
+ * The body as the schema parses it, where the quick check (responses-quick-check.ts) passes it: the body as it came,
+ * with `tools` and `tool_choice` as the schema's field parsers write them (the Response echoes them); undefined for
+ * the schema to decide.
+ */
+function quickParsed(value: Record<string, unknown>): ResponsesRequest | undefined {
+  if (!quickCheckPasses(value)) return undefined;
+  const body: Record<string, unknown> = { ...value };
+  for (const field of SCHEMA_CHECKED_FIELDS) {
+    if (!(field in value)) continue;
+    const result = responsesRequestSchema.shape[field].safeParse(value[field]);
+    if (!result.success) return undefined;
+    body[field] = result.data;
+  }
+  return body as ResponsesRequest;
+}
+
 /** Validates a Responses body; every failure is a 400 naming the field, and unsupported fields are named. */
 export function parseResponsesRequest(value: unknown, catalog: ModelCatalog): ParsedResponsesRequest {
   requireJsonObject(value);
@@ -142,7 +160,7 @@ export function parseResponsesRequest(value: unknown, catalog: ModelCatalog): Pa
   }
   if (!("input" in value))
     throw new ApiError("invalid_request", "Missing required parameter: 'input'", { param: "input" });
-  const body = parseOrThrow(responsesRequestSchema, value) as ResponsesRequest;
+  const body = quickParsed(value) ?? (parseOrThrow(responsesRequestSchema, value) as ResponsesRequest);
   const maxOutputTokens = body.max_output_tokens ?? defaultOutputCap(model);
   requireOutputWithin(model, maxOutputTokens, "max_output_tokens");
   return { body, raw: value as Record<string, unknown>, model, maxOutputTokens };

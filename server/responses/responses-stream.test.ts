@@ -105,4 +105,43 @@ describe("ResponsesEventTranslator", () => {
       expect.objectContaining({ type: "error", code: "upstream_error", message: "overloaded" }),
     ]);
   });
+
+  it("writes each event as its JSON object would be written, byte for byte, deltas included", () => {
+    const translator = new Translator(parsed);
+    const tricky = 'say "hi"\n\t\u2028 – 😀 \\ </script>';
+    const out = [
+      ...translator.start(),
+      ...translator.push(new SseEvent(chunk({ content: tricky }))),
+      ...translator.push(
+        new SseEvent(
+          chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "run", arguments: '{"cmd":"' } }] }),
+        ),
+      ),
+      ...translator.push(new SseEvent(chunk({ tool_calls: [{ index: 0, function: { arguments: tricky } }] }))),
+    ];
+    const text = out.map((event) => event.text());
+    // Each as SseEvent.of writes it, from the object parsed back (JSON.parse keeps the keys' order).
+    const rewritten = text.map((written) => {
+      const [nameLine, dataLine] = written.split("\n");
+      return SseEvent.of(JSON.parse(dataLine!.slice("data: ".length)), nameLine!.slice("event: ".length)).text();
+    });
+    expect(text).toEqual(rewritten);
+    const fields = text.map((written) => Object.keys(JSON.parse(written.split("\ndata: ")[1]!)).join(","));
+    expect(fields).toEqual([
+      "type,sequence_number,response",
+      "type,sequence_number,response",
+      "type,sequence_number,output_index,item",
+      "type,sequence_number,item_id,output_index,content_index,part",
+      "type,sequence_number,item_id,output_index,content_index,delta",
+      "type,sequence_number,output_index,item",
+      "type,sequence_number,item_id,output_index,delta",
+      "type,sequence_number,item_id,output_index,delta",
+    ]);
+    const deltas = text.map((written) => JSON.parse(written.split("\ndata: ")[1]!) as { delta?: string });
+    expect(deltas.map((event) => event.delta).filter(Boolean)).toEqual([tricky, '{"cmd":"', tricky]);
+    const [created, inProgress] = text
+      .slice(0, 2)
+      .map((written) => JSON.parse(written.split("\ndata: ")[1]!) as { response: unknown });
+    expect(created!.response).toEqual(inProgress!.response);
+  });
 });

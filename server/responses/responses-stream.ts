@@ -1,4 +1,4 @@
-import { mapEvents, SseEvent, type EventStream } from "../http/event-stream";
+import { SseEvent } from "../http/event-stream";
 import {
   callItem,
   customInput,
@@ -35,6 +35,21 @@ export class ResponsesEventTranslator {
 
   private event(type: string, fields: Record<string, unknown>): SseEvent {
     return SseEvent.of({ type, sequence_number: this.sequence++, ...fields }, type);
+  }
+
+  /**
+   * A delta event, one per upstream delta: its data written straight as the text `event` would write (the same keys
+   * in the same order), without an object to build and stringify per delta.
+   */
+  private deltaEvent(
+    type: "response.output_text.delta" | "response.function_call_arguments.delta",
+    itemId: string,
+    outputIndex: number,
+    delta: string,
+  ): SseEvent {
+    const contentIndex = type === "response.output_text.delta" ? ',"content_index":0' : "";
+    const data = `{"type":"${type}","sequence_number":${this.sequence++},"item_id":${JSON.stringify(itemId)},"output_index":${outputIndex}${contentIndex},"delta":${JSON.stringify(delta)}}`;
+    return SseEvent.ofJsonText(data, type);
   }
 
   private snapshot(status: "in_progress" | "completed"): Record<string, unknown> {
@@ -86,14 +101,7 @@ export class ResponsesEventTranslator {
       const index = this.openMessage(events);
       const item = this.output[index] as Extract<OutputItem, { type: "message" }>;
       item.content[0]!.text += content;
-      events.push(
-        this.event("response.output_text.delta", {
-          item_id: item.id,
-          output_index: index,
-          content_index: 0,
-          delta: content,
-        }),
-      );
+      events.push(this.deltaEvent("response.output_text.delta", item.id, index, content));
     }
     for (const call of choice?.delta?.tool_calls ?? []) events.push(...this.toolCallDelta(call));
     if (choice?.finish_reason) this.finishReason = choice.finish_reason;
@@ -119,9 +127,7 @@ export class ResponsesEventTranslator {
       this.customArguments.set(index, (this.customArguments.get(index) ?? "") + delta);
     } else if (item.type === "function_call" && delta) {
       item.arguments += delta;
-      events.push(
-        this.event("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta }),
-      );
+      events.push(this.deltaEvent("response.function_call_arguments.delta", item.id, index, delta));
     }
     return events;
   }
@@ -183,21 +189,4 @@ export class ResponsesEventTranslator {
     if (this.ended) return [];
     return this.finishReason ? this.finish() : this.fail("upstream stream ended before the answer was complete");
   }
-}
-
-/** The Responses event sequence of the canonical chat stream. */
-export function translateToResponsesStream(source: EventStream, parsed: AnsweredRequest): EventStream {
-  const translator = new ResponsesEventTranslator(parsed);
-  const started = translator.start();
-  const nonEmpty = (events: SseEvent[]) => (events.length > 0 ? events : undefined);
-  return mapEvents(
-    source,
-    (batch) => {
-      const events = batch.flatMap((event) => translator.push(event));
-      // The first events go out with the first batch that has any (the upstream has one by now).
-      if (started.length > 0) events.unshift(...started.splice(0));
-      return nonEmpty(events);
-    },
-    () => nonEmpty([...started.splice(0), ...translator.end()]),
-  );
 }

@@ -146,3 +146,37 @@ describe("a provider's error body", () => {
     }
   });
 });
+
+describe("the caller's headers a native Messages call forwards", () => {
+  it("reach the provider where the route's own headers do not name them, and the version defaults", async () => {
+    const seen: IncomingMessage["headers"][] = [];
+    const server = createServer((request, response) => {
+      seen.push(request.headers);
+      request.resume();
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ type: "message" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const forwarded = { "anthropic-beta": "claude-code-20250219,context-1m", "anthropic-version": "2024-10-22" };
+    try {
+      const plain = new OpenAiUpstream({ baseUrl, apiKey: "sk-ant", timeoutMs: 5_000 });
+      const configured = new OpenAiUpstream({
+        baseUrl,
+        apiKey: "sk-ant",
+        timeoutMs: 5_000,
+        headers: { "Anthropic-Version": "2023-06-01", "anthropic-beta": "route-beta" },
+      });
+      await plain.postJson("/messages", { model: "m" }, undefined, forwarded);
+      await configured.postJson("/messages", { model: "m" }, undefined, forwarded);
+      await plain.postJson("/messages", { model: "m" });
+      expect(seen.map((headers) => [headers["anthropic-version"], headers["anthropic-beta"]])).toEqual([
+        ["2024-10-22", "claude-code-20250219,context-1m"],
+        ["2023-06-01", "route-beta"],
+        ["2023-06-01", undefined],
+      ]);
+      expect(seen.map((headers) => headers["x-api-key"])).toEqual(["sk-ant", "sk-ant", "sk-ant"]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

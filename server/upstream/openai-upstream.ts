@@ -48,16 +48,24 @@ export class OpenAiUpstream {
   }
 
   /**
-   * The key as Bearer; to Anthropic's Messages API (`/messages`, a route that speaks it natively) as `x-api-key`, with
-   * the `anthropic-version` it requires unless the route's headers name one.
+   * The route's headers, then those of the caller's that the call forwards (`forwarded`: a native Messages call's
+   * `anthropic-beta` and `anthropic-version`) where the route's do not name them; the key as Bearer; to Anthropic's
+   * Messages API (`/messages`, a route that speaks it natively) as `x-api-key`, with the `anthropic-version` it
+   * requires unless the route's headers or the caller's name one.
    */
-  private headers(contentType?: string, path?: string): Record<string, string> {
+  private headers(
+    contentType?: string,
+    path?: string,
+    forwarded?: Readonly<Record<string, string>>,
+  ): Record<string, string> {
     const headers: Record<string, string> = { ...this.config.headers, accept: "application/json" };
     if (contentType) headers["content-type"] = contentType;
-    const messages = path === "/messages";
-    if (messages && !Object.keys(headers).some((name) => name.toLowerCase() === "anthropic-version")) {
-      headers["anthropic-version"] = ANTHROPIC_VERSION;
+    const named = (wanted: string) => Object.keys(headers).some((name) => name.toLowerCase() === wanted);
+    for (const [name, value] of Object.entries(forwarded ?? {})) {
+      if (!named(name.toLowerCase())) headers[name] = value;
     }
+    const messages = path === "/messages";
+    if (messages && !named("anthropic-version")) headers["anthropic-version"] = ANTHROPIC_VERSION;
     if (this.config.apiKey) {
       if (messages) headers["x-api-key"] = this.config.apiKey;
       else headers.authorization = `Bearer ${this.config.apiKey}`;
@@ -66,20 +74,29 @@ export class OpenAiUpstream {
   }
 
   /** A POST of JSON, or of a multipart form (its content type, with the boundary, is written by the encoder). */
-  private postInit(body: unknown, path: string): Omit<UpstreamInit, "signal"> {
+  private postInit(
+    body: unknown,
+    path: string,
+    forwarded?: Readonly<Record<string, string>>,
+  ): Omit<UpstreamInit, "signal"> {
     const form = body instanceof FormData;
     return {
       method: "POST",
-      headers: this.headers(form ? undefined : "application/json", path),
+      headers: this.headers(form ? undefined : "application/json", path, forwarded),
       body: form ? body : JSON.stringify(body),
     };
   }
 
   /** POSTs and returns the streamed answer once its status is known to be a success. */
-  private async postForStream(path: string, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
+  private async postForStream(
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    forwarded: Readonly<Record<string, string>> | undefined,
+  ): Promise<UpstreamAnswer> {
     let response: UpstreamAnswer;
     try {
-      response = await upstreamFetch(this.url(path), { ...this.postInit(body, path), signal });
+      response = await upstreamFetch(this.url(path), { ...this.postInit(body, path, forwarded), signal });
     } catch (error) {
       throw this.describe(error, signal);
     }
@@ -102,13 +119,18 @@ export class OpenAiUpstream {
 
   /**
    * A complete JSON answer of `path` (e.g. `/chat/completions`) to a JSON body or a multipart form; `signal` abandons
-   * the call (its payment was refused).
+   * the call (its payment was refused); `forwarded`, the caller's headers it is sent with (see `headers`).
    */
-  async postJson(path: string, body: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async postJson(
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+    forwarded?: Readonly<Record<string, string>>,
+  ): Promise<Record<string, unknown>> {
     let answer: { status: number; body: Buffer };
     try {
       answer = await upstreamWhole(this.target(path), {
-        ...this.postInit(body, path),
+        ...this.postInit(body, path, forwarded),
         signal,
         timeoutMs: this.config.timeoutMs,
         maxBytes: this.config.maxAnswerBytes ?? MAX_UPSTREAM_ANSWER_BYTES,
@@ -135,9 +157,14 @@ export class OpenAiUpstream {
   /**
    * Starts a server-sent event stream and waits for its first complete event (the timeout covers only that
    * wait). Later failures end the stream with an error event, since the status line has then been sent. `signal`
-   * abandons the call while it waits (its payment was refused).
+   * abandons the call while it waits (its payment was refused); `forwarded`, the caller's headers it is sent with.
    */
-  async startStream(path: string, body: unknown, signal?: AbortSignal): Promise<StartedStream> {
+  async startStream(
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+    forwarded?: Readonly<Record<string, string>>,
+  ): Promise<StartedStream> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.config.timeoutMs);
     const refused = () => controller.abort(signal?.reason);
@@ -156,7 +183,7 @@ export class OpenAiUpstream {
     };
     const received: SseEvent[] = [];
     try {
-      response = await this.postForStream(path, body, controller.signal);
+      response = await this.postForStream(path, body, controller.signal, forwarded);
       chunks = response.chunks();
       // The first event with data, not a comment (`: PROCESSING`, which some providers send while they wait):
       // only data shows that the model started.

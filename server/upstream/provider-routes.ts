@@ -23,14 +23,22 @@ function failsOver(error: unknown): boolean {
   return error.status === undefined || error.status >= 500 || error.status === 429 || error.status === 408;
 }
 
-/** One route's calls: a whole JSON answer checked by `accept`, or a stream whose first event has arrived. */
+/**
+ * One route's calls: a whole JSON answer checked by `accept`, or a stream whose first event has arrived; `headers`
+ * are the caller's that the route is sent (a native route's; its own configured headers win over them).
+ */
 export interface RouteCall {
   postJson<T>(
     path: string,
     body: Record<string, unknown> | FormData,
     accept: (answer: Record<string, unknown>) => T,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<T>;
-  startStream(path: string, body: Record<string, unknown>): Promise<StartedStream>;
+  startStream(
+    path: string,
+    body: Record<string, unknown>,
+    headers?: Readonly<Record<string, string>>,
+  ): Promise<StartedStream>;
 }
 
 /** One route, ready to call: its provider's client with the route's key and headers, and the breaker it shares. */
@@ -82,14 +90,14 @@ export class ModelRoutes {
 
   private callOf(way: Way, signal: AbortSignal | undefined): RouteCall {
     return {
-      postJson: async (path, body, accept) => {
-        const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal);
+      postJson: async (path, body, accept, headers) => {
+        const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal, headers);
         // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
         if (typeof answer.model === "string") answer.model = this.soldId;
         return accept(answer);
       },
-      startStream: async (path, body) => {
-        const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal);
+      startStream: async (path, body, headers) => {
+        const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal, headers);
         return { ...started, body: withSoldModelId(started.body, this.soldId) };
       },
     };
