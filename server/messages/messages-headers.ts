@@ -12,6 +12,13 @@ export const FORWARDED_MESSAGES_HEADERS = ["anthropic-beta", "anthropic-version"
 /** The longest value forwarded: a beta list of some 40 names. */
 export const MAX_FORWARDED_HEADER_LENGTH = 1024;
 
+/**
+ * Betas under which the provider bills a call at rates the catalog's price does not cover: the 1M-token context
+ * window (premium rates past 200,000 input tokens). Asked for, the call is refused, as a Messages field that raises
+ * the price is (messages-fields.ts).
+ */
+const PREMIUM_BETAS = [{ prefix: "context-1m-", charge: "the 1M-token context window is billed at premium rates" }];
+
 /** RFC 9110's token characters, commas and spaces: a comma-separated list of tokens, such as a beta list. */
 const TOKEN_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z\-, \t]*$/;
 
@@ -32,7 +39,22 @@ export function forwardedMessagesHeaders(request: ApiRequest | undefined): Recor
         { param: name },
       );
     }
+    if (name === "anthropic-beta") refusePremiumBetas(value);
     (forwarded ??= {})[name] = value;
   }
   return forwarded;
+}
+
+/** A beta list naming a beta the price does not cover: 400 naming it and why, before anything is charged. */
+function refusePremiumBetas(list: string): void {
+  for (const beta of list.split(",").map((name) => name.trim())) {
+    const premium = PREMIUM_BETAS.find((entry) => beta.startsWith(entry.prefix));
+    if (premium) {
+      throw new ApiError(
+        "invalid_request",
+        `anthropic-beta: ${beta} is not sold here: ${premium.charge}, which this deployment's price does not cover`,
+        { param: "anthropic-beta" },
+      );
+    }
+  }
 }
