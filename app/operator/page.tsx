@@ -267,7 +267,7 @@ function Dashboard({ view }: { view: OperatorView }) {
         {view.busiest.length === 0 ? (
           <p className="note">No rate-limited call in this hour or the one before.</p>
         ) : (
-          <div className="scroll">
+          <div className="table-scroll">
             <table data-testid="busiest">
               <thead>
                 <tr>
