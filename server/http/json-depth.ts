@@ -1,16 +1,11 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "./json-text";
+
 /**
  * How deep a body may nest arrays and objects. Far beyond any real request (a JSON Schema of tools rarely passes
  * 20), and far below the depth at which JSON.stringify, which prices tools and schemas and sends the body upstream,
  * overflows the stack (about 10,000): a body nested that deep is refused as a 400 before any quote, not a 500.
  */
 export const MAX_JSON_DEPTH = 128;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 /**
  * Whether valid JSON (JSON.parse accepted it) nests deeper than `limit`: brackets and braces counted outside strings,

@@ -55,8 +55,7 @@ export function signedExposure(scheme: PaymentScheme, payment: DecodedPayment, a
 export async function holdExposure(services: SchemeServices, request: ExposureRequest): Promise<Exposure> {
   const store = services.payerHolds;
   const { key, payer, amount, permit2, permit } = request;
-  const decimals = services.gateway.network.usdc.decimals;
-  const usd = (units: bigint) => `${atomicToDecimal(units, decimals)} USD`;
+  const usd = usdOf(services);
   const started = Date.now();
   for (;;) {
     const funds = await services.funds.read(payer, { permit2, permitNonce: permit !== undefined });
@@ -68,13 +67,14 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
     }
     const { capacity, sponsored } = capacityOf(funds, permit2, permit, payer);
     const now = Date.now();
-    const expiresAt = request.deadline !== undefined ? request.deadline * 1000 + 60_000 : now + PAYER_HOLD_EXPIRY_MS;
+    const expiresAt = holdExpiry(request.deadline, now);
     if (await store.hold({ key, payer, amount, capacity, sponsored, expiresAt }, now)) {
       return { kind: "held", release: () => store.release(key) };
     }
     const held = await store.heldBy(payer, Date.now());
     if (permit2 && held.sponsored && Date.now() - started < SPONSORED_PERMIT_WAIT_MS) {
-      await waitForPermit(store, payer, started);
+      // Until no permit-sponsored hold of the payer is live.
+      await waitForHolds(store, payer, started, SPONSORED_PERMIT_WAIT_MS, (live) => !live.sponsored);
       continue;
     }
     const allowance = permit2
@@ -101,8 +101,7 @@ export async function holdSettledFirst(
   if (services.gateway.network.kind !== "evm") return undefined;
   const store = services.payerHolds;
   const { key, payer, amount } = request;
-  const expiresAt = () =>
-    request.deadline !== undefined ? request.deadline * 1000 + 60_000 : Date.now() + PAYER_HOLD_EXPIRY_MS;
+  const expiresAt = () => holdExpiry(request.deadline, Date.now());
   const held = { kind: "held" as const, release: () => store.release(key) };
   const started = Date.now();
   for (;;) {
@@ -113,10 +112,8 @@ export async function holdSettledFirst(
     const before = await store.heldBy(payer, Date.now());
     if (Date.now() - started >= SETTLED_FIRST_WAIT_MS)
       return settledFirstOver(services, amount, funds?.balance, before.amount);
-    while (Date.now() - started < SETTLED_FIRST_WAIT_MS) {
-      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
-      if ((await store.heldBy(payer, Date.now())).amount < before.amount) break;
-    }
+    // Until one of the holds it met has ended.
+    await waitForHolds(store, payer, started, SETTLED_FIRST_WAIT_MS, (live) => live.amount < before.amount);
   }
 }
 
@@ -127,7 +124,7 @@ function settledFirstOver(
   balance: bigint | undefined,
   held: bigint,
 ): Exposure {
-  const usd = (units: bigint) => `${atomicToDecimal(units, services.gateway.network.usdc.decimals)} USD`;
+  const usd = usdOf(services);
   const funds =
     balance === undefined
       ? "the payer's USDC balance cannot be read from the chain now"
@@ -138,12 +135,29 @@ function settledFirstOver(
   };
 }
 
-/** Waits until no permit-sponsored hold of the payer is live, or the wait's time is up. */
-async function waitForPermit(store: SchemeServices["payerHolds"], payer: string, started: number): Promise<void> {
-  while (Date.now() - started < SPONSORED_PERMIT_WAIT_MS) {
+/** Waits, looking at the payer's live holds every WAIT_STEP_MS, until `over(live)` or `waitMs` from `started`. */
+async function waitForHolds(
+  store: SchemeServices["payerHolds"],
+  payer: string,
+  started: number,
+  waitMs: number,
+  over: (live: { amount: bigint; sponsored: boolean }) => boolean,
+): Promise<void> {
+  while (Date.now() - started < waitMs) {
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
-    if (!(await store.heldBy(payer, Date.now())).sponsored) return;
+    if (over(await store.heldBy(payer, Date.now()))) return;
   }
+}
+
+/** When a hold ends by itself if its process dies: a minute after its payment's deadline, else PAYER_HOLD_EXPIRY_MS. */
+function holdExpiry(deadline: number | undefined, now: number): number {
+  return deadline !== undefined ? deadline * 1000 + 60_000 : now + PAYER_HOLD_EXPIRY_MS;
+}
+
+/** Amounts of the network's USDC as messages name them. */
+function usdOf(services: SchemeServices): (units: bigint) => string {
+  const { decimals } = services.gateway.network.usdc;
+  return (units) => `${atomicToDecimal(units, decimals)} USD`;
 }
 
 /**
