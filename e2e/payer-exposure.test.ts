@@ -7,8 +7,10 @@ import { polygon as polygonChain } from "viem/chains";
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../config/catalog/default-catalog";
 import { fundedPayer } from "./support/funded-payer";
+import { startExtraApp } from "./support/extra-app";
 import { paidStream, statedCost, type StreamOutcome } from "./support/paid-stream";
 import { paymentClient, polygon, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
+import { startRpcProxy } from "./support/rpc-proxy";
 
 const model = defaultCatalog().chat.find((chat) => chat.id === "vendor-a/gpt-5.6-sol")!;
 /** A 2,000-token stream on gpt-5.6-sol: its upto maximum is the 29,037 units of the issue's attack. */
@@ -166,5 +168,31 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     expect(rows.map((row) => row.status).sort()).toEqual(["failed", "settled"]);
     expect(rows.find((row) => row.status === "failed")?.failure_reason).toBe("payer_limit_exceeded");
     expect(await usdcBalance(owner.address)).toBeLessThan(maximum);
+  });
+
+  it("reads the funds again when another of the payer's payments was taken while they were read", async () => {
+    const request = body("read before taken: stream to me");
+    const maximum = BigInt((await quote("/v1/chat/completions", request)).accepts[1]!.amount);
+    const owner = await fundedPayer(maximum);
+    await approvePermit2(owner.key);
+    // A second instance on the same database whose chain reads come back late.
+    const rpc = await startRpcProxy(stack().chainRpcUrl);
+    const app = await startExtraApp({ CHAIN_RPC_URL: rpc.url });
+    try {
+      const readAtGate = rpc.gateBalanceOf(owner.address);
+      const pay = wrapFetchWithPayment(fetch, uptoPaymentClient(owner.key));
+      const late = paidStream(pay, `${app.url}/v1/chat/completions`, request);
+      // Its read says the wallet holds one maximum; meanwhile another stream is served and settled from it.
+      await readAtGate;
+      expect((await streamOnce(owner.key, request)).served).toBe(true);
+      rpc.openGate();
+      expect(await late).toEqual({ served: false, status: 402, code: "payer_limit_exceeded" });
+    } finally {
+      await app.stop();
+      await rpc.stop();
+    }
+    const rows = rowsOf(owner.address);
+    expect(rows.map((row) => row.status).sort()).toEqual(["failed", "settled"]);
+    expect(rows.find((row) => row.status === "failed")?.failure_reason).toBe("payer_limit_exceeded");
   });
 });

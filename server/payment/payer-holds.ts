@@ -16,6 +16,11 @@ export interface PayerHold {
    * else, so that it cannot spend what another payment's hold counts on.
    */
   capacity?: bigint;
+  /**
+   * How many of the payer's holds had ended (heldBy's `ended`) before its capacity was read: the hold is taken only if
+   * none has ended since. A hold ends once its payment is taken, so funds read before that may no longer be there.
+   */
+  endedBefore?: bigint;
   /** The hold's capacity rests on an EIP-2612 permit this payment carries (not yet on chain): one such at a time. */
   sponsored: boolean;
   /** Epoch ms. */
@@ -25,13 +30,20 @@ export interface PayerHold {
 export interface PayerHoldStore {
   /**
    * Takes `hold` if the payer's live holds and it add up to at most its capacity (without one: if there are none),
-   * and no other live hold of the
-   * payer rests on a sponsored permit when this one does (one transaction, serialised per payer): whether it was
-   * taken. Expired holds of the payer are dropped first.
+   * no other live hold of the payer rests on a sponsored permit when this one does, and none of its holds has ended
+   * since `endedBefore` (one transaction, serialised per payer): whether it was taken. Expired holds of the payer are
+   * dropped first (they do not count as ended: their process died).
    */
   hold(hold: PayerHold, now: number): Promise<boolean>;
-  /** Ends the hold under `key` (nothing when there is none). */
+  /** Ends the hold under `key` (nothing when there is none), counting it among its payer's ended holds. */
   release(key: string): Promise<void>;
-  /** What `payer`'s live holds add up to, and whether one rests on a sponsored permit. */
-  heldBy(payer: string, now: number): Promise<{ amount: bigint; sponsored: boolean }>;
+  /** What `payer`'s live holds add up to, whether one rests on a sponsored permit, and how many have ended. */
+  heldBy(payer: string, now: number): Promise<LiveHolds>;
+}
+
+/** A payer's live holds (their sum, whether one rests on a sponsored permit) and the count of its ended ones. */
+export interface LiveHolds {
+  amount: bigint;
+  sponsored: boolean;
+  ended: bigint;
 }

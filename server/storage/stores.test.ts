@@ -317,23 +317,28 @@ describe.each(engines)("the stores on %s", (engine) => {
       ),
     );
     expect(taken.filter(Boolean)).toHaveLength(3);
-    expect(await second.payerHolds.heldBy("0xpayer", now)).toEqual({ amount: 87_111n, sponsored: false });
+    expect(await second.payerHolds.heldBy("0xpayer", now)).toEqual({ amount: 87_111n, sponsored: false, ended: 0n });
     // Another payer's funds are its own; a released hold frees its room for the next payment.
     expect(await first.payerHolds.hold({ ...hold("other", 29_037n), payer: "0xother" }, now)).toBe(true);
     await first.payerHolds.release(`h${taken.indexOf(true)}`);
-    expect(await second.payerHolds.hold(hold("next", 29_037n), now)).toBe(true);
+    // Funds read before a hold ended (its payment was taken, maybe spending them) are not trusted: read them again.
+    expect(await second.payerHolds.hold({ ...hold("next", 29_037n), endedBefore: 0n }, now)).toBe(false);
+    expect(await second.payerHolds.hold({ ...hold("next", 29_037n), endedBefore: 1n }, now)).toBe(true);
     expect(await second.payerHolds.hold(hold("too much", 1n), now)).toBe(false);
     // An expired hold (its process died) counts no more.
     const later = now + 120_000;
-    expect(await first.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 0n, sponsored: false });
+    expect(await first.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 0n, sponsored: false, ended: 1n });
     expect(
       await first.payerHolds.hold(hold("sponsored", 29_037n, { sponsored: true, expiresAt: later + 60_000 }), later),
     ).toBe(true);
     // One payment resting on a permit at a time, whatever the room left.
     const again = hold("sponsored again", 1n, { sponsored: true, expiresAt: later + 60_000 });
     expect(await second.payerHolds.hold(again, later)).toBe(false);
-    expect(await second.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 29_037n, sponsored: true });
+    expect(await second.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 29_037n, sponsored: true, ended: 1n });
     await second.payerHolds.release("sponsored");
+    await second.payerHolds.release("no such hold");
+    expect((await first.payerHolds.heldBy("0xpayer", later)).ended).toBe(2n);
+    expect((await first.payerHolds.heldBy("0xother", later)).ended).toBe(0n);
     expect(await second.payerHolds.hold(again, later)).toBe(true);
   });
   it("takes a payer's hold without a capacity only when it holds nothing else, and counts it in the next", async () => {

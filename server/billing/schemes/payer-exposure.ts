@@ -2,6 +2,7 @@ import { PERMIT2_ADDRESS } from "@x402/evm";
 import { PAYER_HOLD_EXPIRY_MS, SETTLED_FIRST_WAIT_MS, SPONSORED_PERMIT_WAIT_MS } from "../../../config/limits";
 import { atomicToDecimal } from "../../money";
 import type { PayerFunds } from "../../payment/payer-funds";
+import type { LiveHolds } from "../../payment/payer-holds";
 import type { DecodedPayment } from "../../payment/payment-signature";
 import type { Acceptance, PaymentScheme, SchemeServices } from "./payment-scheme";
 
@@ -58,6 +59,9 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
   const usd = usdOf(services);
   const started = Date.now();
   for (;;) {
+    // The payer's ended holds are counted before its funds are read: a hold taken on funds read before another
+    // payment was taken (that settlement may have spent them) is not taken, and they are read again.
+    const before = await store.heldBy(payer, Date.now());
     const funds = await services.funds.read(payer, { permit2, permitNonce: permit !== undefined });
     if (!funds) {
       return {
@@ -68,11 +72,14 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
     const { capacity, sponsored } = capacityOf(funds, permit2, permit, payer);
     const now = Date.now();
     const expiresAt = holdExpiry(request.deadline, now);
-    if (await store.hold({ key, payer, amount, capacity, sponsored, expiresAt }, now)) {
+    const endedBefore = before.ended;
+    if (await store.hold({ key, payer, amount, capacity, sponsored, endedBefore, expiresAt }, now)) {
       return { kind: "held", release: () => store.release(key) };
     }
     const held = await store.heldBy(payer, Date.now());
-    if (permit2 && held.sponsored && Date.now() - started < SPONSORED_PERMIT_WAIT_MS) {
+    const waited = Date.now() - started;
+    if (held.ended !== endedBefore && waited < SPONSORED_PERMIT_WAIT_MS) continue;
+    if (permit2 && held.sponsored && waited < SPONSORED_PERMIT_WAIT_MS) {
       // Until no permit-sponsored hold of the payer is live.
       await waitForHolds(store, payer, started, SPONSORED_PERMIT_WAIT_MS, (live) => !live.sponsored);
       continue;
@@ -106,14 +113,15 @@ export async function holdSettledFirst(
   const started = Date.now();
   for (;;) {
     if (await store.hold({ key, payer, amount, sponsored: false, expiresAt: expiresAt() }, Date.now())) return held;
-    const funds = await services.funds.read(payer);
-    const hold = { key, payer, amount, capacity: funds?.balance, sponsored: false, expiresAt: expiresAt() };
-    if (funds && (await store.hold(hold, Date.now()))) return held;
     const before = await store.heldBy(payer, Date.now());
+    const funds = await services.funds.read(payer);
+    const capacity = funds?.balance;
+    const hold = { key, payer, amount, capacity, endedBefore: before.ended, sponsored: false, expiresAt: expiresAt() };
+    if (funds && (await store.hold(hold, Date.now()))) return held;
     if (Date.now() - started >= SETTLED_FIRST_WAIT_MS)
-      return settledFirstOver(services, amount, funds?.balance, before.amount);
-    // Until one of the holds it met has ended.
-    await waitForHolds(store, payer, started, SETTLED_FIRST_WAIT_MS, (live) => live.amount < before.amount);
+      return settledFirstOver(services, amount, capacity, before.amount);
+    // Until one of the payer's holds has ended (since its funds were read).
+    await waitForHolds(store, payer, started, SETTLED_FIRST_WAIT_MS, (live) => live.ended !== before.ended);
   }
 }
 
@@ -141,7 +149,7 @@ async function waitForHolds(
   payer: string,
   started: number,
   waitMs: number,
-  over: (live: { amount: bigint; sponsored: boolean }) => boolean,
+  over: (live: LiveHolds) => boolean,
 ): Promise<void> {
   while (Date.now() - started < waitMs) {
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));

@@ -1,10 +1,12 @@
-import type { PayerHold, PayerHoldStore } from "../../payment/payer-holds";
+import type { LiveHolds, PayerHold, PayerHoldStore } from "../../payment/payer-holds";
 import type { PostgresDatabase } from "./open-postgres";
 
 /**
  * Payers' holds on PostgreSQL. A sum over other rows is not atomic against a concurrent twin under READ COMMITTED,
  * so taking a hold is one transaction that first takes a transaction-scoped advisory lock on the payer: two
- * instances holding for one payer at once take turns, and the second sums what the first inserted.
+ * instances holding for one payer at once take turns, and the second sums what the first inserted. Ending a hold
+ * deletes it and counts it in payer_hold_ends, in one statement; a hold whose capacity was read before that count
+ * moved is not taken.
  */
 export class PostgresPayerHolds implements PayerHoldStore {
   constructor(private readonly database: PostgresDatabase) {}
@@ -26,6 +28,8 @@ export class PostgresPayerHolds implements PayerHoldStore {
                      then not exists (select 1 from payer_holds where payer = $2)
                      else (select coalesce(sum(amount), 0) from payer_holds where payer = $2) + $3 <= $6 end
                and not ($4 and exists (select 1 from payer_holds where payer = $2 and sponsored))
+               and ($7::bigint is null
+                    or coalesce((select ended from payer_hold_ends where payer = $2), 0) = $7::bigint)
            on conflict (key) do nothing
            returning true as inserted`,
           [
@@ -35,6 +39,7 @@ export class PostgresPayerHolds implements PayerHoldStore {
             hold.sponsored,
             new Date(hold.expiresAt),
             hold.capacity?.toString() ?? null,
+            hold.endedBefore?.toString() ?? null,
           ],
         );
         await client.query("commit");
@@ -49,14 +54,23 @@ export class PostgresPayerHolds implements PayerHoldStore {
   }
 
   async release(key: string): Promise<void> {
-    await this.database.$client.query("delete from payer_holds where key = $1", [key]);
+    await this.database.$client.query(
+      `with ended as (delete from payer_holds where key = $1 returning payer)
+       insert into payer_hold_ends (payer, ended) select payer, 1 from ended
+       on conflict (payer) do update set ended = payer_hold_ends.ended + 1`,
+      [key],
+    );
   }
 
-  async heldBy(payer: string, now: number): Promise<{ amount: bigint; sponsored: boolean }> {
-    const { rows } = await this.database.$client.query<{ amount: string | null; sponsored: boolean | null }>(
-      "select sum(amount) as amount, bool_or(sponsored) as sponsored from payer_holds where payer = $1 and expires_at > $2",
+  async heldBy(payer: string, now: number): Promise<LiveHolds> {
+    type Row = { amount: string | null; sponsored: boolean | null; ended: string | null };
+    const { rows } = await this.database.$client.query<Row>(
+      `select sum(amount) as amount, bool_or(sponsored) as sponsored,
+         (select ended::text from payer_hold_ends where payer = $1) as ended
+       from payer_holds where payer = $1 and expires_at > $2`,
       [payer, new Date(now)],
     );
-    return { amount: BigInt(rows[0]?.amount ?? 0), sponsored: rows[0]?.sponsored === true };
+    const row = rows[0];
+    return { amount: BigInt(row?.amount ?? 0), sponsored: row?.sponsored === true, ended: BigInt(row?.ended ?? 0) };
   }
 }

@@ -135,6 +135,12 @@ export const payerHolds = pgTable(
   (table) => [index("payer_holds_payer_idx").on(table.payer)],
 );
 
+/** See sqlite/schema.ts. */
+export const payerHoldEnds = pgTable("payer_hold_ends", {
+  payer: text("payer").primaryKey(),
+  ended: bigint("ended", { mode: "bigint" }).notNull(),
+});
+
 export const paidAnswers = pgTable(
   "paid_answers",
   {

@@ -187,6 +187,16 @@ export const payerHolds = sqliteTable(
 );
 
 /**
+ * How many of each payer's holds have ended (been released): a hold whose capacity was read before another ended is
+ * not taken, since that payment's settlement may have spent the funds read. Never reset, so a count seen is never
+ * seen again for other funds.
+ */
+export const payerHoldEnds = sqliteTable("payer_hold_ends", {
+  payer: text("payer").primaryKey(),
+  ended: integer("ended").notNull(),
+});
+
+/**
  * Answers kept for the x402 payment-identifier extension: a paid, non-streamed answer under its payer and the
  * payment id the caller chose, so that a retry of the same request (its connection dropped) gets it again
  * instead of paying twice. `request` is the resource and the body's SHA-256; `answer` the status, headers and

@@ -1,45 +1,53 @@
 import type Database from "better-sqlite3";
-import type { PayerHold, PayerHoldStore } from "../../payment/payer-holds";
+import type { LiveHolds, PayerHold, PayerHoldStore } from "../../payment/payer-holds";
 import type { SqliteDatabase } from "./open-sqlite";
+
+/** A payer's live holds as one row: how many, their sum, whether one rests on a sponsored permit, how many ended. */
+type LiveRow = { count: bigint; amount: bigint | null; sponsored: number | null; ended: bigint | null };
 
 /**
  * Payers' holds on SQLite: taking one is one IMMEDIATE transaction (SQLite's single writer, across processes too),
  * which drops the payer's expired holds, sums the live ones and inserts the new one only if it fits (one without a
- * capacity: only if there are none).
+ * capacity: only if there are none) and none of the payer's holds has ended since its capacity was read. Ending a
+ * hold deletes it and counts it in payer_hold_ends, in one transaction.
  */
-/** A payer's live holds: how many, their sum, and whether one rests on a sponsored permit. */
-type LiveHolds = { count: bigint; amount: bigint | null; sponsored: number | null };
-
 export class SqlitePayerHolds implements PayerHoldStore {
   private readonly take: (hold: PayerHold, now: number) => boolean;
-  private readonly drop: Database.Statement<[string]>;
-  private readonly live: Database.Statement<[string, number], LiveHolds>;
+  private readonly end: (key: string) => void;
+  private readonly live: Database.Statement<[string, string, number], LiveRow>;
 
   constructor(database: SqliteDatabase) {
     const client = database.$client;
     const expired = client.prepare<[string, number]>("delete from payer_holds where payer = ? and expires_at <= ?");
     this.live = client
-      .prepare<[string, number], LiveHolds>(
-        "select count(*) as count, sum(cast(amount as integer)) as amount, max(sponsored) as sponsored from payer_holds where payer = ? and expires_at > ?",
+      .prepare<[string, string, number], LiveRow>(
+        `select count(*) as count, sum(cast(amount as integer)) as amount, max(sponsored) as sponsored,
+           (select ended from payer_hold_ends where payer = ?) as ended
+         from payer_holds where payer = ? and expires_at > ?`,
       )
       .safeIntegers(true);
     const insert = client.prepare<[string, string, string, number, number]>(
       "insert into payer_holds (key, payer, amount, sponsored, expires_at) values (?, ?, ?, ?, ?) on conflict (key) do nothing",
     );
-    this.drop = client.prepare<[string]>("delete from payer_holds where key = ?");
+    const drop = client.prepare<[string], { payer: string }>("delete from payer_holds where key = ? returning payer");
+    const count = client.prepare<[string]>(
+      "insert into payer_hold_ends (payer, ended) values (?, 1) on conflict (payer) do update set ended = ended + 1",
+    );
     const transaction = client.transaction((hold: PayerHold, now: number): boolean => {
       expired.run(hold.payer, now);
-      const { count, amount, sponsored } = this.live.get(hold.payer, now) ?? {
-        count: 0n,
-        amount: null,
-        sponsored: null,
-      };
-      if (hold.sponsored && Number(sponsored ?? 0) > 0) return false;
-      if (hold.capacity === undefined ? count > 0n : (amount ?? 0n) + hold.amount > hold.capacity) return false;
+      const live = this.liveHolds(hold.payer, now);
+      if (hold.endedBefore !== undefined && live.ended !== hold.endedBefore) return false;
+      if (hold.sponsored && live.sponsored) return false;
+      if (hold.capacity === undefined ? live.count > 0n : live.amount + hold.amount > hold.capacity) return false;
       const result = insert.run(hold.key, hold.payer, hold.amount.toString(), hold.sponsored ? 1 : 0, hold.expiresAt);
       return result.changes === 1;
     });
     this.take = (hold, now) => transaction.immediate(hold, now);
+    const ending = client.transaction((key: string) => {
+      const dropped = drop.get(key);
+      if (dropped) count.run(dropped.payer);
+    });
+    this.end = (key) => ending.immediate(key);
   }
 
   async hold(hold: PayerHold, now: number): Promise<boolean> {
@@ -47,11 +55,21 @@ export class SqlitePayerHolds implements PayerHoldStore {
   }
 
   async release(key: string): Promise<void> {
-    this.drop.run(key);
+    this.end(key);
   }
 
-  async heldBy(payer: string, now: number): Promise<{ amount: bigint; sponsored: boolean }> {
-    const row = this.live.get(payer, now);
-    return { amount: row?.amount ?? 0n, sponsored: Number(row?.sponsored ?? 0) > 0 };
+  async heldBy(payer: string, now: number): Promise<LiveHolds> {
+    const { amount, sponsored, ended } = this.liveHolds(payer, now);
+    return { amount, sponsored, ended };
+  }
+
+  private liveHolds(payer: string, now: number): LiveHolds & { count: bigint } {
+    const row = this.live.get(payer, payer, now);
+    return {
+      count: row?.count ?? 0n,
+      amount: row?.amount ?? 0n,
+      sponsored: Number(row?.sponsored ?? 0) > 0,
+      ended: row?.ended ?? 0n,
+    };
   }
 }

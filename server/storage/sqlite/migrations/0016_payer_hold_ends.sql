@@ -1,0 +1,4 @@
+CREATE TABLE `payer_hold_ends` (
+	`payer` text PRIMARY KEY NOT NULL,
+	`ended` integer NOT NULL
+);
