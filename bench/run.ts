@@ -20,6 +20,7 @@ import { facilitatorAuthSection } from "./lib/facilitator-auth-section";
 import { channelSection } from "./lib/channel-section";
 import { dialectSection } from "./lib/dialect-section";
 import { limitsSection } from "./lib/limits-section";
+import { tracingSection } from "./lib/tracing-section";
 import { claimBenchChannels } from "./lib/channel-claim";
 import { cpuMs } from "./lib/process-cpu";
 import { ms, percentile, rotate, runConcurrently } from "./lib/stats";
@@ -376,6 +377,10 @@ try {
   // 14. What the rate limits cost a prepaid call.
   say("\n## 14. Rate limits: a prepaid call with the key's limits off and on (two app servers, one SQLite file)");
   for (const line of await limitsSection(stack, size(2000, 10))) say(line);
+
+  // 15. What tracing costs a prepaid call.
+  say("\n## 15. Tracing: a prepaid call with tracing off and on (two app servers, one SQLite file)");
+  for (const line of await tracingSection(stack, size(2000, 10))) say(line);
 
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);

@@ -10,6 +10,7 @@ import { networkWithAddresses, parse, sharedSchema, withoutEmpty, type TrustedPr
 import { loadFacilitators, type FacilitatorEntry } from "./facilitators";
 import { freeEmbeddingsSettings, type FreeEmbeddingsSettings } from "./free-tier";
 import { rateLimitSettings, type RateLimitSettings } from "./rate-limits";
+import { tracingSettings, type TracingSettings } from "./tracing";
 import { insecureUrlProblem } from "./host-urls";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
@@ -46,6 +47,8 @@ export interface ServiceConfig {
   rateLimits: RateLimitSettings;
   /** How long /health reuses a facilitator's or provider's probe (HEALTH_PROBE_SECONDS). */
   healthProbeMs: number;
+  /** Where spans are exported (OTEL_* variables); undefined: tracing is off. */
+  tracing: TracingSettings | undefined;
   /** Proxies whose forwarded header is believed; everyone else is identified by the socket's address. */
   trustedProxies: TrustedProxies;
   decisionModelVersion: string;
@@ -181,6 +184,7 @@ export function loadServiceConfig(
   const channels = channelSettings(values, network, problems);
   const catalog = collectProblems(problems, () => catalogFrom(values, env, true));
   if (catalog) problems.push(...insecureProviders(catalog));
+  const tracing = tracingSettings(env, problems);
   if (problems.length > 0 || !catalog) throw new ConfigurationError(problems);
   return {
     network,
@@ -203,6 +207,7 @@ export function loadServiceConfig(
     freeEmbeddings: freeEmbeddingsSettings(values),
     rateLimits: rateLimitSettings(values),
     healthProbeMs: values.HEALTH_PROBE_SECONDS * 1000,
+    tracing,
     trustedProxies: { addresses: values.TRUSTED_PROXIES, header: values.TRUSTED_PROXY_HEADER },
     decisionModelVersion: values.DECISION_MODEL_VERSION,
     prepaid: {

@@ -18,6 +18,7 @@ import { operatorRoutes } from "./operator/operator-routes";
 import { hasOperatorSession } from "./operator/operator-session";
 import { operatorView, type OperatorView } from "./operator/operator-view";
 import { warmTokenCounter } from "./pricing/warm-token-counter";
+import { startTracing, stopTracing } from "./tracing/tracing";
 
 export { clientExampleCode, curlExampleCode } from "./discovery/agent-guides";
 export { priceSheet } from "./console/price-sheet";
@@ -34,6 +35,8 @@ let starting: Promise<AppContext> | undefined;
 export function startAppContext(): Promise<AppContext> {
   starting ??= (async () => {
     const config = loadServiceConfig();
+    // Before any request: each is then served in its span (tracing/request-span.ts).
+    startTracing(config.tracing);
     // Before anything is served: the first long input quoted then runs compiled code (warm-token-counter.ts).
     warmTokenCounter();
     // The endpoints sell the catalog in force: its models, prices and routes, read once at start.
@@ -90,7 +93,7 @@ export async function shutDown(server: Server): Promise<void> {
   const { drained, cut } = await drain.finish(config.shutdownGraceMs, afterCutMs);
   logEvent(drained ? "info" : "error", "drained", { streams_cut: cut, left_under_way: drain.underWay });
   server.closeAllConnections();
-  await storage.close();
+  await Promise.all([storage.close(), stopTracing()]);
 }
 
 /** The deployment as a visitor reaches it at `host`, for the console's pages. */

@@ -1,3 +1,5 @@
+import { currentTraceId } from "./tracing/tracing";
+
 const pending: { line: string; error: boolean }[] = [];
 
 /**
@@ -10,9 +12,19 @@ function flush(): void {
 }
 process.on("exit", flush);
 
-/** One JSON line per event on stdout (errors on stderr). Callers never pass secrets such as keys or signatures. */
+/**
+ * One JSON line per event on stdout (errors on stderr), with the current request's trace id while tracing is on.
+ * Callers never pass secrets such as keys or signatures.
+ */
 export function logEvent(level: "info" | "warn" | "error", event: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...fields });
+  const traceId = currentTraceId();
+  const line = JSON.stringify({
+    time: new Date().toISOString(),
+    level,
+    event,
+    ...(traceId !== undefined && { trace_id: traceId }),
+    ...fields,
+  });
   if (pending.length === 0) setImmediate(flush);
   pending.push({ line, error: level === "error" });
 }

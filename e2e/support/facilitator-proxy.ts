@@ -29,12 +29,14 @@ export type SettleMode =
  * A facilitator in front of the real one, for settlements that time out: every call is forwarded, except that
  * /settle follows `mode` and /supported lists the kinds `setSupported` keeps; /verify and /settle may each be
  * delayed, as a real network's facilitator is (`setDelays`). `forwarded` holds the real facilitator's answers to the
- * settles it passed on, in order; `received` counts the verifies and settles asked for.
+ * settles it passed on, in order; `received` counts the verifies and settles asked for, `traceparents` keeps the
+ * trace context each of them carried.
  */
 export async function startFacilitatorProxy(target: string, authHeader?: string) {
   let mode: SettleMode = { kind: "forward" };
   let delays = { verifyMs: 0, settleMs: 0 };
   const received = { verify: 0, settle: 0 };
+  const traceparents: (string | undefined)[] = [];
   let onlyKinds: (kind: { x402Version: number; network: string }) => boolean = () => true;
   const forwarded: Promise<Record<string, unknown>>[] = [];
   const dropped: (() => void)[] = [];
@@ -55,6 +57,7 @@ export async function startFacilitatorProxy(target: string, authHeader?: string)
       const path = request.url ?? "/";
       if (path === "/verify" || path === "/settle") {
         received[path === "/verify" ? "verify" : "settle"] += 1;
+        traceparents.push(request.headers.traceparent as string | undefined);
         const delay = path === "/verify" ? delays.verifyMs : delays.settleMs;
         if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -97,6 +100,7 @@ export async function startFacilitatorProxy(target: string, authHeader?: string)
       delays = next;
     },
     received,
+    traceparents,
     /** Lists in /supported only the kinds `keep` keeps (a facilitator without x402 v1, say). */
     setSupported(keep: typeof onlyKinds) {
       onlyKinds = keep;

@@ -1,5 +1,6 @@
 import { usageOnlyChunkUsage } from "../chat/chat-wire";
 import { atomicToDecimal } from "../money";
+import { noteCall } from "../tracing/request-span";
 import type { X402Price } from "./payment-method";
 
 /** What an answer says it cost: fields appended to its `usage` object, and headers for a whole answer. */
@@ -18,6 +19,7 @@ export const PREPAID_REMAINING_HEADER = "X-Paysvc-Prepaid-Remaining";
  */
 export function x402Cost(price: X402Price, transaction: string | undefined): AnswerCost {
   const cost = atomicToDecimal(price.amount, price.decimals);
+  noteCall({ cost });
   return {
     usage: { cost, cost_details: { network: price.network, transaction: transaction ?? null } },
     headers: { [COST_HEADER]: cost },
@@ -35,6 +37,7 @@ export function prepaidCost(charge: {
   remainingTokens: number | undefined;
 }): AnswerCost {
   const cost = atomicToDecimal(charge.amount, charge.decimals);
+  noteCall({ cost });
   const { chargedTokens, remainingTokens } = charge;
   const usage: Record<string, unknown> = { cost, prepaid_charged_tokens: chargedTokens };
   const headers: Record<string, string> = { [COST_HEADER]: cost };

@@ -11,6 +11,8 @@ import { PrepaidPayment } from "./prepaid-payment";
 import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
+import { noteCall } from "../tracing/request-span";
+import { failedSpan, startSpan } from "../tracing/spans";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
@@ -29,11 +31,22 @@ export async function billRequest(
   let refusedAs: "invalid" | "refused" = "invalid";
   try {
     const started = performance.now();
-    const body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
-    const parsed = endpoint.parse(body.value, request);
-    const quoted = endpoint.quote(parsed, context.config.network);
-    // Awaited only when it is a promise (a long input, counted yielding): the common 402 takes no extra turn.
-    const quote = quoted instanceof Promise ? await quoted : quoted;
+    const quoting = startSpan("paysvc.quote");
+    let body, parsed, quote;
+    try {
+      body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
+      parsed = endpoint.parse(body.value, request);
+      const quoted = endpoint.quote(parsed, context.config.network);
+      // Awaited only when it is a promise (a long input, counted yielding): the common 402 takes no extra turn.
+      quote = quoted instanceof Promise ? await quoted : quoted;
+    } catch (error) {
+      if (quoting) failedSpan(quoting, error);
+      throw error;
+    } finally {
+      quoting?.end();
+    }
+    const { tokens } = quote;
+    noteCall({ model: quote.model, inputTokens: tokens?.input, maxTokens: tokens?.maxOutput });
     let url: string | undefined;
     const call: BillableCall = {
       request,

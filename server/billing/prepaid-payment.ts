@@ -1,6 +1,7 @@
 import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
+import { inSpan } from "../tracing/spans";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER } from "../http/api-answer";
@@ -39,12 +40,12 @@ export class PrepaidPayment implements PaymentMethod {
     const { store, code, metrics, writes } = this;
     const started = performance.now();
     // The usual case is one statement; only a refused reservation looks the key up to say why.
-    const reservation = await store.reserve(
-      code,
-      tokens.model.id,
-      { inputTokens: tokens.input, maxOutputTokens: tokens.maxOutput },
-      this.reservationTtlMs,
-    );
+    const wanted = { inputTokens: tokens.input, maxOutputTokens: tokens.maxOutput };
+    const reservation = await inSpan("paysvc.prepaid.reserve", { "paysvc.model": tokens.model.id }, async (span) => {
+      const reserved = await store.reserve(code, tokens.model.id, wanted, this.reservationTtlMs);
+      span?.setAttribute("paysvc.prepaid.reserved", reserved !== undefined);
+      return reserved;
+    });
     if (!reservation) throw await this.refusal(tokens.model, tokens.input);
     const model = tokens.model.id;
     metrics.prepaid("reserved", model, tokens.input + reservation.allowedOutput);

@@ -3,6 +3,7 @@ import { SERVICE_VERSION } from "../../config/version";
 import { ApiError } from "../errors";
 import type { Drain } from "../lifecycle/drain";
 import { logEvent } from "../log";
+import { inRequestSpan } from "../tracing/request-span";
 import { jsonAnswer, type ApiAnswer } from "./api-answer";
 import { readApiRequest, sendAnswer } from "./node-http-adapter";
 import type { Router } from "./router";
@@ -35,22 +36,33 @@ export function nodeHandler(
       return true;
     }
     if (framework(path)) return false;
-    const handle = router.answer(request.method ?? "GET", path);
+    const method = request.method ?? "GET";
+    const handle = router.answer(method, path);
     const leave = drain.enter();
-    readApiRequest(request, origin)
-      .then(async (apiRequest) => releaseUnreadBody(request, apiRequest, await handle(apiRequest)))
-      .then((answer) => sendAnswer(answer, response, drain.deadline))
-      .catch(async (error: unknown) => {
-        // A client that went away before its body ended: nobody is left to answer.
-        if (!request.complete && request.destroyed) return void response.destroy();
-        logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error) });
-        if (response.headersSent) response.destroy();
-        else {
-          const failed = new ApiError("internal_error", "Internal server error").toAnswer();
-          await sendAnswer(router.withCors(failed, request.headers.origin ?? null), response);
-        }
-      })
-      .finally(leave);
+    void inRequestSpan(request, router.has(method, path) ? path : undefined, (span) =>
+      readApiRequest(request, origin)
+        .then(async (apiRequest) => releaseUnreadBody(request, apiRequest, await handle(apiRequest)))
+        .then((answer) => {
+          span?.answered(answer.status);
+          return sendAnswer(answer, response, drain.deadline);
+        })
+        .catch(async (error: unknown) => {
+          span?.failed(error);
+          // A client that went away before its body ended: nobody is left to answer.
+          if (!request.complete && request.destroyed) return void response.destroy();
+          logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error) });
+          if (response.headersSent) response.destroy();
+          else {
+            const failed = new ApiError("internal_error", "Internal server error").toAnswer();
+            span?.answered(failed.status);
+            await sendAnswer(router.withCors(failed, request.headers.origin ?? null), response);
+          }
+        })
+        .finally(() => {
+          span?.end();
+          leave();
+        }),
+    );
     return true;
   };
 }

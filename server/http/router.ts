@@ -54,6 +54,11 @@ export class Router {
     return this.cors().apply(answer, origin);
   }
 
+  /** Whether a route answers this method at this path (no query). */
+  has(method: string, path: string): boolean {
+    return this.routes.has(`${method} ${path}`);
+  }
+
   /**
    * The handler of a method and path (no query): its route's; for a path of other methods, the preflight (OPTIONS)
    * or a 405 naming them; for a path that is no route's, a 404.

@@ -1,3 +1,4 @@
+import type { SettleError, VerifyError } from "@x402/core/types";
 import type { SettleResponse, VerifyResponse } from "@x402/core/types";
 
 /** A verdict, and the facilitator that gave it (which is asked first to settle). */
@@ -15,4 +16,16 @@ export class FacilitatorUnavailableError extends Error {
     super(message);
     this.name = "FacilitatorUnavailableError";
   }
+}
+
+/** The verdict a facilitator sent with an error status (isValid: false). */
+export function verdictOf(error: VerifyError): VerifyResponse {
+  const { invalidReason, invalidMessage, payer } = error;
+  return { isValid: false, invalidReason, invalidMessage, payer };
+}
+
+/** The refusal a facilitator sent with an error status (success: false). */
+export function settlementOf(error: SettleError): SettleResponse {
+  const { errorReason, errorMessage, payer, transaction, network } = error;
+  return { success: false, errorReason, errorMessage, payer, transaction, network };
 }

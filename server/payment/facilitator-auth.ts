@@ -12,6 +12,7 @@ import {
 import { Agent, request } from "undici";
 import { z } from "zod";
 import type { FacilitatorAuth } from "../../config/facilitators";
+import { withTraceHeaders } from "../tracing/tracing";
 
 type Operation = "verify" | "settle" | "supported";
 
@@ -77,7 +78,7 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
     this.timeoutMs = config.timeoutMs ?? 30_000;
   }
 
-  /** The headers of one operation's request: its credentials, and the content type. */
+  /** The headers of one operation's request: its credentials, the content type and the trace context. */
   async headers(operation: Operation): Promise<Record<string, string>> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     const { auth } = this;
@@ -92,7 +93,7 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
       });
       headers.authorization = `Bearer ${token}`;
     }
-    return headers;
+    return withTraceHeaders(headers);
   }
 
   /** One request: its status and body text, within the time allowed; a redirect is refused, not followed. */

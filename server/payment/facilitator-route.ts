@@ -17,6 +17,8 @@ import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { FacilitatorAuth } from "../../config/facilitators";
 import type { NetworkDefinition } from "../../networks";
+import { settleSpan, verifySpan } from "../tracing/facilitator-spans";
+import { settlementOf, verdictOf } from "./facilitator-answers";
 import { CircuitBreaker } from "../upstream/circuit-breaker";
 import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
 import { channelMinDeposit, RequirementsTemplates, type RequirementTerms } from "./requirements-templates";
@@ -229,41 +231,26 @@ export class FacilitatorRoute {
     return this.server.findMatchingRequirements([requirements], payload) !== undefined;
   }
 
-  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-    try {
-      return await this.server.verifyPayment(payload, requirements);
-    } catch (error) {
-      if (error instanceof VerifyError && error.statusCode < 500) {
-        return {
-          isValid: false,
-          invalidReason: error.invalidReason,
-          invalidMessage: error.invalidMessage,
-          payer: error.payer,
-        };
-      }
-      throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
-    }
+  /** The verdict; one sent with an error status below 500 is a verdict too, not a failure. */
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    return verifySpan(this.name, requirements, () =>
+      this.server.verifyPayment(payload, requirements).catch((error: unknown) => {
+        if (error instanceof VerifyError && error.statusCode < 500) return verdictOf(error);
+        throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
+      }),
+    );
   }
 
   /** Settles: `exact` its amount; `upto` the `amount` given. A refusal is an answer, a failure is thrown. */
-  async settle(payload: PaymentPayload, requirements: PaymentRequirements, amount?: bigint): Promise<SettleResponse> {
-    await this.initialize();
+  settle(payload: PaymentPayload, requirements: PaymentRequirements, amount?: bigint): Promise<SettleResponse> {
     const overrides = amount === undefined ? undefined : { amount: amount.toString() };
-    try {
-      return await this.server.settlePayment(payload, requirements, undefined, undefined, overrides);
-    } catch (error) {
-      if (error instanceof SettleError && error.statusCode < 500) {
-        return {
-          success: false,
-          errorReason: error.errorReason,
-          errorMessage: error.errorMessage,
-          payer: error.payer,
-          transaction: error.transaction,
-          network: error.network,
-        };
-      }
-      throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
-    }
+    return settleSpan(this.name, requirements, amount, async () => {
+      await this.initialize();
+      return this.server.settlePayment(payload, requirements, undefined, undefined, overrides).catch((error) => {
+        if (error instanceof SettleError && error.statusCode < 500) return settlementOf(error);
+        throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
+      });
+    });
   }
 
   /**

@@ -2,6 +2,7 @@ import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
 import { EventSplitter, isErrorObject, SseEvent, type EventStream } from "../http/event-stream";
 import { providerRefusal, UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
+import { withTraceHeaders } from "../tracing/tracing";
 
 /** The Messages API version a native Anthropic route is called with (the one Claude Code and the SDK send). */
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -51,7 +52,7 @@ export class OpenAiUpstream {
    * The route's headers, then those of the caller's that the call forwards (`forwarded`: a native Messages call's
    * `anthropic-beta` and `anthropic-version`) where the route's do not name them; the key as Bearer; to Anthropic's
    * Messages API (`/messages`, a route that speaks it natively) as `x-api-key`, with the `anthropic-version` it
-   * requires unless the route's headers or the caller's name one.
+   * requires unless the route's headers or the caller's name one; the call's trace context (traceparent).
    */
   private headers(
     contentType?: string,
@@ -70,7 +71,7 @@ export class OpenAiUpstream {
       if (messages) headers["x-api-key"] = this.config.apiKey;
       else headers.authorization = `Bearer ${this.config.apiKey}`;
     }
-    return headers;
+    return withTraceHeaders(headers);
   }
 
   /** A POST of JSON, or of a multipart form (its content type, with the boundary, is written by the encoder). */

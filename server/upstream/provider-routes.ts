@@ -1,6 +1,7 @@
 import type { ProviderSettings } from "../../config/service-config";
 import { catalogModels, type ModelCatalog, type ProviderApi, type Route } from "../../config/catalog/model-catalog";
 import type { ServiceMetrics } from "../metrics/service-metrics";
+import { noteResponseModel, providerAttempt } from "../tracing/provider-spans";
 import { CircuitBreaker, type BreakerState } from "./circuit-breaker";
 import { withSoldModelId } from "./sold-model-stream";
 import { OpenAiUpstream, type StartedStream } from "./openai-upstream";
@@ -93,6 +94,7 @@ export class ModelRoutes {
       postJson: async (path, body, accept, headers) => {
         const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal, headers);
         // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
+        noteResponseModel(answer.model);
         if (typeof answer.model === "string") answer.model = this.soldId;
         return accept(answer);
       },
@@ -141,12 +143,15 @@ export class ModelRoutes {
   ): Promise<{ served: Served<T> } | { failure: unknown }> {
     const { provider } = way.route;
     const started = performance.now();
+    const traced = providerAttempt(way.route, this.ways.indexOf(way));
     try {
-      const value = await call(way);
+      const value = await (traced ? traced.run(() => call(way)) : call(way));
+      traced?.served(value);
       way.breaker.succeeded();
       this.metrics.providerCall(provider, "ok", (performance.now() - started) / 1000);
       return { served: { value, provider } };
     } catch (error) {
+      traced?.failed(error);
       if (signal?.aborted) {
         way.breaker.released();
         throw error;

@@ -1,0 +1,55 @@
+// The same short chat completion, billed to a prepaid key, at two app servers over one SQLite file: the bench
+// stack's own and a fresh one with `env` over its settings, in turn; latency at p50 and app CPU per call of each.
+import type { RunningStack } from "../../cli/dev-stack/start-stack";
+import { buyBenchKey } from "./buy-bench-key";
+import { startFreshApp } from "./fresh-app";
+import { cpuMs } from "./process-cpu";
+import { pidListeningOn } from "./process-memory";
+import { percentile, rotate, runConcurrently } from "./stats";
+
+/** One app server's figures: p50 latency and CPU per call, in ms. */
+export interface PrepaidFigures {
+  p50: number;
+  cpu: number;
+}
+
+export async function prepaidPair(
+  stack: RunningStack,
+  calls: number,
+  env: Record<string, string>,
+): Promise<{ stock: PrepaidFigures; changed: PrepaidFigures }> {
+  const changed = await startFreshApp(stack.appUrl, env);
+  try {
+    const pids = [stack.appUrl, changed.url].map((url) => pidListeningOn(Number(new URL(url).port)));
+    if (pids.includes(undefined)) throw new Error("app server process not found");
+    const keys = [await buyBenchKey(stack.appUrl), await buyBenchKey(changed.url)];
+    const body = JSON.stringify({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "benchmark" }],
+      max_tokens: 16,
+    });
+    const cpu = [0, 0];
+    const call = (url: string, index: number) => async () => {
+      const before = cpuMs(pids[index]!);
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${keys[index]}` },
+        body,
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+      cpu[index]! += cpuMs(pids[index]!) - before;
+    };
+    const paths = [call(stack.appUrl, 0), call(changed.url, 1)];
+    // Warm-up of both, so that neither is measured while its code is still being optimised.
+    for (const path of paths) await runConcurrently(Math.min(calls, 2000), 1, path);
+    cpu.fill(0);
+    const [stockTimes, changedTimes] = await rotate(calls, paths);
+    return {
+      stock: { p50: percentile(stockTimes!, 50), cpu: cpu[0]! / calls },
+      changed: { p50: percentile(changedTimes!, 50), cpu: cpu[1]! / calls },
+    };
+  } finally {
+    await changed.stop();
+  }
+}
