@@ -9,7 +9,7 @@ import { SINGLE_FACILITATOR } from "../config/facilitators";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { startOtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver";
-import { buyPrepaidCode, chatBody, payingOpenAI, stack } from "./support/payments";
+import { buyPrepaidCode, payingOpenAI, stack } from "./support/payments";
 
 const luna = "vendor-a/gpt-6-luna";
 const directory = mkdtempSync(join(tmpdir(), "paysvc-tracing-e2e-"));
@@ -147,31 +147,51 @@ describe("OpenTelemetry traces, to an OTLP collector", () => {
     expect(exported).not.toContain(key.code.slice(-12));
   });
 
-  it("traces an x402 payment's verify and settle, sends the trace to the facilitator and logs the trace id", async () => {
+  it("traces a paid stream in one trace: quote, verify, both attempts, settle with its transaction, log lines", async () => {
     const traceId = "0af7651916cd43dd8448eb211c80319c";
     const openai = payingOpenAI(payer().privateKey, `${app.url}/v1`);
-    const { response } = await openai.chat.completions
-      .create(chatBody("an x402 call, traced") as never, { headers: { traceparent: traceparent(traceId) } })
-      .withResponse();
-    const payment = response.headers.get("payment-response");
-    expect(payment).toBeTruthy();
-    const settlement = JSON.parse(Buffer.from(payment!, "base64").toString("utf8")) as { transaction: string };
+    const stream = await openai.chat.completions.create(
+      {
+        model: luna,
+        messages: [{ role: "user", content: SECRET_PROMPT }],
+        max_tokens: 64,
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      { headers: { traceparent: traceparent(traceId) } },
+    );
+    type PaidUsage = { completion_tokens: number; cost: string; cost_details: { transaction: string } };
+    let usage: PaidUsage | undefined;
+    for await (const chunk of stream) usage = (chunk.usage as PaidUsage | undefined) ?? usage;
+    const transaction = usage!.cost_details.transaction;
+    expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
 
     const spans = await traceOf(traceId, (all) => named(all, "x402.settle").length === 1);
+    // The quote (402) and the paid request are two server spans of the caller's trace, both its children.
+    const servers = named(spans, "POST /v1/chat/completions");
+    expect(servers.map((span) => span.parentSpanId)).toEqual([CALLER_SPAN, CALLER_SPAN]);
+    expect(servers.map((span) => span.attributes["http.response.status_code"]).sort()).toEqual([200, 402]);
+    expect(named(spans, "paysvc.quote")).toHaveLength(2);
     const [verify] = named(spans, "x402.verify");
     const [settle] = named(spans, "x402.settle");
     const terms = { "x402.scheme": "exact", "x402.network": "eip155:137", "paysvc.facilitator": SINGLE_FACILITATOR };
     expect(verify!.attributes).toMatchObject({ ...terms, "x402.valid": true });
-    expect(settle!.attributes).toMatchObject({
-      ...terms,
-      "x402.success": true,
-      "x402.transaction": settlement.transaction,
-    });
+    expect(settle!.attributes).toMatchObject({ ...terms, "x402.success": true, "x402.transaction": transaction });
     expect(settle!.attributes["x402.amount"]).toMatch(/^\d+$/);
-    // The facilitator was sent the trace, naming the span that called it.
+    const attempts = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
+    expect(attempts.map((span) => span.name)).toEqual(["chat luna-gone", "chat luna-local-2026"]);
+    // The first failed (status ERROR), the second served (status unset).
+    expect(attempts.map((span) => span.status?.code ?? 0)).toEqual([2, 0]);
+    expect(attempts[1]!.attributes).toMatchObject({
+      "gen_ai.usage.output_tokens": usage!.completion_tokens,
+      "paysvc.cost": usage!.cost,
+    });
+    // The provider and the facilitator were sent the trace, naming the span that called each.
+    expect(provider.chatRequestsReceived.at(-1)!.headers.traceparent).toBe(`00-${traceId}-${attempts[1]!.spanId}-01`);
     expect(facilitator.traceparents).toContain(`00-${traceId}-${verify!.spanId}-01`);
     expect(facilitator.traceparents).toContain(`00-${traceId}-${settle!.spanId}-01`);
-    // No signature is exported (65 bytes of hex).
+    // No prompt and no signature (65 bytes of hex) is exported.
+    expect(receiver.exported()).not.toContain(SECRET_PROMPT);
     expect(receiver.exported()).not.toMatch(/0x[0-9a-f]{130}/i);
 
     // The request's log line names its trace.

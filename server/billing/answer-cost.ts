@@ -59,6 +59,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function withUsageCost(body: unknown, fields: Record<string, unknown>): unknown {
   if (!isRecord(body) || !isRecord(body.usage)) return body;
+  noteUsage(body.usage);
   return { ...body, usage: { ...body.usage, ...fields } };
 }
 
@@ -69,4 +70,10 @@ export function withUsageCost(body: unknown, fields: Record<string, unknown>): u
  */
 export function finalUsageOf(event: unknown): Record<string, unknown> | undefined {
   return usageOnlyChunkUsage(event);
+}
+
+/** The output tokens an answer's usage reports, noted on the request's span (tracing/request-span.ts). */
+export function noteUsage(usage: Record<string, unknown>): void {
+  const outputTokens = usage.completion_tokens;
+  if (typeof outputTokens === "number") noteCall({ outputTokens });
 }

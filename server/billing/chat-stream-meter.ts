@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { completionTokens } from "../chat/chat-usage";
-import { noteCall } from "../tracing/request-span";
 import { streamMeter, type EventReading, type StreamMeter } from "./stream-meter";
 
 // Every field is caught where it is read: one odd field (a provider's null, a number where text was expected)
@@ -71,24 +70,6 @@ export function chatStreamMeter(options: { allowedOutput: number }): StreamMeter
 
 /** How billing reads the output tokens of a call billed in tokens: a whole completion's usage, or its stream. */
 export const chatUsageReader = {
-  fromJson: (body: unknown) => noted(completionTokens(body)),
-  streamMeter: (allowedOutput: number): StreamMeter => {
-    const meter = chatStreamMeter({ allowedOutput });
-    return {
-      push: (event) => meter.push(event),
-      result: (completed) => noted(meter.result(completed)),
-      get usageReported() {
-        return meter.usageReported;
-      },
-      get hasOutput() {
-        return meter.hasOutput;
-      },
-    };
-  },
+  fromJson: completionTokens,
+  streamMeter: (allowedOutput: number): StreamMeter => chatStreamMeter({ allowedOutput }),
 };
-
-/** Output tokens as billing reads them, noted on the request's span (tracing/request-span.ts). */
-function noted(outputTokens: number | undefined): number | undefined {
-  if (outputTokens !== undefined) noteCall({ outputTokens });
-  return outputTokens;
-}

@@ -1,6 +1,6 @@
 import type { EventStream, SseEvent } from "../http/event-stream";
 import { logEvent } from "../log";
-import { finalUsageOf } from "./answer-cost";
+import { finalUsageOf, noteUsage } from "./answer-cost";
 
 /** The fields to append to a stream's final usage object; undefined leaves the event as it was. */
 export type UsageCostFields = (
@@ -34,6 +34,7 @@ export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFie
   const state = async (event: SseEvent): Promise<boolean> => {
     const usage = finalUsageOf(event.json());
     if (!usage) return false;
+    noteUsage(usage);
     try {
       const fields = await fieldsFor(usage);
       if (!fields) return false;
