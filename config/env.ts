@@ -120,6 +120,8 @@ export const sharedSchema = z.object({
   RATE_LIMIT_KEY_CONCURRENT: nonNegativeInteger(32),
   RATE_LIMIT_WALLET_RPM: nonNegativeInteger(600),
   RATE_LIMIT_WALLET_CONCURRENT: nonNegativeInteger(32),
+  // Unpaid quotes (402s) one caller address may ask of one instance per minute; 0 turns it off.
+  RATE_LIMIT_QUOTE_RPM: nonNegativeInteger(1200),
   PREPAID_API_BASE: optionalUrl,
   // A lease, renewed every third of it while the call runs: a dead process's reservations stop counting within it.
   PREPAID_RESERVATION_TTL_SECONDS: positiveInteger(30),

@@ -29,6 +29,8 @@ export function withFields(rule: LimitRule, fields: LimitFields | undefined): Li
 export interface RateLimitSettings {
   key: LimitRule;
   wallet: LimitRule;
+  /** Unpaid quotes per caller address per minute, per instance (0: none counted). */
+  quotesPerMinute: number;
 }
 
 export function rateLimitSettings(values: {
@@ -37,6 +39,7 @@ export function rateLimitSettings(values: {
   RATE_LIMIT_KEY_CONCURRENT: number;
   RATE_LIMIT_WALLET_RPM: number;
   RATE_LIMIT_WALLET_CONCURRENT: number;
+  RATE_LIMIT_QUOTE_RPM: number;
 }): RateLimitSettings {
   return {
     key: {
@@ -50,5 +53,6 @@ export function rateLimitSettings(values: {
       tokensPerMinute: 0,
       concurrent: values.RATE_LIMIT_WALLET_CONCURRENT,
     },
+    quotesPerMinute: values.RATE_LIMIT_QUOTE_RPM,
   };
 }

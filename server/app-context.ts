@@ -15,6 +15,7 @@ import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "./free-tier/client-address";
 import { freeChatWindows, freeEmbeddingsWindows } from "./free-tier/free-windows";
 import { RateLimiter } from "./limits/rate-limiter";
+import { QuoteLimiter } from "./limits/quote-limiter";
 import type { CallerWindows } from "./windows/caller-windows";
 import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
@@ -48,6 +49,8 @@ export interface AppContext {
   freeEmbeddingsWindows: CallerWindows;
   /** How fast one prepaid key or paying wallet may go, over every instance (limits/rate-limiter.ts). */
   limits: RateLimiter;
+  /** How many unpaid quotes one caller may ask of this instance (limits/quote-limiter.ts). */
+  quoteLimits: QuoteLimiter;
   /** This process's metrics (GET /metrics). */
   metrics: ServiceMetrics;
   /** The way out on SIGTERM: what is under way, and the deadline that cuts the streams still running. */
@@ -151,6 +154,7 @@ export async function createAppContext(
     limits: new RateLimiter(storage.limitLog, config.rateLimits, prepaidKeys, (payer, limit) =>
       metrics.rateLimited(payer, limit),
     ),
+    quoteLimits: new QuoteLimiter(config.rateLimits.quotesPerMinute, () => metrics.rateLimited("address", "requests")),
     metrics,
     drain,
     writes,

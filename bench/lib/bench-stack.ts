@@ -65,6 +65,8 @@ export async function startBenchStack(upstream: {
           RATE_LIMIT_KEY_CONCURRENT: "0",
           RATE_LIMIT_WALLET_RPM: "0",
           RATE_LIMIT_WALLET_CONCURRENT: "0",
+          // Section 3 asks for thousands of quotes a second from one address.
+          RATE_LIMIT_QUOTE_RPM: "0",
         },
       },
     );

@@ -11,6 +11,7 @@ import { PrepaidPayment } from "./prepaid-payment";
 import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
+import { callerGroup } from "../windows/caller-group";
 import { noteCall } from "../tracing/request-span";
 import { failedSpan, startSpan } from "../tracing/spans";
 
@@ -20,7 +21,18 @@ import { failedSpan, startSpan } from "../tracing/spans";
  * is counted once in the metrics, with what it came to.
  */
 export async function billRequest(
-  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes" | "limits">,
+  context: Pick<
+    AppContext,
+    | "config"
+    | "x402"
+    | "prepaidKeys"
+    | "metrics"
+    | "providers"
+    | "writes"
+    | "limits"
+    | "quoteLimits"
+    | "clientAddresses"
+  >,
   endpoint: PaidEndpoint,
   request: ApiRequest,
   extensions: Record<string, unknown> | undefined,
@@ -30,6 +42,11 @@ export async function billRequest(
   // A request refused before its payment is looked at is invalid; after, refused.
   let refusedAs: "invalid" | "refused" = "invalid";
   try {
+    const method = paymentMethod(context, endpoint, request);
+    // A request that carries no payment is asked its price: counted per caller before any of its body is read.
+    if (method === context.x402 && !hasPayment(request)) {
+      context.quoteLimits.admit(callerGroup(context.clientAddresses.resolve(request)));
+    }
     const started = performance.now();
     const quoting = startSpan("paysvc.quote");
     let body, parsed, quote;
@@ -66,7 +83,7 @@ export async function billRequest(
       usage: endpoint.billedInTokens ? chatUsageReader : undefined,
     };
     refusedAs = "refused";
-    const authorization = await paymentMethod(context, endpoint, request).authorize(call);
+    const authorization = await method.authorize(call);
     if (authorization.kind === "answer") {
       metrics.request(path, authorization.outcome);
       return authorization.answer;
@@ -102,7 +119,10 @@ export async function billRequest(
     }
     return finished.answer;
   } catch (error) {
-    if (isApiError(error)) metrics.failed(path, error.status, error.code, refusedAs);
+    // A limit reached is a refusal, whenever it is found.
+    if (isApiError(error)) {
+      metrics.failed(path, error.status, error.code, error.code === "rate_limit_exceeded" ? "refused" : refusedAs);
+    }
     else metrics.request(path, "error");
     throw error;
   }
@@ -126,4 +146,9 @@ function paymentMethod(
 /** What a call counts against a tokens-per-minute limit until it ends: its input and output cap (none for others). */
 function limitedTokens(quote: BillableCall["quote"]): number {
   return quote.tokens ? quote.tokens.input + quote.tokens.maxOutput : 0;
+}
+
+/** Whether a request carries an x402 payment (v2 PAYMENT-SIGNATURE, v1 X-PAYMENT). */
+function hasPayment(request: ApiRequest): boolean {
+  return request.headers.get("payment-signature") !== null || request.headers.get("x-payment") !== null;
 }

@@ -11,6 +11,7 @@ const twoInstances = useTwoInstances(databases, "sqlite");
 const settings = {
   key: { requestsPerMinute: 600, tokensPerMinute: 0, concurrent: 32 },
   wallet: { requestsPerMinute: 3, tokensPerMinute: 0, concurrent: 0 },
+  quotesPerMinute: 0,
 };
 const luna = defaultCatalog().chat.find((model) => model.id === "vendor-a/gpt-6-luna")!;
 /** A model of the catalog with limits of its own: more calls a minute for wallets, a tokens limit for keys. */

@@ -112,7 +112,7 @@ export class ServiceMetrics {
     });
     this.rateLimitRefusals = new Counter({
       name: "paysvc_rate_limit_refusals_total",
-      help: "Paid calls refused 429 because their payer was over a rate limit, by payer (key, wallet) and limit (requests, tokens, concurrent)",
+      help: "Calls refused 429 because their payer was over a rate limit, by payer (key, wallet; address: unpaid quotes) and limit (requests, tokens, concurrent)",
       labelNames: ["payer", "limit"] as const,
       registers,
     });
@@ -217,7 +217,7 @@ export class ServiceMetrics {
   }
 
   /** A paid call refused by a rate limit of its payer. */
-  rateLimited(payer: "key" | "wallet", limit: string): void {
+  rateLimited(payer: "key" | "wallet" | "address", limit: string): void {
     this.rateLimitRefusals.inc({ payer, limit });
   }
 
