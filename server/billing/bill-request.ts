@@ -44,7 +44,7 @@ export async function billRequest(
   try {
     const method = paymentMethod(context, endpoint, request);
     // A request that carries no payment is asked its price: counted per caller before any of its body is read.
-    if (method === context.x402 && !hasPayment(request)) {
+    if (context.quoteLimits.counts && method === context.x402 && !hasPayment(request)) {
       context.quoteLimits.admit(callerGroup(context.clientAddresses.resolve(request)));
     }
     const started = performance.now();
@@ -122,8 +122,7 @@ export async function billRequest(
     // A limit reached is a refusal, whenever it is found.
     if (isApiError(error)) {
       metrics.failed(path, error.status, error.code, error.code === "rate_limit_exceeded" ? "refused" : refusedAs);
-    }
-    else metrics.request(path, "error");
+    } else metrics.request(path, "error");
     throw error;
   }
 }

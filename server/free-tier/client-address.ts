@@ -35,9 +35,11 @@ function forwardedHops(request: ApiRequest, header: ForwardedHeader): string[] {
 export class ClientAddressResolver {
   private readonly trusted = new BlockList();
   private readonly header: ForwardedHeader;
+  private readonly anyTrusted: boolean;
 
   constructor(trustedProxies: TrustedProxies) {
     this.header = trustedProxies.header;
+    this.anyTrusted = trustedProxies.addresses.length > 0;
     for (const entry of trustedProxies.addresses) {
       const range = parseAddressRange(entry);
       if (range) this.trusted.addSubnet(range.address, range.prefix, range.family);
@@ -45,6 +47,8 @@ export class ClientAddressResolver {
   }
 
   private isTrusted(address: string): boolean {
+    // Without trusted proxies (the default) nothing is: no BlockList lookup (it builds a SocketAddress each time).
+    if (!this.anyTrusted) return false;
     return this.trusted.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
   }
 

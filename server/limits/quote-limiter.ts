@@ -19,23 +19,28 @@ interface QuoteCount {
  * weighted by how much of it is still inside the last 60 s), within one call of an exact sliding window.
  */
 export class QuoteLimiter {
-  private readonly counts = new Map<string, QuoteCount>();
+  private readonly byCaller = new Map<string, QuoteCount>();
+
+  /** Whether quotes are counted at all (a limit is set): the caller need not be found otherwise. */
+  readonly counts: boolean;
 
   constructor(
     /** Quotes per minute per caller; 0: none counted. */
     private readonly perMinute: number,
     private readonly refused: () => void = () => {},
-  ) {}
+  ) {
+    this.counts = perMinute > 0;
+  }
 
   /** Counts a quote of `caller`; throws the 429 (with Retry-After and the x-ratelimit headers) when it is over. */
   admit(caller: string, now = Date.now()): void {
     if (this.perMinute === 0) return;
     const windowStart = now - (now % RATE_LIMIT_WINDOW_MS);
-    let count = this.counts.get(caller);
+    let count = this.byCaller.get(caller);
     if (!count) {
-      if (this.counts.size >= CALLERS_KEPT) this.forgetQuiet(windowStart);
+      if (this.byCaller.size >= CALLERS_KEPT) this.forgetQuiet(windowStart);
       count = { windowStart, current: 0, previous: 0 };
-      this.counts.set(caller, count);
+      this.byCaller.set(caller, count);
     }
     if (count.windowStart !== windowStart) {
       count.previous = windowStart - count.windowStart === RATE_LIMIT_WINDOW_MS ? count.current : 0;
@@ -76,9 +81,9 @@ export class QuoteLimiter {
 
   /** Drops the callers with nothing in the last two minutes; all of them, if that is not enough. */
   private forgetQuiet(windowStart: number): void {
-    for (const [caller, count] of this.counts) {
-      if (windowStart - count.windowStart > RATE_LIMIT_WINDOW_MS) this.counts.delete(caller);
+    for (const [caller, count] of this.byCaller) {
+      if (windowStart - count.windowStart > RATE_LIMIT_WINDOW_MS) this.byCaller.delete(caller);
     }
-    if (this.counts.size >= CALLERS_KEPT) this.counts.clear();
+    if (this.byCaller.size >= CALLERS_KEPT) this.byCaller.clear();
   }
 }
