@@ -21,6 +21,19 @@ function encode(events: SseEvent[], options = { model: "claude-x", inputTokens: 
 }
 
 describe("MessagesStreamEncoder", () => {
+  it("writes each further piece of an open text block as the object it stands for, whatever its characters", () => {
+    const hard = ['say "hi"\n', "\\ and \u2028 and 🙂", "</script>", "\u0000\t"];
+    const events = encode([chunk({ content: "first" }), ...hard.map((content) => chunk({ content })), done()]);
+    const deltas = events.filter((event) => event.type === "content_block_delta");
+    expect(deltas).toEqual(
+      ["first", ...hard].map((text) => ({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "text_delta", text },
+      })),
+    );
+  });
+
   it("streams text as one text block, then message_delta with the usage and cost, and message_stop at [DONE]", () => {
     const events = encode([
       chunk({ role: "assistant", content: "" }),

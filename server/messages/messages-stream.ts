@@ -73,6 +73,20 @@ export class MessagesStreamEncoder {
     if (chunk.error) return [...events, ...this.fail(chunk.error)];
     const choice = chunk.choices?.[0];
     const delta = choice?.delta;
+    // Most events: one more piece of the open text block, written with no object to stringify.
+    const text = delta?.content;
+    if (
+      this.open?.kind === "text" &&
+      typeof text === "string" &&
+      text !== "" &&
+      !delta!.reasoning_content &&
+      !delta!.tool_calls?.length &&
+      !choice!.finish_reason &&
+      !chunk.usage
+    ) {
+      events.push(textDelta(this.open.index, text));
+      return events;
+    }
     if (typeof delta?.reasoning_content === "string" && delta.reasoning_content !== "") {
       events.push(...this.delta("thinking", { type: "thinking_delta", thinking: delta.reasoning_content }));
     }
@@ -177,6 +191,12 @@ export class MessagesStreamEncoder {
       ...this.fail({ message: "the stream ended before the answer was complete", code: "upstream_error" }),
     ];
   }
+}
+
+/** A content_block_delta of text: the JSON `MessagesStreamEncoder.event` would write, written at once. */
+function textDelta(index: number, text: string): SseEvent {
+  const data = `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`;
+  return SseEvent.ofJsonText(data, "content_block_delta");
 }
 
 /** The Messages event stream of a canonical chat chunk stream (see MessagesStreamEncoder). */
