@@ -1,17 +1,5 @@
 import { context, isSpanContextValid, propagation, trace, type Context, type Tracer } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-} from "@opentelemetry/sdk-trace";
+import type { Sampler, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { TracingSettings } from "../../config/tracing";
 import { SERVICE_VERSION } from "../../config/version";
 
@@ -24,19 +12,28 @@ let provider: TracerProvider | undefined;
 
 /**
  * Starts exporting spans as `settings` say (once per process): OTLP over HTTP as JSON, batched; the request's
- * context carried across awaits (AsyncLocalStorage); W3C trace context read from callers and sent on.
+ * context carried across awaits (AsyncLocalStorage); W3C trace context read from callers and sent on. The SDK is
+ * loaded only then: a process with tracing off never loads it.
  */
-export function startTracing(settings: TracingSettings | undefined): void {
+export async function startTracing(settings: TracingSettings | undefined): Promise<void> {
   if (!settings || provider) return;
-  provider = new TracerProvider({
-    resource: resourceFromAttributes({
+  const [sdk, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, resources] =
+    await Promise.all([
+      import("@opentelemetry/sdk-trace"),
+      import("@opentelemetry/context-async-hooks"),
+      import("@opentelemetry/core"),
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/resources"),
+    ]);
+  provider = new sdk.TracerProvider({
+    resource: resources.resourceFromAttributes({
       ...settings.resource,
       "service.name": settings.serviceName,
       "service.version": SERVICE_VERSION,
     }),
-    sampler: samplerOf(settings.sampler),
+    sampler: samplerOf(sdk, settings.sampler),
     spanProcessors: [
-      new BatchSpanProcessor({
+      new sdk.BatchSpanProcessor({
         exporter: new OTLPTraceExporter({ url: settings.url, headers: settings.headers }),
         scheduledDelayMillis: settings.batchDelayMs,
       }),
@@ -84,11 +81,12 @@ export function currentTraceId(): string | undefined {
   return span && isSpanContextValid(span.spanContext()) ? span.spanContext().traceId : undefined;
 }
 
-function samplerOf({ kind, ratio }: TracingSettings["sampler"]): Sampler {
+function samplerOf(sdk: typeof import("@opentelemetry/sdk-trace"), settings: TracingSettings["sampler"]): Sampler {
+  const { kind, ratio } = settings;
   const root = kind.endsWith("always_off")
-    ? new AlwaysOffSampler()
+    ? new sdk.AlwaysOffSampler()
     : kind.endsWith("traceidratio")
-      ? new TraceIdRatioBasedSampler(ratio)
-      : new AlwaysOnSampler();
-  return kind.startsWith("parentbased_") ? new ParentBasedSampler({ root }) : root;
+      ? new sdk.TraceIdRatioBasedSampler(ratio)
+      : new sdk.AlwaysOnSampler();
+  return kind.startsWith("parentbased_") ? new sdk.ParentBasedSampler({ root }) : root;
 }
