@@ -19,21 +19,11 @@ export function verifySpan(
   requirements: PaymentRequirements,
   verify: () => Promise<VerifyResponse>,
 ): Promise<VerifyResponse> {
-  const attributes = termsOf(facilitator, requirements);
-  return inSpan(
-    "x402.verify",
-    attributes,
-    async (span) => {
-      const verdict = await verify();
-      span?.setAttributes({
-        "x402.valid": verdict.isValid,
-        ...(verdict.invalidReason && { "x402.invalid_reason": verdict.invalidReason }),
-        ...(verdict.payer && { "x402.payer": verdict.payer }),
-      });
-      return verdict;
-    },
-    SpanKind.CLIENT,
-  );
+  return facilitatorSpan("x402.verify", termsOf(facilitator, requirements), verify, (verdict) => ({
+    "x402.valid": verdict.isValid,
+    ...(verdict.invalidReason && { "x402.invalid_reason": verdict.invalidReason }),
+    ...(verdict.payer && { "x402.payer": verdict.payer }),
+  }));
 }
 
 /** One facilitator's settle, in a client span with its outcome and transaction. */
@@ -43,17 +33,27 @@ export function settleSpan(
   amount: bigint | undefined,
   settle: () => Promise<SettleResponse>,
 ): Promise<SettleResponse> {
+  return facilitatorSpan("x402.settle", termsOf(facilitator, requirements, amount), settle, (settlement) => ({
+    "x402.success": settlement.success,
+    ...(settlement.transaction && { "x402.transaction": settlement.transaction }),
+    ...(settlement.errorReason && { "x402.error_reason": settlement.errorReason }),
+  }));
+}
+
+/** A call to a facilitator in a client span: the terms asked about, then what its answer said. */
+function facilitatorSpan<T>(
+  name: string,
+  terms: Attributes,
+  call: () => Promise<T>,
+  answered: (answer: T) => Attributes,
+): Promise<T> {
   return inSpan(
-    "x402.settle",
-    termsOf(facilitator, requirements, amount),
+    name,
+    terms,
     async (span) => {
-      const settlement = await settle();
-      span?.setAttributes({
-        "x402.success": settlement.success,
-        ...(settlement.transaction && { "x402.transaction": settlement.transaction }),
-        ...(settlement.errorReason && { "x402.error_reason": settlement.errorReason }),
-      });
-      return settlement;
+      const answer = await call();
+      span?.setAttributes(answered(answer));
+      return answer;
     },
     SpanKind.CLIENT,
   );
