@@ -107,8 +107,13 @@ describe("paid chat completions through the official openai SDK and x402 client"
       },
     ]);
     expect(required.extensions).toHaveProperty("eip2612GasSponsoring");
-    // The body is x402 v1's document on Polygon (v1 clients read it): the same exact terms, in v1's names.
+    // The body is x402 v1's document on Polygon (v1 clients read it): the same exact terms, in v1's names, and the
+    // quote's breakdown; the protocol's other extensions (bazaar, payment-identifier, ...) are the header's alone.
     expect(json).toMatchObject({ x402Version: 1, extensions: { quote: required.extensions?.quote } });
+    expect(Object.keys(json.extensions)).toEqual(["quote"]);
+    expect(Object.keys(required.extensions ?? {})).toEqual(
+      expect.arrayContaining(["quote", "bazaar", "payment-identifier", "eip2612GasSponsoring"]),
+    );
     const [v2] = required.accepts;
     expect(json.accepts).toEqual([
       expect.objectContaining({

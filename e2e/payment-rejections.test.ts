@@ -23,10 +23,12 @@ async function expectRejected(body: unknown, signature: string, code: string, pa
   expect(response.status, JSON.stringify(json)).toBe(402);
   expect(json.error.code).toBe(code);
   // The header is x402's v2 document with its `error` string; the body (on Polygon) is the same terms as x402 v1's
-  // document, for v1 clients, with OpenAI's error object.
+  // document, for v1 clients, with OpenAI's error object and the quote's breakdown (the other extensions are the
+  // header's alone).
   const challenge = decodePaymentRequiredHeader(response.headers.get("payment-required")!);
   expect(challenge.error).toBe(json.error.message);
-  expect(json).toMatchObject({ x402Version: 1, extensions: challenge.extensions });
+  expect(json).toMatchObject({ x402Version: 1, extensions: { quote: challenge.extensions?.quote } });
+  expect(Object.keys(json.extensions)).toEqual(["quote"]);
   // x402 v1 has only exact: an upto entry of the header has no v1 form.
   expect(json.accepts).toEqual(
     challenge.accepts

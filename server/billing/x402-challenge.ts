@@ -40,9 +40,11 @@ export function paymentRequiredDocument(
 }
 
 /**
- * A 402: x402's v2 document in PAYMENT-REQUIRED, and as the body the same document with OpenAI's error object; or,
- * on a network with an x402 v1 name (`v1Network`), the v1 document, which v1 clients read from the body, with the
- * quote's breakdown and the error object.
+ * A 402: x402's v2 document in PAYMENT-REQUIRED, and a JSON body of the same terms with OpenAI's error object; on a
+ * network with an x402 v1 name (`v1Network`) the body's terms are the v1 document, which v1 clients read from it.
+ * The body's extensions are the quote's breakdown alone: the protocol's other extensions (the endpoint's `bazaar`
+ * schema, `payment-identifier`, a scheme's declarations; two thirds of a document) are for x402 v2 clients, which
+ * read the header, so the body does not carry them a second time.
  */
 export function paymentChallenge(
   paymentRequired: PaymentRequired,
@@ -50,29 +52,29 @@ export function paymentChallenge(
   message: string,
   v1Network?: string,
 ): ApiAnswer {
-  // The header carries x402's document (with its `error` string when there is one); the body is the same document
-  // (or v1's) with OpenAI's error object under `error`. This is the path of every quote: the extensions' JSON is
-  // written once for both documents, their shared members (most of a document) once for every quote of a path
-  // (payment-required-json.ts), and `error` is appended to a document as its last member.
+  // This is the path of every quote: the extensions' JSON is written once for both documents, the shared members
+  // (every extension but the quote) once for every quote of a path (payment-required-json.ts), and `error` is
+  // appended to a document as its last member.
   const { extensions, ...head } = paymentRequired;
   const members = extensions && extensionMembers(extensions);
-  const document = documentParts(head, members);
-  const withError = (error: unknown, { head, tail }: typeof document) =>
+  const withError = (error: unknown, { head, tail }: { head: string; tail: string }) =>
     `${tail ? head : head.slice(0, -1)}${tail.slice(0, -1)},"error":${JSON.stringify(error)}}`;
   // What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer (the
   // package builds a binary string a character at a time), the shared members' part encoded once (base64Json).
+  const document = documentParts(head, members);
   const header =
     code === "payment_required"
       ? base64Json(document)
       : Buffer.from(withError(message, document), "utf8").toString("base64");
-  const body = v1Network ? v1DocumentParts(paymentRequired, v1Network, members) : document;
+  const quoteOnly = members && { own: members.own, shared: undefined };
+  const body = v1Network ? v1DocumentParts(paymentRequired, v1Network, quoteOnly) : documentParts(head, quoteOnly);
   return textAnswer(withError(errorObject(code, message), body), "application/json", {
     status: errorStatus(code),
     headers: { "PAYMENT-REQUIRED": header, "Cache-Control": "no-store" },
   });
 }
 
-/** x402 v1's document of the same terms, for v1 clients, which read the body; with the same extensions. */
+/** x402 v1's document of the same terms, for v1 clients, which read the body; with the extensions given. */
 function v1DocumentParts(
   paymentRequired: PaymentRequired,
   v1Network: string,
