@@ -182,6 +182,9 @@ describe("rate limits over two instances on one PostgreSQL", () => {
       if (response.status === 200) expect(response.headers.get("x-ratelimit-limit-requests")).toBe("5");
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // The refused call was admitted with its reservation (each instance knew the key by then): its reservation was
+    // released, nothing charged for it.
+    expect((await usedTokens(code)).reserved).toBe(0);
     // Limits that are not positive integers, or that it does not know, are refused before any payment.
     for (const limits of [{ requests_per_minute: 0 }, { concurrent: "2" }, { per_day: 5 }]) {
       const response = await post(`${urls[0]}/prepaid/codes`, {

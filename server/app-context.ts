@@ -16,6 +16,7 @@ import { ClientAddressResolver } from "./free-tier/client-address";
 import { freeChatWindows, freeEmbeddingsWindows } from "./free-tier/free-windows";
 import { RateLimiter } from "./limits/rate-limiter";
 import { QuoteLimiter } from "./limits/quote-limiter";
+import { EarlyAdmissions } from "./limits/early-admission";
 import type { CallerWindows } from "./windows/caller-windows";
 import { openStorage } from "./storage/open-storage";
 import type { Storage } from "./storage/storage";
@@ -49,6 +50,8 @@ export interface AppContext {
   freeEmbeddingsWindows: CallerWindows;
   /** How fast one prepaid key or paying wallet may go, over every instance (limits/rate-limiter.ts). */
   limits: RateLimiter;
+  /** The limits' admissions of prepaid calls asked with their reservations (limits/early-admission.ts). */
+  earlyAdmissions: EarlyAdmissions;
   /** How many unpaid quotes one caller may ask of this instance (limits/quote-limiter.ts). */
   quoteLimits: QuoteLimiter;
   /** This process's metrics (GET /metrics). */
@@ -133,6 +136,9 @@ export async function createAppContext(
     keep: <T>(work: Promise<T>) => drain.keep(work),
     writes,
   };
+  const limits = new RateLimiter(storage.limitLog, config.rateLimits, prepaidKeys, (payer, limit) =>
+    metrics.rateLimited(payer, limit),
+  );
   return {
     config,
     storage,
@@ -151,9 +157,8 @@ export async function createAppContext(
     clientAddresses: new ClientAddressResolver(config.trustedProxies),
     freeChatWindows: freeChatWindows(storage.windowLog),
     freeEmbeddingsWindows: freeEmbeddingsWindows(storage.windowLog, config.freeEmbeddings),
-    limits: new RateLimiter(storage.limitLog, config.rateLimits, prepaidKeys, (payer, limit) =>
-      metrics.rateLimited(payer, limit),
-    ),
+    limits,
+    earlyAdmissions: new EarlyAdmissions(limits),
     quoteLimits: new QuoteLimiter(config.rateLimits.quotesPerMinute, () => metrics.rateLimited("address", "requests")),
     metrics,
     drain,

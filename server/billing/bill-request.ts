@@ -30,6 +30,7 @@ export async function billRequest(
     | "providers"
     | "writes"
     | "limits"
+    | "earlyAdmissions"
     | "quoteLimits"
     | "clientAddresses"
   >,
@@ -42,7 +43,7 @@ export async function billRequest(
   // A request refused before its payment is looked at is invalid; after, refused.
   let refusedAs: "invalid" | "refused" = "invalid";
   try {
-    const method = paymentMethod(context, endpoint, request);
+    const { method, code } = paymentMethod(context, endpoint, request);
     // A request that carries no payment is asked its price: counted per caller before any of its body is read.
     if (context.quoteLimits.counts && method === context.x402 && !hasPayment(request)) {
       context.quoteLimits.admit(callerGroup(context.clientAddresses.resolve(request)));
@@ -83,21 +84,27 @@ export async function billRequest(
       usage: endpoint.billedInTokens ? chatUsageReader : undefined,
     };
     refusedAs = "refused";
-    const authorization = await method.authorize(call);
+    const limited = { tokens: limitedTokens(quote), model: quote.tokens?.model };
+    // A key seen before is admitted in the same turn as its reservation (early-admission.ts).
+    const { earlyAdmissions } = context;
+    const asked = earlyAdmissions.ask(code, limited);
+    const authorization = await method.authorize(call).catch(async (error: unknown) => {
+      await earlyAdmissions.giveBack(asked);
+      throw error;
+    });
     if (authorization.kind === "answer") {
+      await earlyAdmissions.giveBack(asked);
       metrics.request(path, authorization.outcome);
       return authorization.answer;
     }
     const { session } = authorization;
+    earlyAdmissions.learn(code, session.grant.payer);
     let prepared: PreparedAnswer | undefined;
     let finished: Finished | undefined;
     let admission: Admission | undefined;
     try {
       // Over a rate limit of its payer, the call is refused before any work: the session takes nothing.
-      admission = await context.limits.admit(session.grant.payer, {
-        tokens: limitedTokens(quote),
-        model: quote.tokens?.model,
-      });
+      admission = await earlyAdmissions.admitted(asked, session.grant.payer, limited);
       prepared = await endpoint.work(context, parsed, session.grant, request);
     } catch (error) {
       // The session throws what to answer instead, or answers the payment's refusal given while the work ran.
@@ -135,11 +142,11 @@ function paymentMethod(
   context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "writes">,
   endpoint: PaidEndpoint,
   request: ApiRequest,
-): PaymentMethod {
+): { method: PaymentMethod; code?: string } {
   const code = endpoint.access.includes("prepaid") ? (endpoint.prepaidKey ?? prepaidCodeFor)(request) : undefined;
-  if (code === undefined) return context.x402;
+  if (code === undefined) return { method: context.x402 };
   const { prepaidKeys, config, metrics, writes } = context;
-  return new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes);
+  return { method: new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes), code };
 }
 
 /** What a call counts against a tokens-per-minute limit until it ends: its input and output cap (none for others). */

@@ -70,3 +70,16 @@ export class GroupCommit {
     }
   };
 }
+
+/** Each connection's one group: every store's writes asked for in one turn share its transaction. */
+const groups = new WeakMap<Database.Database, GroupCommit>();
+
+/**
+ * The group commit of a connection, shared by its stores: a prepaid call's reservation and its rate limit's
+ * admission, asked for together, are one commit.
+ */
+export function groupCommitOf(client: Database.Database): GroupCommit {
+  let group = groups.get(client);
+  if (!group) groups.set(client, (group = new GroupCommit(client)));
+  return group;
+}

@@ -7,7 +7,7 @@ import {
   type LimitTake,
   type LimitTaken,
 } from "../../limits/limit-log";
-import { GroupCommit } from "./group-commit";
+import { groupCommitOf, type GroupCommit } from "./group-commit";
 import type { SqliteDatabase } from "./open-sqlite";
 
 type Counts = { requests: number; tokens: number };
@@ -33,7 +33,7 @@ export class SqliteLimitLog implements LimitLog {
 
   constructor(database: SqliteDatabase) {
     const client = database.$client;
-    this.group = new GroupCommit(client);
+    this.group = groupCommitOf(client);
     const leaving = client.prepare<[string, number], { tokens: number }>(
       "update rate_limit_calls set counted = 0 where key = ? and at <= ? and counted = 1 returning tokens",
     );

@@ -14,7 +14,7 @@ import {
   type TokenRequest,
 } from "../../prepaid/prepaid-key-store";
 import type { SqliteDatabase } from "./open-sqlite";
-import { GroupCommit } from "./group-commit";
+import { groupCommitOf } from "./group-commit";
 import { prepaidSummarySql } from "../prepaid-summary-sql";
 import { prepaidKeys } from "./schema";
 
@@ -103,7 +103,7 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
       prepared.releaseAll.run({ now });
       prepared.sweepAll.run({ now });
     });
-    const group = new GroupCommit(client);
+    const group = groupCommitOf(client);
     const reserveTokens = (values: ReservationValues): { keyId: number; held: number } | undefined => {
       const tokens = values.inputTokens + values.maxOutputTokens;
       let keyId = prepared.take.get({ ...values, tokens }) as number | undefined;
