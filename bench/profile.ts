@@ -1,5 +1,6 @@
-// npm run bench:profile [-- <seconds> [connections] [stream|channels|quote]]: where the app server's CPU goes on the
-// prepaid chat path (`quote`: on unpaid chat calls, each answered 402). Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment,
+// npm run bench:profile [-- <seconds> [connections] [stream|channels|quote] [responses] [traced]]: where the app
+// server's CPU goes on the prepaid chat path (`quote`: on unpaid chat calls, each answered 402; `traced`: with every
+// span exported to a collector in this process). Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment,
 // drives prepaid chat completions at it with autocannon (16 connections unless told; `stream` for streamed ones;
 // `channels`: calls paid from one batch-settlement channel instead, one at a time, each a 402 and a voucher, by the
 // official client), stops it so that V8 writes the
@@ -18,6 +19,7 @@ import { batchSettlementClient } from "./lib/channel-section";
 import { environmentOfServer } from "./lib/process-memory";
 import { sustainedRate } from "./lib/sustained-rate";
 import { codexShapedBody } from "./lib/dialect-section";
+import { startOtlpReceiver } from "../e2e/support/otlp-receiver";
 
 const seconds = Number(process.argv[2] ?? 20);
 const connections = Number(process.argv.slice(3).find((argument) => /^\d+$/.test(argument)) ?? 16);
@@ -26,6 +28,8 @@ const channels = process.argv.includes("channels");
 const quoting = process.argv.includes("quote");
 /** `responses`: the calls are Codex-shaped Responses calls (bench/lib/dialect-section.ts's) instead of chat ones. */
 const responsesApi = process.argv.includes("responses");
+/** `traced`: the profiled app exports every span to an OTLP/HTTP collector in this process (what tracing costs). */
+const traced = process.argv.includes("traced");
 
 interface ProfileNode {
   id: number;
@@ -76,8 +80,12 @@ function summarise(profile: CpuProfile, top: number): string {
 }
 
 const stack = await startBenchStack({ deltaGapMs: streaming ? 5 : 20, deltas: streaming ? 16 : 64 });
+const collector = traced ? await startOtlpReceiver() : undefined;
 try {
-  const environment = environmentOfServer(stack.appUrl);
+  const environment = {
+    ...environmentOfServer(stack.appUrl),
+    ...(collector && { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "500" }),
+  };
   const profileDir = mkdtempSync(join(tmpdir(), "paysvc-profile-"));
   const port = await freePort();
   const app = startGuardedProcess(
@@ -153,5 +161,6 @@ try {
   console.log(`profile: ${join(profileDir, file)}`);
   console.log(summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8")) as CpuProfile, 30));
 } finally {
+  await collector?.stop();
   await stack.stopAll();
 }

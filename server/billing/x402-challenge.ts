@@ -1,5 +1,5 @@
 import { encodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentRequired, SettleResponse } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { errorObject, errorStatus } from "../errors";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, textAnswer, type ApiAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
@@ -83,8 +83,22 @@ function v1DocumentParts(
   // x402 v1 has only `exact`.
   const accepts = paymentRequired.accepts
     .filter((accepted) => accepted.scheme === "exact")
-    .map((accepted) => v1Requirements(accepted, v1Network, paymentRequired.resource));
+    .map((accepted) => v1Form(accepted, v1Network, paymentRequired.resource));
   return documentParts({ x402Version: 1, accepts }, members);
+}
+
+/** Each frozen `exact` entry's v1 form, for the resource it was last written for (its JSON then written once). */
+const v1Forms = new WeakMap<object, { key: string; form: ReturnType<typeof v1Requirements> }>();
+
+/** v1Requirements, the same object again (frozen) for the same frozen entry and resource. */
+function v1Form(accepted: PaymentRequirements, v1Network: string, resource: PaymentRequired["resource"]) {
+  if (!Object.isFrozen(accepted)) return v1Requirements(accepted, v1Network, resource);
+  const key = `${v1Network}\n${resource.url}\n${resource.description}\n${resource.mimeType}`;
+  const kept = v1Forms.get(accepted);
+  if (kept?.key === key) return kept.form;
+  const form = Object.freeze(v1Requirements(accepted, v1Network, resource));
+  v1Forms.set(accepted, { key, form });
+  return form;
 }
 
 /**

@@ -52,4 +52,15 @@ describe("the JSON of a 402 document", () => {
     expect(other.bazaar).not.toBe(bazaar.bazaar);
     expect(JSON.parse(paymentRequiredJson(document({ ...other })))).toEqual(document({ ...other }));
   });
+
+  it("writes frozen entries of accepts once, the same text as JSON.stringify, and others as they are", () => {
+    const [entry] = document().accepts;
+    const frozen = Object.freeze({ ...entry!, extra: Object.freeze({ ...entry!.extra }) });
+    const withFrozen = { ...document({ quote }), accepts: [frozen, { ...entry!, amount: "2" }] };
+    expect(paymentRequiredJson(withFrozen)).toBe(JSON.stringify(withFrozen));
+    expect(paymentRequiredJson(withFrozen)).toBe(JSON.stringify(withFrozen));
+    // A member without JSON is left out, as JSON.stringify leaves it.
+    const sparse = { ...withFrozen, error: undefined } as PaymentRequired;
+    expect(paymentRequiredJson(sparse)).toBe(JSON.stringify(sparse));
+  });
 });

@@ -76,7 +76,7 @@ export function documentParts(
   head: object,
   members: ReturnType<typeof extensionMembers> | undefined,
 ): { head: string; tail: string; shared: SharedExtensions | undefined } {
-  const headJson = JSON.stringify(head);
+  const headJson = headJsonOf(head);
   if (!members) return { head: headJson, tail: "", shared: undefined };
   const separator = headJson === "{}" ? "" : ",";
   const { own, shared } = members;
@@ -118,4 +118,28 @@ export function jsonWithExtensions(head: object, extensions: Record<string, unkn
 export function paymentRequiredJson(document: PaymentRequired): string {
   const { extensions, ...rest } = document;
   return jsonWithExtensions(rest, extensions);
+}
+
+/** The JSON of each frozen entry of `accepts` written so far: most quotes offer the same few (requirements-templates.ts). */
+const entryJson = new WeakMap<object, string>();
+
+/** JSON.stringify of an entry of `accepts`, written once for an entry that cannot change (frozen). */
+function acceptedJson(entry: unknown): string {
+  if (typeof entry !== "object" || entry === null || !Object.isFrozen(entry)) return JSON.stringify(entry) ?? "null";
+  let json = entryJson.get(entry);
+  if (json === undefined) entryJson.set(entry, (json = JSON.stringify(entry)));
+  return json;
+}
+
+/** JSON.stringify(head), the same text, its `accepts` entries' JSON written once each (acceptedJson). */
+function headJsonOf(head: object): string {
+  const { accepts } = head as { accepts?: unknown };
+  if (!Array.isArray(accepts)) return JSON.stringify(head);
+  const members: string[] = [];
+  for (const [name, value] of Object.entries(head)) {
+    const json = name === "accepts" ? `[${accepts.map(acceptedJson).join(",")}]` : JSON.stringify(value);
+    // As JSON.stringify: a member whose value has no JSON (undefined, a function) is left out.
+    if (json !== undefined) members.push(`${JSON.stringify(name)}:${json}`);
+  }
+  return `{${members.join(",")}}`;
 }

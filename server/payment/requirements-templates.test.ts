@@ -96,6 +96,22 @@ describe("requirements copied from a template", () => {
     expect(builds).toBe(8);
   });
 
+  it("are the same frozen object for an amount quoted again, and the resource server's for each amount", async () => {
+    const templates = new RequirementsTemplates(built, { "batch-settlement": channelMinDeposit(channels) });
+    for (const scheme of ["exact", "upto", "batch-settlement"] as const) {
+      // The first quote of a scheme makes its template; the amounts after it are kept.
+      await templates.requirements(scheme, terms(1n));
+      const first = await templates.requirements(scheme, terms(1007n));
+      const again = await templates.requirements(scheme, terms(1007n));
+      expect(again).toBe(first);
+      expect(Object.isFrozen(first) && Object.isFrozen(first.extra)).toBe(true);
+      expect(first).toEqual(await built(scheme, terms(1007n)));
+      const other = await templates.requirements(scheme, terms(4_733_000n));
+      expect(other).not.toBe(first);
+      expect(other).toEqual(await built(scheme, terms(4_733_000n)));
+    }
+  });
+
   it("are built each time where they differ otherwise between amounts", async () => {
     let builds = 0;
     // A channel's minimum deposit follows the amount: without the scheme's rule, no template holds.

@@ -2,6 +2,9 @@ import type { PaymentRequirements } from "@x402/core/types";
 import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 
 type Scheme = "exact" | "upto" | "batch-settlement";
+
+/** How many amounts' requirements a route keeps built (a few hundred bytes each). */
+const AMOUNTS_KEPT = 1024;
 export interface RequirementTerms {
   amount: bigint;
   payTo: string;
@@ -32,6 +35,12 @@ export class RequirementsTemplates {
   private readonly templates = new Map<string, Promise<PaymentRequirements | undefined>>();
   /** The templates made, by the same keys. */
   private readonly ready = new Map<string, PaymentRequirements>();
+  /**
+   * The requirements of each amount quoted lately, frozen, by template key and amount: quotes cluster on few amounts
+   * (the minimum charge, a model's common sizes), so most get the same object, whose JSON the 402 writes once
+   * (payment-required-json.ts).
+   */
+  private readonly byAmount = new Map<string, PaymentRequirements>();
 
   constructor(
     private readonly build: (scheme: Scheme, terms: RequirementTerms) => Promise<PaymentRequirements>,
@@ -42,8 +51,21 @@ export class RequirementsTemplates {
     const key = `${scheme}\n${terms.payTo}\n${terms.maxTimeoutSeconds}`;
     // The common case, with no promise on the way: a template made, and nothing of it awaited.
     const ready = this.ready.get(key);
-    if (ready && !this.amountExtra[scheme]) return { ...ready, amount: terms.amount.toString() };
-    return this.requirementsOnceReady(key, scheme, terms);
+    if (!ready) return this.requirementsOnceReady(key, scheme, terms);
+    const amountKey = `${key}\n${terms.amount}`;
+    const kept = this.byAmount.get(amountKey);
+    if (kept) return kept;
+    if (this.amountExtra[scheme])
+      return this.copy(scheme, ready, terms.amount).then((made) => this.keep(amountKey, made));
+    return this.keep(amountKey, { ...ready, amount: terms.amount.toString() });
+  }
+
+  /** Keeps `requirements` (frozen) as its amount's; the oldest go once AMOUNTS_KEPT are kept. */
+  private keep(amountKey: string, requirements: PaymentRequirements): PaymentRequirements {
+    if (this.byAmount.size >= AMOUNTS_KEPT) this.byAmount.delete(this.byAmount.keys().next().value!);
+    Object.freeze(requirements.extra);
+    this.byAmount.set(amountKey, Object.freeze(requirements));
+    return requirements;
   }
 
   private async requirementsOnceReady(key: string, scheme: Scheme, terms: RequirementTerms) {
