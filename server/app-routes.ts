@@ -2,16 +2,19 @@ import type { AppContext } from "./app-context";
 import { billRequest } from "./billing/bill-request";
 import { bazaarExtension } from "./discovery/bazaar-extension";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
-import type { Endpoint } from "./endpoints/endpoint";
-import { isApiError } from "./errors";
+import type { Endpoint, FreeEndpoint, PaidEndpoint } from "./endpoints/endpoint";
 import type { ApiAnswer } from "./http/api-answer";
 import { answerErrors } from "./http/answer-errors";
 import type { HttpRoute } from "./http/router";
+import { answersSeenBy, challengesAnsweredBy, composeRoute, errorsAnsweredBy } from "./http/route-wrappers";
+import { quoteLimited } from "./limits/quote-limited";
 import type { ServiceMetrics } from "./metrics/service-metrics";
 
 /**
- * The app's routes, composed where the app is assembled: a paid endpoint is wrapped in billing (which counts it in
- * the metrics), with its 402's extensions computed once; a free one is counted here, from its answer.
+ * The app's routes, each its endpoint's handler composed with what the route needs around it (http/route-wrappers.ts;
+ * the router adds CORS and the errors every route answers the same way). A free endpoint is counted in the metrics
+ * from its answer; a paid one is billed (which counts it), its unpaid requests limited per caller, and its errors and
+ * 402s answered in its API's shape where it has one of its own.
  */
 export function appRoutes(
   endpoints: readonly Endpoint[],
@@ -20,38 +23,31 @@ export function appRoutes(
 ): HttpRoute[] {
   return endpoints.flatMap((endpoint) =>
     endpoint.paths.map((path): HttpRoute => {
-      if (endpoint.kind === "free") {
-        const handle = answerErrors(async (request) => endpoint.handle(context(), request));
-        return {
-          method: endpoint.method,
-          path,
-          handle: async (request) => {
-            const answer = await handle(request);
-            countFreeAnswer(context().metrics, endpoint.paths[0], answer);
-            return answer;
-          },
-        };
-      }
-      const entry = catalog.find((candidate) => candidate.path === path && candidate.method === endpoint.method);
-      const extensions = entry && bazaarExtension(entry);
-      return {
-        method: endpoint.method,
-        path,
-        handle: (request) => {
-          const { errorAnswer, challengeAnswer } = endpoint;
-          let billed = billRequest(context(), endpoint, request, extensions);
-          // An API with a payment error shape of its own words the 402s billing answers with in it.
-          if (challengeAnswer)
-            billed = billed.then((answer) => (answer.status === 402 ? challengeAnswer(answer) : answer));
-          if (!errorAnswer) return billed;
-          // An API with an error shape of its own answers errors in it.
-          return billed.catch((error: unknown) => {
-            if (isApiError(error)) return errorAnswer(error);
-            throw error;
-          });
-        },
-      };
+      const { method } = endpoint;
+      if (endpoint.kind === "free") return { method, path, handle: freeRoute(endpoint, context) };
+      const entry = catalog.find((candidate) => candidate.path === path && candidate.method === method);
+      return { method, path, handle: paidRoute(endpoint, entry && bazaarExtension(entry), context) };
     }),
+  );
+}
+
+function freeRoute(endpoint: FreeEndpoint, context: () => AppContext) {
+  return composeRoute(
+    async (request) => endpoint.handle(context(), request),
+    answersSeenBy((answer) => countFreeAnswer(context().metrics, endpoint.paths[0], answer)),
+    // Inside the count: an error is counted as the answer it becomes.
+    answerErrors,
+  );
+}
+
+/** `extensions`: the 402's extensions of the path (its bazaar schema), computed once. */
+function paidRoute(endpoint: PaidEndpoint, extensions: Record<string, unknown> | undefined, context: () => AppContext) {
+  const { errorAnswer, challengeAnswer } = endpoint;
+  return composeRoute(
+    (request) => billRequest(context(), endpoint, request, extensions),
+    errorAnswer && errorsAnsweredBy(errorAnswer),
+    challengeAnswer && challengesAnsweredBy(challengeAnswer),
+    quoteLimited(endpoint, context),
   );
 }
 

@@ -5,13 +5,12 @@ import { isApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
-import { prepaidCodeFor } from "../prepaid/prepaid-code";
+import { prepaidCodeOf } from "./payment-carried";
 import type { BillableCall, Finished, PaymentMethod, PreparedAnswer } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
 import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
-import { callerGroup } from "../windows/caller-group";
 import { noteCall } from "../tracing/request-span";
 import { failedSpan, startSpan } from "../tracing/spans";
 
@@ -23,16 +22,7 @@ import { failedSpan, startSpan } from "../tracing/spans";
 export async function billRequest(
   context: Pick<
     AppContext,
-    | "config"
-    | "x402"
-    | "prepaidKeys"
-    | "metrics"
-    | "providers"
-    | "writes"
-    | "limits"
-    | "earlyAdmissions"
-    | "quoteLimits"
-    | "clientAddresses"
+    "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes" | "limits" | "earlyAdmissions"
   >,
   endpoint: PaidEndpoint,
   request: ApiRequest,
@@ -44,10 +34,6 @@ export async function billRequest(
   let refusedAs: "invalid" | "refused" = "invalid";
   try {
     const { method, code } = paymentMethod(context, endpoint, request);
-    // A request that carries no payment is asked its price: counted per caller before any of its body is read.
-    if (context.quoteLimits.counts && method === context.x402 && !hasPayment(request)) {
-      context.quoteLimits.admit(callerGroup(context.clientAddresses.resolve(request)));
-    }
     const started = performance.now();
     const quoting = startSpan("paysvc.quote");
     let body, parsed, quote;
@@ -143,7 +129,7 @@ function paymentMethod(
   endpoint: PaidEndpoint,
   request: ApiRequest,
 ): { method: PaymentMethod; code?: string } {
-  const code = endpoint.access.includes("prepaid") ? (endpoint.prepaidKey ?? prepaidCodeFor)(request) : undefined;
+  const code = prepaidCodeOf(endpoint, request);
   if (code === undefined) return { method: context.x402 };
   const { prepaidKeys, config, metrics, writes } = context;
   return { method: new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes), code };
@@ -152,9 +138,4 @@ function paymentMethod(
 /** What a call counts against a tokens-per-minute limit until it ends: its input and output cap (none for others). */
 function limitedTokens(quote: BillableCall["quote"]): number {
   return quote.tokens ? quote.tokens.input + quote.tokens.maxOutput : 0;
-}
-
-/** Whether a request carries an x402 payment (v2 PAYMENT-SIGNATURE, v1 X-PAYMENT). */
-function hasPayment(request: ApiRequest): boolean {
-  return request.headers.get("payment-signature") !== null || request.headers.get("x-payment") !== null;
 }

@@ -3,6 +3,7 @@ import { ApiError } from "../errors";
 import type { ApiAnswer } from "./api-answer";
 import { answerErrors, type ApiHandler } from "./answer-errors";
 import { CorsPolicy } from "./cors";
+import { composeRoute, type RouteWrapper } from "./route-wrappers";
 
 /** One method at one path, and what answers it. */
 export interface HttpRoute {
@@ -12,9 +13,10 @@ export interface HttpRoute {
 }
 
 /**
- * The route table: each method and path to its handler, its errors answered (answer-errors.ts). HEAD is GET without
- * a body; OPTIONS and other methods on a known path are answered with the methods it has. Every answer, 404s and
- * 405s included, passes through CORS (cors.ts). What a route does (billing, metrics) is the app's to compose.
+ * The route table: each method and path to its handler, composed with the two wrappers every route has (its errors
+ * answered, answer-errors.ts; CORS, cors.ts). HEAD is GET without a body; OPTIONS and other methods on a known path
+ * are answered with the methods it has. Every answer, 404s and 405s included, passes through CORS. What else a route
+ * does (billing, limits, metrics) is the app's to compose (app-routes.ts, route-wrappers.ts).
  */
 export class Router {
   private readonly routes = new Map<string, ApiHandler>();
@@ -28,7 +30,7 @@ export class Router {
   ) {
     const methodsByPath = new Map<string, string[]>();
     for (const route of routes) {
-      const handle = this.withCorsHandler(answerErrors(route.handle));
+      const handle = composeRoute(route.handle, this.corsWrapper, answerErrors);
       this.routes.set(`${route.method} ${route.path}`, handle);
       if (route.method === "GET") this.routes.set(`HEAD ${route.path}`, handle);
       const methods = methodsByPath.get(route.path) ?? [];
@@ -45,9 +47,9 @@ export class Router {
     return this.corsPolicy;
   }
 
-  private withCorsHandler(handle: ApiHandler): ApiHandler {
-    return (request) => handle(request).then((answer) => this.withCors(answer, request.headers.get("origin")));
-  }
+  /** Every route's answers, failures included, with the CORS headers of the request's Origin. */
+  private readonly corsWrapper: RouteWrapper = (next) => (request) =>
+    next(request).then((answer) => this.withCors(answer, request.headers.get("origin")));
 
   /** An answer with the CORS headers of a request's Origin, for answers made outside the handlers. */
   withCors(answer: ApiAnswer, origin: string | null): ApiAnswer {
