@@ -114,7 +114,7 @@ describe("OpenTelemetry traces, to an OTLP collector", () => {
     expect(server!.resource["service.name"]).toBe("paysvc-e2e");
     const children = (name: string) => named(spans, name).filter((span) => span.parentSpanId === server!.spanId);
     expect(children("paysvc.quote")).toHaveLength(1);
-    expect(children("paysvc.prepaid.reserve")[0]?.attributes["paysvc.prepaid.reserved"]).toBe(true);
+    expect(children("paysvc.reserve")[0]?.attributes["paysvc.prepaid.reserved"]).toBe(true);
 
     // A failover is two attempts: the provider that is not there, failed, then the one that served.
     const attempts = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
@@ -178,6 +178,11 @@ describe("OpenTelemetry traces, to an OTLP collector", () => {
     expect(verify!.attributes).toMatchObject({ ...terms, "x402.valid": true });
     expect(settle!.attributes).toMatchObject({ ...terms, "x402.success": true, "x402.transaction": transaction });
     expect(settle!.attributes["x402.amount"]).toMatch(/^\d+$/);
+    // Each facilitator call is inside its phase's span, the phase's whole time (failover included).
+    const [verifying] = named(spans, "paysvc.verify");
+    const [settling] = named(spans, "paysvc.settle");
+    expect(verify!.parentSpanId).toBe(verifying!.spanId);
+    expect(settle!.parentSpanId).toBe(settling!.spanId);
     const attempts = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
     expect(attempts.map((span) => span.name)).toEqual(["chat luna-gone", "chat luna-local-2026"]);
     // The first failed (status ERROR), the second served (status unset).

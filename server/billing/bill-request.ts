@@ -12,7 +12,7 @@ import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
 import { noteCall } from "../tracing/request-span";
-import { failedSpan, startSpan } from "../tracing/spans";
+import { phase, type Timings } from "./phase";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
@@ -34,21 +34,14 @@ export async function billRequest(
   let refusedAs: "invalid" | "refused" = "invalid";
   try {
     const { method, code } = paymentMethod(context, endpoint, request);
-    const started = performance.now();
-    const quoting = startSpan("paysvc.quote");
-    let body, parsed, quote;
-    try {
-      body = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
-      parsed = endpoint.parse(body.value, request);
-      const quoted = endpoint.quote(parsed, context.config.network);
-      // Awaited only when it is a promise (a long input, counted yielding): the common 402 takes no extra turn.
-      quote = quoted instanceof Promise ? await quoted : quoted;
-    } catch (error) {
-      if (quoting) failedSpan(quoting, error);
-      throw error;
-    } finally {
-      quoting?.end();
-    }
+    const timings: Timings = {};
+    const { body, parsed, quote } = await phase(timings, "quote", async () => {
+      const read = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
+      const value = endpoint.parse(read.value, request);
+      const quoted = endpoint.quote(value, context.config.network);
+      // Awaited only when it is a promise (a long input, counted yielding).
+      return { body: read, parsed: value, quote: quoted instanceof Promise ? await quoted : quoted };
+    });
     const { tokens } = quote;
     noteCall({ model: quote.model, inputTokens: tokens?.input, maxTokens: tokens?.maxOutput });
     let url: string | undefined;
@@ -64,7 +57,7 @@ export async function billRequest(
       channels: endpoint.channels === true,
       streams: (body.value as { stream?: unknown } | null)?.stream === true,
       quote,
-      quoteMs: performance.now() - started,
+      quoteMs: timings.quote!,
       extensions,
       // Every call billed in tokens answers in the canonical chat wire, which billing reads.
       usage: endpoint.billedInTokens ? chatUsageReader : undefined,

@@ -1,7 +1,8 @@
 import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
-import { inSpan } from "../tracing/spans";
+import type { Span } from "@opentelemetry/api";
+import { phase } from "./phase";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER } from "../http/api-answer";
@@ -38,18 +39,18 @@ export class PrepaidPayment implements PaymentMethod {
     const { usage } = call;
     if (!tokens || !usage) throw new Error("a prepaid key can pay only for calls billed in tokens");
     const { store, code, metrics, writes } = this;
-    const started = performance.now();
     // The usual case is one statement; only a refused reservation looks the key up to say why.
     const wanted = { inputTokens: tokens.input, maxOutputTokens: tokens.maxOutput };
-    const reservation = await inSpan("paysvc.prepaid.reserve", { "paysvc.model": tokens.model.id }, async (span) => {
+    const timings = { reserve: 0, upstream: 0, settle: 0 };
+    const reserving = async (span: Span | undefined) => {
       const reserved = await store.reserve(code, tokens.model.id, wanted, this.reservationTtlMs);
       span?.setAttribute("paysvc.prepaid.reserved", reserved !== undefined);
       return reserved;
-    });
+    };
+    const reservation = await phase(timings, "reserve", reserving, { "paysvc.model": tokens.model.id });
     if (!reservation) throw await this.refusal(tokens.model, tokens.input);
     const model = tokens.model.id;
     metrics.prepaid("reserved", model, tokens.input + reservation.allowedOutput);
-    const timings = { reserve: performance.now() - started, upstream: 0, settle: 0 };
     // Settled once, by whichever comes first: a stream's usage event (whose answer states the charge) or its end.
     // The settlement answers what the key has left after it, in the same round trip.
     // `remaining` is unknown while the database is away: the charge then waits for it (deferred-writes.ts).
@@ -89,10 +90,10 @@ export class PrepaidPayment implements PaymentMethod {
       if (answer.kind === "json") {
         // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
         // asks for its balance right after, from any process over this database, must see the charge.
-        const settleStarted = performance.now();
         // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
-        const settlement = await charge(usage.fromJson(answer.body) ?? reservation.allowedOutput);
-        timings.settle = performance.now() - settleStarted;
+        const settlement = await phase(timings, "settle", () =>
+          charge(usage.fromJson(answer.body) ?? reservation.allowedOutput),
+        );
         const cost = costOf(settlement);
         Object.assign(headers, cost.headers);
         headers["Server-Timing"] = serverTiming(timings);

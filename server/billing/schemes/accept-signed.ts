@@ -1,4 +1,5 @@
 import type { PaymentRequirements } from "@x402/core/types";
+import { phase, type Timings } from "../phase";
 import { describeMismatch } from "../../payment/describe-mismatch";
 import type { KeptAnswer, HeldRequest } from "../../payment/paid-answers";
 import { decodePaymentJson, MalformedPaymentError, type DecodedPayment } from "../../payment/payment-signature";
@@ -198,15 +199,15 @@ async function verify({ services }: Acceptance, terms: Terms) {
 /** The facilitator's verdict on the claimed payment, recorded; the time it took and who gave it. */
 async function verifyClaimed(acceptance: Acceptance, paymentId: number, terms: Terms): Promise<Verified> {
   const { ledger } = acceptance.services;
-  const started = performance.now();
+  const timings: Timings = {};
   let verification;
   try {
-    verification = await verify(acceptance, terms);
+    verification = await phase(timings, "verify", () => verify(acceptance, terms));
   } catch (error) {
     await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
     throw error;
   }
-  const verifyMs = performance.now() - started;
+  const verifyMs = timings.verify!;
   const { facilitator } = verification;
   if (!verification.isValid) {
     const reason = verification.invalidReason ?? "invalid_payment";

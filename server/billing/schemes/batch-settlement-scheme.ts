@@ -1,4 +1,5 @@
 import { encodePaymentRequiredHeader } from "@x402/core/http";
+import { phase, type Timings } from "../phase";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { errorObject, errorStatus } from "../../errors";
 import { jsonAnswer, type ApiAnswer } from "../../http/api-answer";
@@ -39,10 +40,10 @@ export const batchSettlementScheme: PaymentScheme = {
       throw refuse("payment_mismatch", `Payment was made for ${signedResource}, not ${call.resourceUrl}`);
     }
     const hold = await depositHold(acceptance, payload);
-    const started = performance.now();
+    const timings: Timings = {};
     let verdict: Verdict;
     try {
-      verdict = await services.gateway.verify(payload, offered);
+      verdict = await phase(timings, "verify", () => services.gateway.verify(payload, offered));
     } catch (error) {
       await hold?.release();
       if (!(error instanceof FacilitatorUnavailableError)) throw error;
@@ -53,7 +54,7 @@ export const batchSettlementScheme: PaymentScheme = {
       await hold?.release();
       return rejected(acceptance, payload, verdict);
     }
-    const verified = { verifyMs: performance.now() - started, facilitator: verdict.facilitator };
+    const verified = { verifyMs: timings.verify!, facilitator: verdict.facilitator };
     return new ChannelVoucher({ ...acceptance, scheme: batchSettlementScheme, payload, verdict, verified, hold });
   },
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { phase, type Timings } from "../phase";
 import type { PaymentPayload } from "@x402/core/types";
 import { logEvent } from "../../log";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
@@ -64,16 +65,17 @@ export class ChannelVoucher implements AcceptedPayment {
 
   private async charge(amount: bigint): Promise<Taking> {
     const { services, payload, offered, verdict } = this.start;
-    const started = performance.now();
+    const timings: Timings = {};
     try {
-      const settlement = await services.gateway.settle(payload, offered, { amount, verifiedBy: verdict.facilitator });
-      return takingOf(settlement, performance.now() - started);
+      const settlement = await phase(timings, "settle", () =>
+        services.gateway.settle(payload, offered, { amount, verifiedBy: verdict.facilitator }),
+      );
+      return takingOf(settlement, timings.settle!);
     } catch (error) {
       if (!(error instanceof FacilitatorUnavailableError)) throw error;
       services.metrics.facilitatorFailed("settle");
       // A deposit whose facilitator failed: nothing was committed to the channel, so nothing is delivered for it.
-      const settleMs = performance.now() - started;
-      return { kind: "refused", reason: "settlement_unknown", message: error.message, settleMs };
+      return { kind: "refused", reason: "settlement_unknown", message: error.message, settleMs: timings.settle! };
     }
   }
 

@@ -1,4 +1,5 @@
 import type { HeldRequest } from "../../payment/paid-answers";
+import { phase, type Timings } from "../phase";
 import type { DecodedPayment } from "../../payment/payment-signature";
 import type { facilitatorTerms } from "../../payment/x402-v1";
 import type { BillableCall, Verified, X402Services } from "../payment-method";
@@ -65,23 +66,20 @@ export class SignedPayment implements AcceptedPayment {
     const { gateway, metrics } = this.start.services;
     const { facilitator } = await this.verdict;
     const { payload, requirements } = this.start.terms;
-    const started = performance.now();
+    const timings: Timings = {};
     try {
-      const settlement = await gateway.settle(payload, requirements, {
-        amount: this.scheme.chargesUse ? amount : undefined,
-        verifiedBy: facilitator,
-        payment: this.start.payment,
-      });
-      return takingOf(settlement, performance.now() - started);
+      const settlement = await phase(timings, "settle", () =>
+        gateway.settle(payload, requirements, {
+          amount: this.scheme.chargesUse ? amount : undefined,
+          verifiedBy: facilitator,
+          payment: this.start.payment,
+        }),
+      );
+      return takingOf(settlement, timings.settle!);
     } catch (error) {
       metrics.facilitatorFailed("settle");
       const named = (error as { facilitator?: string }).facilitator;
-      return {
-        kind: "unknown",
-        reason: (error as Error).message,
-        facilitator: named,
-        settleMs: performance.now() - started,
-      };
+      return { kind: "unknown", reason: (error as Error).message, facilitator: named, settleMs: timings.settle! };
     }
   }
 
