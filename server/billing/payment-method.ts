@@ -125,6 +125,8 @@ export interface BillableCall {
  */
 export interface PaymentSession {
   grant: Grant;
+  /** The call's phases' times (ms), the work's written by whoever runs it (bill-request.ts's `upstream` phase). */
+  timings: Record<string, number>;
   failed(error: unknown): Promise<Finished>;
   finish(prepared: PreparedAnswer): Promise<Finished>;
 }

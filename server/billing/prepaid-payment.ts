@@ -47,7 +47,8 @@ export class PrepaidPayment implements PaymentMethod {
       span?.setAttribute("paysvc.prepaid.reserved", reserved !== undefined);
       return reserved;
     };
-    const reservation = await phase(timings, "reserve", reserving, { "paysvc.model": tokens.model.id });
+    const attributes = { "paysvc.model": tokens.model.id };
+    const reservation = await phase(timings, "reserve", reserving, { attributes });
     if (!reservation) throw await this.refusal(tokens.model, tokens.input);
     const model = tokens.model.id;
     metrics.prepaid("reserved", model, tokens.input + reservation.allowedOutput);
@@ -81,10 +82,8 @@ export class PrepaidPayment implements PaymentMethod {
       const amount = prepaidTokensCost(tokens.model, charged, tokens.decimals);
       return prepaidCost({ amount, decimals: tokens.decimals, chargedTokens: charged, remainingTokens: remaining });
     };
-    const workStarted = performance.now();
 
     const finish = async (answer: PreparedAnswer): Promise<Finished> => {
-      timings.upstream = performance.now() - workStarted;
       const headers = this.headers(reservation, tokens.maxOutput);
       if (answer.provider) headers[PROVIDER_HEADER] = answer.provider;
       if (answer.kind === "json") {
@@ -139,7 +138,7 @@ export class PrepaidPayment implements PaymentMethod {
       outputCap: reservation.allowedOutput,
       payer: { kind: "key" as const, id: String(reservation.keyId) },
     };
-    return { kind: "granted", session: { grant, failed, finish } };
+    return { kind: "granted", session: { grant, timings, failed, finish } };
   }
 
   private headers(reservation: Reservation, maxOutputTokens: number): Record<string, string> {

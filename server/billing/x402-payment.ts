@@ -42,7 +42,10 @@ export class X402Payment implements PaymentMethod {
       const accepted = await scheme.accept({ services: this.options, call, priced, offered, header, refuse });
       if ("kind" in accepted) return accepted;
       const session = new X402Session({ services: this.options, call, priced, accepted, entered });
-      return { kind: "granted", session: { grant: session.grant, failed: session.failed, finish: session.finish } };
+      return {
+        kind: "granted",
+        session: { grant: session.grant, timings: session.timings, failed: session.failed, finish: session.finish },
+      };
     } catch (error) {
       if (error instanceof Refusal) return error.authorization;
       throw error;

@@ -32,8 +32,7 @@ export class X402Session {
   /** Aborts the work when the verdict refuses the payment. */
   private readonly abort = new AbortController();
   /** Each phase's time, written by this session only, for Server-Timing, the ledger and the metrics. */
-  private readonly timings: Timings;
-  private readonly workStarted = performance.now();
+  readonly timings: Timings;
   private readonly accepted: AcceptedPayment;
 
   constructor(private readonly start: SessionStart) {
@@ -89,7 +88,6 @@ export class X402Session {
   }
 
   private failWork = async (error: unknown): Promise<Finished> => {
-    this.timings.upstream = performance.now() - this.workStarted;
     const refused = await this.refusal();
     if (refused) return refused;
     const reason =
@@ -101,8 +99,6 @@ export class X402Session {
   };
 
   private finishWork = async (answer: PreparedAnswer): Promise<Finished> => {
-    // The work's own time, whether or not the verdict is in yet.
-    this.timings.upstream = performance.now() - this.workStarted;
     // A payment refused while the work ran: its answer is dropped, the refusal answered (or the failure thrown).
     const refused = await this.refusal().catch(async (error: unknown) => {
       await this.drop(answer);
