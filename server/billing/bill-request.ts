@@ -85,14 +85,8 @@ export async function billRequest(
       // Over a rate limit of its payer, the call is refused before any work: the session takes nothing.
       admission = await earlyAdmissions.admitted(asked, session.grant.payer, limited);
       // The session's phases' times hold the work's (its Server-Timing `upstream`); its spans are the provider's.
-      prepared = await phase(
-        session.timings,
-        "upstream",
-        () => endpoint.work(context, parsed, session.grant, request),
-        {
-          span: false,
-        },
-      );
+      const work = () => endpoint.work(context, parsed, session.grant, request);
+      prepared = await phase(session.timings, "upstream", work, { span: false });
     } catch (error) {
       // The session throws what to answer instead, or answers the payment's refusal given while the work ran.
       // A call not served counts against no limit.
