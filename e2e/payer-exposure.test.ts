@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../config/catalog/default-catalog";
 import { fundedPayer } from "./support/funded-payer";
 import { startExtraApp } from "./support/extra-app";
+import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paidStream, statedCost, type StreamOutcome } from "./support/paid-stream";
 import { paymentClient, polygon, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
 import { startRpcProxy } from "./support/rpc-proxy";
@@ -106,7 +107,7 @@ describe("a payer who opens more upto streams than it can pay for", () => {
 
     const outcomes = await eightAtOnce(owner.key, "funded");
 
-    expect(outcomes.every((outcome) => outcome.served)).toBe(true);
+    expect(outcomes.filter((outcome) => !outcome.served)).toEqual([]);
     const stated = statedCost(outcomes);
     expect(stated).toBe(maximum * 8n - (await usdcBalance(owner.address)));
     expect(rowsOf(owner.address).map((row) => row.status)).toEqual(Array(8).fill("settled"));
@@ -194,5 +195,33 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     const rows = rowsOf(owner.address);
     expect(rows.map((row) => row.status).sort()).toEqual(["failed", "settled"]);
     expect(rows.find((row) => row.status === "failed")?.failure_reason).toBe("payer_limit_exceeded");
+  });
+
+  it("lets a payer's next stream count on what a stream being settled does not take", async () => {
+    const request = body("being settled: stream to me");
+    const maximum = BigInt((await quote("/v1/chat/completions", request)).accepts[1]!.amount);
+    // One maximum and all but one unit of another: two maxima held at once would not fit.
+    const owner = await fundedPayer(2n * maximum - 1n);
+    await approvePermit2(owner.key);
+    // A second instance whose settlements wait at a gate in front of the facilitator.
+    const proxy = await startFacilitatorProxy(stack().facilitatorUrl);
+    proxy.setMode({ kind: "gate" });
+    const app = await startExtraApp({ FACILITATOR_URL: proxy.url, FACILITATOR_TIMEOUT_MS: "15000" });
+    try {
+      const pay = wrapFetchWithPayment(fetch, uptoPaymentClient(owner.key));
+      const first = paidStream(pay, `${app.url}/v1/chat/completions`, request);
+      // Its answer is out and its settlement (of what it used, far below its maximum) on its way.
+      await proxy.settleAtGate(owner.address);
+      proxy.setMode({ kind: "forward" });
+      const second = await paidStream(pay, `${app.url}/v1/chat/completions`, request);
+      proxy.openGate();
+      const outcomes = [await first, second];
+      expect(outcomes.filter((outcome) => !outcome.served)).toEqual([]);
+      expect(statedCost(outcomes)).toBe(2n * maximum - 1n - (await usdcBalance(owner.address)));
+    } finally {
+      await app.stop();
+      await proxy.stop();
+    }
+    expect(rowsOf(owner.address).map((row) => row.status)).toEqual(["settled", "settled"]);
   });
 });

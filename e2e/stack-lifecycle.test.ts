@@ -102,8 +102,9 @@ afterEach(async () => {
     entry.child.kill("SIGKILL");
     await exited(entry.child);
   }
-  // The launcher's children (anvil writing its state as it stops) may still write into the folder for a moment.
-  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  // The launcher's children (anvil writing its state as it stops) may still write into the folder for a moment,
+  // several seconds on a loaded machine.
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 100, retryDelay: 100 });
 });
 
 describe("paysvc dev (npm start)", () => {

@@ -37,6 +37,12 @@ export interface PayerHoldStore {
   hold(hold: PayerHold, now: number): Promise<boolean>;
   /** Ends the hold under `key` (nothing when there is none), counting it among its payer's ended holds. */
   release(key: string): Promise<void>;
+  /**
+   * The hold under `key` holds at most `amount` from now on: its payment is being taken for that much (an `upto`
+   * payment's use, below its maximum). Until it ends, the payer's other payments may count on the rest: the
+   * settlement, landed or not, takes no more than `amount` of the funds they read.
+   */
+  lower(key: string, amount: bigint): Promise<void>;
   /** What `payer`'s live holds add up to, whether one rests on a sponsored permit, and how many have ended. */
   heldBy(payer: string, now: number): Promise<LiveHolds>;
 }

@@ -367,4 +367,27 @@ describe.each(engines)("the stores on %s", (engine) => {
     await first.payerHolds.release("credit");
     expect(await first.payerHolds.hold(hold("alone", 1n), now)).toBe(true);
   });
+  it("lowers a hold being taken to what it takes, freeing the rest for the payer's other payments", async () => {
+    const [first, second] = await twoInstances();
+    const now = Date.now();
+    const hold = (key: string, amount: bigint) => ({
+      key,
+      payer: "0xlowered",
+      amount,
+      capacity: 2n * 29_037n,
+      sponsored: false,
+      expiresAt: now + 60_000,
+    });
+    expect(await first.payerHolds.hold(hold("a", 29_037n), now)).toBe(true);
+    expect(await first.payerHolds.hold(hold("b", 29_037n), now)).toBe(true);
+    expect(await second.payerHolds.hold(hold("c", 29_037n), now)).toBe(false);
+    // "a" is being settled for 1,007: the funds it will take are that much, whether or not it has landed.
+    await second.payerHolds.lower("a", 1_007n);
+    expect(await first.payerHolds.heldBy("0xlowered", now)).toEqual({ amount: 30_044n, sponsored: false, ended: 0n });
+    expect(await second.payerHolds.hold(hold("c", 2n * 29_037n - 30_044n), now)).toBe(true);
+    // Never raised, and nothing for a hold that is not there.
+    await first.payerHolds.lower("a", 29_037n);
+    await first.payerHolds.lower("no such hold", 1n);
+    expect((await second.payerHolds.heldBy("0xlowered", now)).amount).toBe(2n * 29_037n);
+  });
 });

@@ -20,7 +20,7 @@ export interface SignedPaymentStart {
   overlapped: boolean;
   identifier: HeldRequest | undefined;
   /** Its maximum, held against what its payer can pay until it is taken (payer-exposure.ts). */
-  hold?: { release(): Promise<void> };
+  hold?: { release(): Promise<void>; lower(amount: bigint): Promise<void> };
 }
 
 /**
@@ -67,6 +67,9 @@ export class SignedPayment implements AcceptedPayment {
     const { facilitator } = await this.verdict;
     const { payload, requirements } = this.start.terms;
     const timings: Timings = {};
+    // What this settlement takes is all the payer's funds must still cover for it (an upto payment's use, not its
+    // maximum): its other payments may count on the rest at once, whether or not it has landed when they read them.
+    if (this.scheme.chargesUse) await this.start.hold?.lower(amount).catch(() => undefined);
     try {
       const settlement = await phase(timings, "settle", () =>
         gateway.settle(payload, requirements, {

@@ -62,6 +62,13 @@ export class PostgresPayerHolds implements PayerHoldStore {
     );
   }
 
+  async lower(key: string, amount: bigint): Promise<void> {
+    await this.database.$client.query("update payer_holds set amount = $2 where key = $1 and amount > $2", [
+      key,
+      amount.toString(),
+    ]);
+  }
+
   async heldBy(payer: string, now: number): Promise<LiveHolds> {
     type Row = { amount: string | null; sponsored: boolean | null; ended: string | null };
     const { rows } = await this.database.$client.query<Row>(

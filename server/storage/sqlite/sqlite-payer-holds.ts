@@ -15,6 +15,7 @@ export class SqlitePayerHolds implements PayerHoldStore {
   private readonly take: (hold: PayerHold, now: number) => boolean;
   private readonly end: (key: string) => void;
   private readonly live: Database.Statement<[string, string, number], LiveRow>;
+  private readonly lowered: Database.Statement<[string, string, string]>;
 
   constructor(database: SqliteDatabase) {
     const client = database.$client;
@@ -28,6 +29,9 @@ export class SqlitePayerHolds implements PayerHoldStore {
       .safeIntegers(true);
     const insert = client.prepare<[string, string, string, number, number]>(
       "insert into payer_holds (key, payer, amount, sponsored, expires_at) values (?, ?, ?, ?, ?) on conflict (key) do nothing",
+    );
+    this.lowered = client.prepare<[string, string, string]>(
+      "update payer_holds set amount = ? where key = ? and cast(amount as integer) > cast(? as integer)",
     );
     const drop = client.prepare<[string], { payer: string }>("delete from payer_holds where key = ? returning payer");
     const count = client.prepare<[string]>(
@@ -56,6 +60,10 @@ export class SqlitePayerHolds implements PayerHoldStore {
 
   async release(key: string): Promise<void> {
     this.end(key);
+  }
+
+  async lower(key: string, amount: bigint): Promise<void> {
+    this.lowered.run(amount.toString(), key, amount.toString());
   }
 
   async heldBy(payer: string, now: number): Promise<LiveHolds> {
