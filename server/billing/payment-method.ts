@@ -1,4 +1,5 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
+import type { Timings } from "./phase";
 import type { DeferredWrites } from "../storage/deferred-writes";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
@@ -126,7 +127,7 @@ export interface BillableCall {
 export interface PaymentSession {
   grant: Grant;
   /** The call's phases' times (ms), the work's written by whoever runs it (bill-request.ts's `upstream` phase). */
-  timings: Record<string, number>;
+  timings: Timings;
   failed(error: unknown): Promise<Finished>;
   finish(prepared: PreparedAnswer): Promise<Finished>;
 }
@@ -136,7 +137,7 @@ export interface Finished {
   answer: ApiAnswer;
   outcome: Extract<RequestOutcome, "paid" | "prepaid" | "settle_unknown" | "refused">;
   payment: PaymentKind;
-  timings: Record<string, number>;
+  timings: Timings;
   /** What an x402 payment settled (or was asked to settle), in atomic units. */
   settledAmount?: bigint;
   /** The tokens a prepaid key was charged so far (a stream's, once it ended), where a key paid. */

@@ -5,7 +5,7 @@ import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, textAnswer, type ApiAns
 import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";
 import { withStreamUsageCost } from "./stream-usage-cost";
-import { base64Json, documentParts, extensionMembers } from "../payment/payment-required-json";
+import { base64Json, documentParts, extensionMembers, headJsonOf } from "../payment/payment-required-json";
 import { v1Requirements } from "../payment/x402-v1";
 import type { BillableCall, ChallengeCode, PreparedAnswer } from "./payment-method";
 import type { PricedRequest } from "./schemes/payment-scheme";
@@ -61,13 +61,14 @@ export function paymentChallenge(
     `${tail ? head : head.slice(0, -1)}${tail.slice(0, -1)},"error":${JSON.stringify(error)}}`;
   // What @x402/core's encodePaymentRequiredHeader produces (base64 of the JSON's UTF-8 bytes), through Buffer (the
   // package builds a binary string a character at a time), the shared members' part encoded once (base64Json).
-  const document = documentParts(head, members);
+  const headJson = headJsonOf(head);
+  const document = documentParts(headJson, members);
   const header =
     code === "payment_required"
       ? base64Json(document)
       : Buffer.from(withError(message, document), "utf8").toString("base64");
   const quoteOnly = members && { own: members.own, shared: undefined };
-  const body = v1Network ? v1DocumentParts(paymentRequired, v1Network, quoteOnly) : documentParts(head, quoteOnly);
+  const body = v1Network ? v1DocumentParts(paymentRequired, v1Network, quoteOnly) : documentParts(headJson, quoteOnly);
   return textAnswer(withError(errorObject(code, message), body), "application/json", {
     status: errorStatus(code),
     headers: { "PAYMENT-REQUIRED": header, "Cache-Control": "no-store" },

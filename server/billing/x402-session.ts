@@ -10,7 +10,7 @@ import { streamedWhileSettling } from "./stream-while-settling";
 import { settledOnUsage } from "./usage-stream-settlement";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
 
-export type Timings = { quote: number; verify: number; upstream: number; settle: number; total: number };
+type SessionTimings = { quote: number; verify: number; upstream: number; settle: number; total: number };
 
 /** What a session starts from: the call, its price, the payment its scheme accepted, and when billing began. */
 export interface SessionStart {
@@ -31,8 +31,11 @@ export class X402Session {
   readonly grant;
   /** Aborts the work when the verdict refuses the payment. */
   private readonly abort = new AbortController();
-  /** Each phase's time, written by this session only, for Server-Timing, the ledger and the metrics. */
-  readonly timings: Timings;
+  /**
+   * Each phase's time, for Server-Timing, the ledger and the metrics: written by this session, but for the work's
+   * (`upstream`), which bill-request.ts's phase writes.
+   */
+  readonly timings: SessionTimings;
   private readonly accepted: AcceptedPayment;
 
   constructor(private readonly start: SessionStart) {

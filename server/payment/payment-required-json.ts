@@ -70,13 +70,13 @@ export function extensionMembers(extensions: Record<string, unknown>): {
 /**
  * A document's JSON as two strings, `head` then `tail`: JSON.stringify of `head` with `extensions` as its last
  * member. The tail is the shared run's JSON and the document's end (`}}`), the same string for every quote of a path;
- * without a shared run it is empty.
+ * without a shared run it is empty. `head` may be its JSON already (headJsonOf's), for two documents of one head.
  */
 export function documentParts(
-  head: object,
+  head: object | string,
   members: ReturnType<typeof extensionMembers> | undefined,
 ): { head: string; tail: string; shared: SharedExtensions | undefined } {
-  const headJson = headJsonOf(head);
+  const headJson = typeof head === "string" ? head : headJsonOf(head);
   if (!members) return { head: headJson, tail: "", shared: undefined };
   const separator = headJson === "{}" ? "" : ",";
   const { own, shared } = members;
@@ -132,7 +132,7 @@ function acceptedJson(entry: unknown): string {
 }
 
 /** JSON.stringify(head), the same text, its `accepts` entries' JSON written once each (acceptedJson). */
-function headJsonOf(head: object): string {
+export function headJsonOf(head: object): string {
   const { accepts } = head as { accepts?: unknown };
   if (!Array.isArray(accepts)) return JSON.stringify(head);
   const members: string[] = [];

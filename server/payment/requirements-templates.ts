@@ -5,6 +5,7 @@ type Scheme = "exact" | "upto" | "batch-settlement";
 
 /** How many amounts' requirements a route keeps built (a few hundred bytes each). */
 const AMOUNTS_KEPT = 1024;
+
 export interface RequirementTerms {
   amount: bigint;
   payTo: string;

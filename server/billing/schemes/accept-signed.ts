@@ -11,7 +11,7 @@ import { resourceInfo } from "../x402-challenge";
 import { facilitatorUnavailable } from "../x402-price";
 import { uptoDeadlineProblem } from "../usage-stream-settlement";
 import type { Acceptance, AcceptedPayment, PaymentScheme } from "./payment-scheme";
-import { holdExposure, holdSettledFirst, needsHold, signedExposure, type Exposure } from "./payer-exposure";
+import { holdExposure, holdSettledFirst, needsHold, signedExposure, type HeldExposure } from "./payer-exposure";
 import { SignedPayment } from "./signed-payment";
 import { paymentRow } from "./taking";
 import type { Authorization } from "../payment-method";
@@ -43,7 +43,7 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
     if (hold.kind === "busy")
       return { kind: "answer", answer: identifierHeld(identifier, hold.request), outcome: "refused" };
   }
-  let hold: Extract<Exposure, { kind: "held" }> | undefined;
+  let hold: HeldExposure | undefined;
   try {
     const paymentId = await claim(acceptance, scheme, payment, identified.id !== undefined);
     const inDebt = await indebted(acceptance, payment.payer);

@@ -11,8 +11,19 @@ import type { Acceptance, PaymentScheme, SchemeServices } from "./payment-scheme
  * `over` (it does not fit, or the payer's funds cannot be read: `message` names the limit). An `exact` stream over
  * the limit is settled before its first byte (holdSettledFirst); an `upto` payment or a channel's deposit is refused.
  */
-export type Exposure =
-  { kind: "held"; release(): Promise<void>; lower(amount: bigint): Promise<void> } | { kind: "over"; message: string };
+export type Exposure = HeldExposure | { kind: "over"; message: string };
+
+/** A payment's hold on its payer's funds: ended once it is taken, lowered to what it takes as it is taken. */
+export interface HeldExposure {
+  kind: "held";
+  release(): Promise<void>;
+  lower(amount: bigint): Promise<void>;
+}
+
+/** The hold under `key`, as its payment ends or lowers it. */
+function heldExposure(store: SchemeServices["payerHolds"], key: string): HeldExposure {
+  return { kind: "held", release: () => store.release(key), lower: (taken) => store.lower(key, taken) };
+}
 
 /** A payment's claim on its payer's funds: its maximum, and what limits it beyond the balance. */
 export interface ExposureRequest {
@@ -75,7 +86,7 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
     const expiresAt = holdExpiry(request.deadline, now);
     const endedBefore = before.ended;
     if (await store.hold({ key, payer, amount, capacity, sponsored, endedBefore, expiresAt }, now)) {
-      return { kind: "held", release: () => store.release(key), lower: (taken) => store.lower(key, taken) };
+      return heldExposure(store, key);
     }
     const held = await store.heldBy(payer, Date.now());
     const waited = Date.now() - started;
@@ -110,11 +121,7 @@ export async function holdSettledFirst(
   const store = services.payerHolds;
   const { key, payer, amount } = request;
   const expiresAt = () => holdExpiry(request.deadline, Date.now());
-  const held = {
-    kind: "held" as const,
-    release: () => store.release(key),
-    lower: (taken: bigint) => store.lower(key, taken),
-  };
+  const held = heldExposure(store, key);
   const started = Date.now();
   for (;;) {
     if (await store.hold({ key, payer, amount, sponsored: false, expiresAt: expiresAt() }, Date.now())) return held;

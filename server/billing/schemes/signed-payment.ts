@@ -1,5 +1,6 @@
 import type { HeldRequest } from "../../payment/paid-answers";
 import { phase, type Timings } from "../phase";
+import type { HeldExposure } from "./payer-exposure";
 import type { DecodedPayment } from "../../payment/payment-signature";
 import type { facilitatorTerms } from "../../payment/x402-v1";
 import type { BillableCall, Verified, X402Services } from "../payment-method";
@@ -20,7 +21,7 @@ export interface SignedPaymentStart {
   overlapped: boolean;
   identifier: HeldRequest | undefined;
   /** Its maximum, held against what its payer can pay until it is taken (payer-exposure.ts). */
-  hold?: { release(): Promise<void>; lower(amount: bigint): Promise<void> };
+  hold?: HeldExposure;
 }
 
 /**
