@@ -7,7 +7,7 @@ const quick = process.argv.includes("--quick");
 const stack = await startBenchStack({ deltaGapMs: 20, deltas: 64 });
 try {
   console.log("## 15. Tracing: a prepaid call with tracing off and on (two app servers, one SQLite file)");
-  for (const line of await tracingSection(stack, quick ? 10 : 2000)) console.log(line);
+  for (const line of await tracingSection(stack, quick ? 10 : 4000)) console.log(line);
 } finally {
   await stack.stopAll();
 }

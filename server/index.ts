@@ -36,7 +36,7 @@ export function startAppContext(): Promise<AppContext> {
   starting ??= (async () => {
     const config = loadServiceConfig();
     // Before any request: each is then served in its span (tracing/request-span.ts).
-    await startTracing(config.tracing);
+    startTracing(config.tracing);
     // Before anything is served: the first long input quoted then runs compiled code (warm-token-counter.ts).
     warmTokenCounter();
     // The endpoints sell the catalog in force: its models, prices and routes, read once at start.

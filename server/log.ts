@@ -1,5 +1,3 @@
-import { currentTraceId } from "./tracing/tracing";
-
 const pending: { line: string; error: boolean }[] = [];
 
 /**
@@ -13,16 +11,15 @@ function flush(): void {
 process.on("exit", flush);
 
 /**
- * One JSON line per event on stdout (errors on stderr), with the current request's trace id while tracing is on.
- * Callers never pass secrets such as keys or signatures.
+ * One JSON line per event on stdout (errors on stderr). A request's lines carry its trace id while tracing is on:
+ * its callers pass `trace_id` (the request's `trace.span.traceId`; a field left undefined is not written). Callers
+ * never pass secrets such as keys or signatures.
  */
 export function logEvent(level: "info" | "warn" | "error", event: string, fields: Record<string, unknown> = {}): void {
-  const traceId = currentTraceId();
   const line = JSON.stringify({
     time: new Date().toISOString(),
     level,
     event,
-    ...(traceId !== undefined && { trace_id: traceId }),
     ...fields,
   });
   if (pending.length === 0) setImmediate(flush);

@@ -7,22 +7,30 @@ import { cpuMs } from "./process-cpu";
 import { pidListeningOn } from "./process-memory";
 import { percentile, rotate, runConcurrently } from "./stats";
 
-/** One app server's figures: p50 latency and CPU per call, in ms. */
+/**
+ * One app server's figures: p50 latency and CPU per call, in ms; `wholeCpu`: the process's CPU per call over each
+ * round of the run (and `settleMs` after it), which also counts what it does between calls (a batch of spans sent).
+ */
 export interface PrepaidFigures {
   p50: number;
   cpu: number;
+  wholeCpu: number[];
 }
 
 export async function prepaidPair(
   stack: RunningStack,
   calls: number,
   env: Record<string, string>,
+  { rounds = 1, settleMs = 0, freshStock = false }: { rounds?: number; settleMs?: number; freshStock?: boolean } = {},
 ): Promise<{ stock: PrepaidFigures; changed: PrepaidFigures }> {
+  // A fresh stock app is started as the changed one is: neither carries what the stack's own did before.
+  const stock = freshStock ? await startFreshApp(stack.appUrl) : undefined;
   const changed = await startFreshApp(stack.appUrl, env);
+  const stockUrl = stock?.url ?? stack.appUrl;
   try {
-    const pids = [stack.appUrl, changed.url].map((url) => pidListeningOn(Number(new URL(url).port)));
+    const pids = [stockUrl, changed.url].map((url) => pidListeningOn(Number(new URL(url).port)));
     if (pids.includes(undefined)) throw new Error("app server process not found");
-    const keys = [await buyBenchKey(stack.appUrl), await buyBenchKey(changed.url)];
+    const keys = [await buyBenchKey(stockUrl), await buyBenchKey(changed.url)];
     const body = JSON.stringify({
       model: "vendor-a/gpt-6-luna",
       messages: [{ role: "user", content: "benchmark" }],
@@ -40,16 +48,29 @@ export async function prepaidPair(
       if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
       cpu[index]! += cpuMs(pids[index]!) - before;
     };
-    const paths = [call(stack.appUrl, 0), call(changed.url, 1)];
+    const paths = [call(stockUrl, 0), call(changed.url, 1)];
     // Warm-up of both, so that neither is measured while its code is still being optimised.
     for (const path of paths) await runConcurrently(Math.min(calls, 2000), 1, path);
     cpu.fill(0);
-    const [stockTimes, changedTimes] = await rotate(calls, paths);
+    const times: number[][] = [[], []];
+    const whole: number[][] = [[], []];
+    const perRound = Math.ceil(calls / rounds);
+    for (let round = 0; round < rounds; round++) {
+      const before = pids.map((pid) => cpuMs(pid!));
+      const roundTimes = await rotate(perRound, paths);
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
+      pids.forEach((pid, index) => {
+        times[index]!.push(...roundTimes[index]!);
+        whole[index]!.push((cpuMs(pid!) - before[index]!) / perRound);
+      });
+    }
+    const made = perRound * rounds;
     return {
-      stock: { p50: percentile(stockTimes!, 50), cpu: cpu[0]! / calls },
-      changed: { p50: percentile(changedTimes!, 50), cpu: cpu[1]! / calls },
+      stock: { p50: percentile(times[0]!, 50), cpu: cpu[0]! / made, wholeCpu: whole[0]! },
+      changed: { p50: percentile(times[1]!, 50), cpu: cpu[1]! / made, wholeCpu: whole[1]! },
     };
   } finally {
     await changed.stop();
+    await stock?.stop();
   }
 }

@@ -1,6 +1,6 @@
 import { usageOnlyChunkUsage } from "../chat/chat-wire";
 import { atomicToDecimal } from "../money";
-import { noteCall } from "../tracing/request-span";
+import type { CallTrace } from "../tracing/call-trace";
 import type { X402Price } from "./payment-method";
 
 /** What an answer says it cost: fields appended to its `usage` object, and headers for a whole answer. */
@@ -17,9 +17,9 @@ export const PREPAID_REMAINING_HEADER = "X-Paysvc-Prepaid-Remaining";
  * settled, the transaction; `transaction: null` while the settlement's outcome is unknown. The transaction is in the
  * body because the official SDK hands callers the body; header readers have it in PAYMENT-RESPONSE already.
  */
-export function x402Cost(price: X402Price, transaction: string | undefined): AnswerCost {
+export function x402Cost(price: X402Price, transaction: string | undefined, trace?: CallTrace): AnswerCost {
   const cost = atomicToDecimal(price.amount, price.decimals);
-  noteCall({ cost });
+  trace?.note({ cost });
   return {
     usage: { cost, cost_details: { network: price.network, transaction: transaction ?? null } },
     headers: { [COST_HEADER]: cost },
@@ -30,14 +30,12 @@ export function x402Cost(price: X402Price, transaction: string | undefined): Ans
  * A prepaid answer: what the tokens charged are worth at the key's price (atomic units), the tokens charged, and
  * the tokens the key has left after this call (left out when the charge waits for the database).
  */
-export function prepaidCost(charge: {
-  amount: bigint;
-  decimals: number;
-  chargedTokens: number;
-  remainingTokens: number | undefined;
-}): AnswerCost {
+export function prepaidCost(
+  charge: { amount: bigint; decimals: number; chargedTokens: number; remainingTokens: number | undefined },
+  trace?: CallTrace,
+): AnswerCost {
   const cost = atomicToDecimal(charge.amount, charge.decimals);
-  noteCall({ cost });
+  trace?.note({ cost });
   const { chargedTokens, remainingTokens } = charge;
   const usage: Record<string, unknown> = { cost, prepaid_charged_tokens: chargedTokens };
   const headers: Record<string, string> = { [COST_HEADER]: cost };
@@ -57,9 +55,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * (images, a prepaid key's purchase, a completion whose upstream reported no usage) is left as it is: a usage object
  * holding only the cost would not be the shape OpenAI's clients expect there, so it says its cost in the headers.
  */
-export function withUsageCost(body: unknown, fields: Record<string, unknown>): unknown {
+export function withUsageCost(body: unknown, fields: Record<string, unknown>, trace?: CallTrace): unknown {
   if (!isRecord(body) || !isRecord(body.usage)) return body;
-  noteUsage(body.usage);
+  noteUsage(body.usage, trace);
   return { ...body, usage: { ...body.usage, ...fields } };
 }
 
@@ -72,8 +70,8 @@ export function finalUsageOf(event: unknown): Record<string, unknown> | undefine
   return usageOnlyChunkUsage(event);
 }
 
-/** The output tokens an answer's usage reports, noted on the request's span (tracing/request-span.ts). */
-export function noteUsage(usage: Record<string, unknown>): void {
+/** The output tokens an answer's usage reports, noted on the request's trace (tracing/call-trace.ts). */
+export function noteUsage(usage: Record<string, unknown>, trace: CallTrace | undefined): void {
   const outputTokens = usage.completion_tokens;
-  if (typeof outputTokens === "number") noteCall({ outputTokens });
+  if (trace && typeof outputTokens === "number") trace.note({ outputTokens });
 }

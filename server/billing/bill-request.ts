@@ -11,7 +11,6 @@ import { PrepaidPayment } from "./prepaid-payment";
 import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
-import { noteCall } from "../tracing/request-span";
 import { phase, type Timings } from "./phase";
 
 /**
@@ -35,15 +34,21 @@ export async function billRequest(
   try {
     const { method, code } = paymentMethod(context, endpoint, request);
     const timings: Timings = {};
-    const { body, parsed, quote } = await phase(timings, "quote", async () => {
-      const read = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
-      const value = endpoint.parse(read.value, request);
-      const quoted = endpoint.quote(value, context.config.network);
-      // Awaited only when it is a promise (a long input, counted yielding).
-      return { body: read, parsed: value, quote: quoted instanceof Promise ? await quoted : quoted };
-    });
+    const { trace } = request;
+    const { body, parsed, quote } = await phase(
+      timings,
+      "quote",
+      async () => {
+        const read = await readJsonBody(request, endpoint.body?.maxBytes, { optional: endpoint.body?.optional });
+        const value = endpoint.parse(read.value, request);
+        const quoted = endpoint.quote(value, context.config.network);
+        // Awaited only when it is a promise (a long input, counted yielding).
+        return { body: read, parsed: value, quote: quoted instanceof Promise ? await quoted : quoted };
+      },
+      { parent: trace?.span },
+    );
     const { tokens } = quote;
-    noteCall({ model: quote.model, inputTokens: tokens?.input, maxTokens: tokens?.maxOutput });
+    trace?.note({ model: quote.model, inputTokens: tokens?.input, maxTokens: tokens?.maxOutput });
     let url: string | undefined;
     const call: BillableCall = {
       request,
@@ -84,9 +89,10 @@ export async function billRequest(
     try {
       // Over a rate limit of its payer, the call is refused before any work: the session takes nothing.
       admission = await earlyAdmissions.admitted(asked, session.grant.payer, limited);
-      // The session's phases' times hold the work's (its Server-Timing `upstream`); its spans are the provider's.
+      // The session's phases' times hold the work's (its Server-Timing `upstream`); its spans are the provider's
+      // attempts', so the phase has none of its own.
       const work = () => endpoint.work(context, parsed, session.grant, request);
-      prepared = await phase(session.timings, "upstream", work, { span: false });
+      prepared = await phase(session.timings, "upstream", work);
     } catch (error) {
       // The session throws what to answer instead, or answers the payment's refusal given while the work ran.
       // A call not served counts against no limit.

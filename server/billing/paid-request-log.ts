@@ -18,5 +18,6 @@ export function logPaidRequest(
     reason: what.reason,
     transaction: what.transaction,
     timings_ms: Object.fromEntries(Object.entries(timings).map(([name, value]) => [name, Number(value.toFixed(2))])),
+    trace_id: start.call.request.trace?.span.traceId,
   });
 }

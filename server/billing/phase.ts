@@ -1,5 +1,5 @@
-import { context, trace, type Attributes, type Span } from "@opentelemetry/api";
-import { failedSpan, startSpan } from "../tracing/spans";
+import type { Attributes, Span } from "../tracing/span";
+import { startSpan } from "../tracing/tracing";
 
 /**
  * A call's phases and how long each took (ms): its Server-Timing header, the metrics' phase histograms
@@ -9,28 +9,28 @@ export type Timings = Record<string, number>;
 
 /**
  * Runs one phase of a call (the quote, the reservation, the verify, the settlement): its duration is written to
- * `timings[name]` once it ends, failed or not, and while tracing is on it is a span `paysvc.<name>`, current while
- * it runs (the facilitator's and provider's spans inside it are its children), marked failed by what it throws.
- * Work that answers at once (not a promise) is timed at once: the phase then takes no extra turn. `span: false` for
- * a phase whose spans are its own already (the work: one per provider attempt).
+ * `timings[name]` once it ends, failed or not, and in a traced request it is a span `paysvc.<name>`, a child of
+ * `parent` (the request's span), given to `work` for the facilitator's spans inside it, and marked failed by what it
+ * throws. Work that answers at once (not a promise) is timed at once: the phase then takes no extra turn.
  */
 export function phase<T>(
   timings: Timings,
   name: string,
   work: (span: Span | undefined) => T | Promise<T>,
-  options: { attributes?: Attributes; span?: boolean } = {},
+  options: { parent?: Span; attributes?: Attributes } = {},
 ): T | Promise<T> {
   const started = performance.now();
-  const span = options.span === false ? undefined : startSpan(`paysvc.${name}`, options.attributes);
+  const { parent } = options;
+  const span = parent && startSpan(`paysvc.${name}`, parent, options.attributes);
   const ended = (error?: unknown) => {
     timings[name] = performance.now() - started;
     if (!span) return;
-    if (error !== undefined) failedSpan(span, error);
+    if (error !== undefined) span.fail(error);
     span.end();
   };
   let result: T | Promise<T>;
   try {
-    result = span ? context.with(trace.setSpan(context.active(), span), () => work(span)) : work(undefined);
+    result = work(span);
   } catch (error) {
     ended(error);
     throw error;

@@ -1,8 +1,8 @@
 import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { PreparedAnswer } from "./payment-method";
-import type { Span } from "@opentelemetry/api";
 import { phase } from "./phase";
+import type { Span } from "../tracing/span";
 import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER } from "../http/api-answer";
@@ -48,7 +48,8 @@ export class PrepaidPayment implements PaymentMethod {
       return reserved;
     };
     const attributes = { "paysvc.model": tokens.model.id };
-    const reservation = await phase(timings, "reserve", reserving, { attributes });
+    const parent = call.request.trace?.span;
+    const reservation = await phase(timings, "reserve", reserving, { parent, attributes });
     if (!reservation) throw await this.refusal(tokens.model, tokens.input);
     const model = tokens.model.id;
     metrics.prepaid("reserved", model, tokens.input + reservation.allowedOutput);
@@ -80,7 +81,8 @@ export class PrepaidPayment implements PaymentMethod {
     /** What the tokens charged are worth at the key's price, and what the key has left once they are charged. */
     const costOf = ({ charged, remaining }: { charged: number; remaining: number | undefined }): AnswerCost => {
       const amount = prepaidTokensCost(tokens.model, charged, tokens.decimals);
-      return prepaidCost({ amount, decimals: tokens.decimals, chargedTokens: charged, remainingTokens: remaining });
+      const cost = { amount, decimals: tokens.decimals, chargedTokens: charged, remainingTokens: remaining };
+      return prepaidCost(cost, call.request.trace);
     };
 
     const finish = async (answer: PreparedAnswer): Promise<Finished> => {
@@ -90,13 +92,16 @@ export class PrepaidPayment implements PaymentMethod {
         // Charged before the answer goes out, not after (which would save the caller about 0.1 ms): a caller that
         // asks for its balance right after, from any process over this database, must see the charge.
         // Without a reported count the whole reservation is charged: the upstream may have produced all of it.
-        const settlement = await phase(timings, "settle", () =>
-          charge(usage.fromJson(answer.body) ?? reservation.allowedOutput),
+        const settlement = await phase(
+          timings,
+          "settle",
+          () => charge(usage.fromJson(answer.body) ?? reservation.allowedOutput),
+          { parent },
         );
         const cost = costOf(settlement);
         Object.assign(headers, cost.headers);
         headers["Server-Timing"] = serverTiming(timings);
-        const body = withUsageCost(answer.body, cost.usage);
+        const body = withUsageCost(answer.body, cost.usage, call.request.trace);
         const whole = jsonAnswer(answer.encode ? answer.encode.json(body) : body, {
           status: answer.status ?? 200,
           headers,
@@ -112,11 +117,12 @@ export class PrepaidPayment implements PaymentMethod {
       });
       // The usage event is charged as it passes, so that it can state the charge and the balance after it; the
       // stream's end then charges nothing more.
-      const stated = withStreamUsageCost(metered, async (reported) => {
+      const charged = async (reported: Record<string, unknown>) => {
         const outputTokens = usage.fromJson({ usage: reported });
         if (outputTokens === undefined) return undefined;
         return costOf(await charge(outputTokens)).usage;
-      });
+      };
+      const stated = withStreamUsageCost(metered, charged, call.request.trace);
       // A stream is charged after its answer starts (at its usage event or its end): no settle time for the metrics.
       const { reserve, upstream } = timings;
       const streamed = eventStreamAnswer(answer.encode ? answer.encode.stream(stated) : stated, headers);

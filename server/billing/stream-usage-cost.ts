@@ -1,6 +1,7 @@
 import type { EventStream, SseEvent } from "../http/event-stream";
 import { logEvent } from "../log";
 import { finalUsageOf, noteUsage } from "./answer-cost";
+import type { CallTrace } from "../tracing/call-trace";
 
 /** The fields to append to a stream's final usage object; undefined leaves the event as it was. */
 export type UsageCostFields = (
@@ -28,13 +29,13 @@ function mayHoldUsage({ data }: SseEvent): boolean {
  * event in the same batch go out first, without waiting for its cost (a settlement, when an x402 payment settles
  * there): a stream the upstream sent whole while its payment was verified still starts at once.
  */
-export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFields): EventStream {
+export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFields, trace?: CallTrace): EventStream {
   let stated = false;
   /** Appends the cost to the event if it is the final usage event; true when it did. */
   const state = async (event: SseEvent): Promise<boolean> => {
     const usage = finalUsageOf(event.json());
     if (!usage) return false;
-    noteUsage(usage);
+    noteUsage(usage, trace);
     try {
       const fields = await fieldsFor(usage);
       if (!fields) return false;
@@ -43,7 +44,7 @@ export function withStreamUsageCost(source: EventStream, fieldsFor: UsageCostFie
       return true;
     } catch (error) {
       // The cost could not be stated (a prepaid balance that cannot be read): the event goes on as it came.
-      logEvent("error", "usage_cost_failed", { error: (error as Error).message });
+      logEvent("error", "usage_cost_failed", { error: (error as Error).message, trace_id: trace?.span.traceId });
       return false;
     }
   };

@@ -59,11 +59,12 @@ export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): 
     release: async () => void (await (settled ??= settleNothing(payment))),
     graceMs: STREAM_USAGE_GRACE_MS,
   });
-  const costed = withStreamUsageCost(metered, async (reported) => {
+  const statedCost = async (reported: Record<string, unknown>) => {
     const outputTokens = usage.fromJson({ usage: reported });
     if (outputTokens === undefined) return undefined;
     return (await settle(outputTokens))?.usage;
-  });
+  };
+  const costed = withStreamUsageCost(metered, statedCost, payment.call.request.trace);
   if (deadline === undefined) return costed;
   return endedOnCut(costed, () =>
     chatErrorEvent(
@@ -156,11 +157,11 @@ async function settleUsage(payment: UsageStreamPayment, outputTokens: number): P
   if (taking.kind === "taken") {
     services.metrics.settled(call.endpoint, call.quote.model, amount);
     payment.log("settled", undefined, taking.settlement.transaction, amount);
-    return x402Cost(payment.price(amount), taking.settlement.transaction);
+    return x402Cost(payment.price(amount), taking.settlement.transaction, call.request.trace);
   }
   payment.log("settle_unknown", taking.reason, taking.transaction, amount);
   // A transfer that may still land states its cost.
-  return x402Cost(payment.price(amount), undefined);
+  return x402Cost(payment.price(amount), undefined, call.request.trace);
 }
 
 /** A stream that passed no output: nothing is taken. */

@@ -9,6 +9,7 @@ import { base64Json, documentParts, extensionMembers, headJsonOf } from "../paym
 import { v1Requirements } from "../payment/x402-v1";
 import type { BillableCall, ChallengeCode, PreparedAnswer } from "./payment-method";
 import type { PricedRequest } from "./schemes/payment-scheme";
+import type { CallTrace } from "../tracing/call-trace";
 
 /** What a priced call's payment is for, as both x402 versions describe it. */
 export function resourceInfo(call: BillableCall): { url: string; description: string; mimeType: string } {
@@ -110,7 +111,7 @@ export function paidAnswer(
   answer: PreparedAnswer,
   settlement: SettleResponse | Promise<SettleResponse | undefined> | undefined,
   timings: Record<string, number>,
-  afterSent?: () => void,
+  { afterSent, trace }: { afterSent?: () => void; trace?: CallTrace } = {},
 ): ApiAnswer {
   const settling = settlement instanceof Promise ? settlement : undefined;
   const settled = settling ? undefined : (settlement as SettleResponse | undefined);
@@ -123,16 +124,16 @@ export function paidAnswer(
   // The cost is the price, known before settling (so a stream's headers have it too); the transaction only once
   // settled. A stream states it in its final usage event, when the caller asked for one.
   const { price } = answer;
-  const cost = price && x402Cost(price, settled?.transaction);
+  const cost = price && x402Cost(price, settled?.transaction, trace);
   if (cost) Object.assign(headers, cost.headers);
   // The caller's API is written last, once the cost is stated (payment-method.ts's AnswerEncoder).
   const { encode } = answer;
   if (answer.kind === "json") {
-    const body = cost ? withUsageCost(answer.body, cost.usage) : answer.body;
+    const body = cost ? withUsageCost(answer.body, cost.usage, trace) : answer.body;
     return { ...jsonAnswer(encode ? encode.json(body) : body, { status: answer.status ?? 200, headers }), afterSent };
   }
   const usage =
     cost && (settling ? async () => x402Cost(price, (await settling)?.transaction).usage : () => cost.usage);
-  const stream = usage ? withStreamUsageCost(answer.stream.body, usage) : answer.stream.body;
+  const stream = usage ? withStreamUsageCost(answer.stream.body, usage, trace) : answer.stream.body;
   return eventStreamAnswer(encode ? encode.stream(stream) : stream, headers);
 }

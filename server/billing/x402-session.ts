@@ -9,6 +9,7 @@ import type { AcceptedPayment, PricedRequest, Taking } from "./schemes/payment-s
 import { streamedWhileSettling } from "./stream-while-settling";
 import { settledOnUsage } from "./usage-stream-settlement";
 import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
+import type { CallTrace } from "../tracing/call-trace";
 
 type SessionTimings = { quote: number; verify: number; upstream: number; settle: number; total: number };
 
@@ -37,8 +38,11 @@ export class X402Session {
    */
   readonly timings: SessionTimings;
   private readonly accepted: AcceptedPayment;
+  /** The request's trace, while tracing is on: what its answers cost is noted on it. */
+  private readonly trace: CallTrace | undefined;
 
   constructor(private readonly start: SessionStart) {
+    this.trace = start.call.request.trace;
     this.accepted = start.accepted;
     this.timings = { quote: start.call.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
     this.accepted.verdict.then(
@@ -126,13 +130,14 @@ export class X402Session {
     if (taking.kind === "unknown") {
       // The work is done: deliver it rather than risk a payer paying for nothing; reconciliation settles the row.
       await record();
-      return this.finished(paidAnswer(answer, undefined, timings), "settle_unknown");
+      return this.finished(paidAnswer(answer, undefined, timings, { trace: this.trace }), "settle_unknown");
     }
     // Taken: a whole answer goes out before the ledger records it (the payment cannot be taken twice: its nonce was
     // claimed first, a voucher is committed to its channel); a stream's answer waits for the record.
     if (answer.kind === "stream") await record();
     const afterSent = answer.kind === "json" ? () => void this.start.services.keep(record()) : undefined;
-    return this.finished(paidAnswer(answer, taking.settlement, timings, afterSent), "paid", amount);
+    const paid = paidAnswer(answer, taking.settlement, timings, { afterSent, trace: this.trace });
+    return this.finished(paid, "paid", amount);
   };
 
   /** A stream charged what it used goes out at once, taken on its usage as it passes (usage-stream-settlement.ts). */
@@ -146,7 +151,9 @@ export class X402Session {
     });
     // Its cost is not known when the headers leave: no X-Paysvc-Cost and no PAYMENT-RESPONSE, the cost is stated in
     // the final usage event.
-    const streamed = paidAnswer({ ...answer, stream: { ...answer.stream, body } }, undefined, this.timings);
+    const streamed = paidAnswer({ ...answer, stream: { ...answer.stream, body } }, undefined, this.timings, {
+      trace: this.trace,
+    });
     this.timings.total = this.sinceEntry();
     return this.finished(streamed, "paid");
   }
@@ -164,7 +171,9 @@ export class X402Session {
       log: this.log,
     });
     const price = this.priceOf(amount);
-    const streamed = paidAnswer({ ...answer, price, stream: { ...answer.stream, body } }, settlement, timings);
+    const streamed = paidAnswer({ ...answer, price, stream: { ...answer.stream, body } }, settlement, timings, {
+      trace: this.trace,
+    });
     timings.total = this.sinceEntry();
     return this.finished(streamed, "paid");
   }

@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context";
 import { countTextTokens } from "../pricing/count-tokens";
 import { checkedAnswers } from "./decision-answer";
 import type { DecisionRequest } from "./decision-request";
+import type { CallTrace } from "../tracing/call-trace";
 
 /** Input tokens of a decision: the state plus every question's name, type and instructions. */
 export function countDecisionTokens(request: DecisionRequest): number {
@@ -22,10 +23,11 @@ export async function createDecision(
   decision: DecisionRequest,
   inputTokens: number,
   signal: AbortSignal | undefined,
+  trace: CallTrace | undefined,
 ) {
   // The answers are checked inside the routes' turn: an answer of the wrong shape is the next route's to give.
   const served = await context.providers
-    .of(context.config.catalog.decision)
+    .of(context.config.catalog.decision, trace)
     .postJson(
       "/decisions",
       decision,

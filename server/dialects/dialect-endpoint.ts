@@ -7,6 +7,7 @@ import { paidEndpoint, type PaidEndpoint, type WorkContext } from "../endpoints/
 import { quoteCompletion } from "../pricing/quote-completion";
 import type { RouteCall } from "../upstream/provider-routes";
 import type { Dialect, DialectCall, NativeApi } from "./dialect";
+import type { CallTrace } from "../tracing/call-trace";
 
 /**
  * The paid endpoint of a dialect, the same for chat, Responses and Messages: paid with x402 (any scheme, channels
@@ -36,7 +37,7 @@ export function dialectEndpoint<Parsed extends DialectCall>(
         network,
         description: `${dialect.name} with ${parsed.model.id}`,
       }),
-    work: (context, parsed, grant) => served(dialect, context, parsed, grant),
+    work: (context, parsed, grant, request) => served(dialect, context, parsed, grant, request.trace),
     prepaidKey: (request) => dialect.prepaidKey(request),
     errorAnswer: (error) => dialect.errorAnswer(error),
     ...(dialect.challengeAnswer ? { challengeAnswer: dialect.challengeAnswer } : {}),
@@ -50,6 +51,7 @@ async function served<Parsed extends DialectCall>(
   context: WorkContext,
   parsed: Parsed,
   grant: Grant,
+  trace: CallTrace | undefined,
 ): Promise<PreparedAnswer> {
   const encode: AnswerEncoder = {
     json: (body) => dialect.encodeAnswer(parsed, body as ChatCompletion),
@@ -58,7 +60,7 @@ async function served<Parsed extends DialectCall>(
   const { native } = dialect;
   // Each route is sent the call in the API it speaks: the caller's own where it speaks it, else chat.
   const answer = await context.providers
-    .of(parsed.model)
+    .of(parsed.model, trace)
     .serve(
       (api, route) =>
         native && api === native.api

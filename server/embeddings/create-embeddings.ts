@@ -72,7 +72,7 @@ export async function createEmbeddings(
     let served: { value: number[][]; provider: string };
     try {
       // The vectors are checked inside the routes' turn: a provider that sends too few is the next one's to replace.
-      served = await context.providers.of(model).postJson(
+      served = await context.providers.of(model, request.trace).postJson(
         "/embeddings",
         {
           input: inputs,

@@ -37,8 +37,8 @@ export function decisions(catalog: ModelCatalog) {
         description: `Structured decision with ${model.id} (${questions} questions)`,
       };
     },
-    async work(context, { decision, inputTokens }, grant) {
-      const { body, provider } = await createDecision(context, decision, inputTokens, grant.signal);
+    async work(context, { decision, inputTokens }, grant, request) {
+      const { body, provider } = await createDecision(context, decision, inputTokens, grant.signal, request.trace);
       return { kind: "json", body, provider };
     },
     docs: {

@@ -37,8 +37,8 @@ function imageEndpoint(
         description: `${kind} with ${parsed.model.id}, ${parsed.n} x ${parsed.size}`,
       };
     },
-    async work(context, parsed, grant) {
-      const served = await createImages(context, parsed, grant.signal);
+    async work(context, parsed, grant, request) {
+      const served = await createImages(context, parsed, grant.signal, request.trace);
       return { kind: "json", body: served.value, provider: served.provider };
     },
     docs: {

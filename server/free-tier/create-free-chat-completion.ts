@@ -28,7 +28,7 @@ export async function createFreeChatCompletion(
       const headers: Record<string, string> = { ...rateLimit, "Cache-Control": "no-store" };
       if (parsed.loweredFrom !== undefined) headers["X-Max-Tokens-Lowered-From"] = String(parsed.loweredFrom);
       try {
-        const routes = context.providers.of(context.config.catalog.freeChat);
+        const routes = context.providers.of(context.config.catalog.freeChat, request.trace);
         if (parsed.stream) {
           const { value: stream, provider } = await routes.startStream("/chat/completions", parsed.upstreamBody);
           return eventStreamAnswer(stream.body, { ...headers, [PROVIDER_HEADER]: provider });

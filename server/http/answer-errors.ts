@@ -21,12 +21,14 @@ export function answerErrors(handler: ApiHandler): ApiHandler {
         logEvent("warn", "database_unavailable", {
           path: new URL(request.url).pathname,
           error: (error as Error).message,
+          trace_id: request.trace?.span.traceId,
         });
         return databaseUnavailable().toAnswer();
       }
       logEvent("error", "unhandled_error", {
         path: new URL(request.url).pathname,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        trace_id: request.trace?.span.traceId,
       });
       return new ApiError("internal_error", "Internal server error").toAnswer();
     }

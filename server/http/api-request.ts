@@ -1,3 +1,5 @@
+import type { CallTrace } from "../tracing/call-trace";
+
 /**
  * A request as the handlers in server/ read it: the part of a Web `Request` they use (so that a test may pass a
  * Request), which app/serve.mjs builds straight from Node's request without the Request, Headers and body stream
@@ -14,4 +16,6 @@ export interface ApiRequest {
   readonly bodyBytes?: Uint8Array;
   /** The address of the socket the request came from (the free tier counts by it); unknown to a Web Request. */
   readonly peerAddress?: string;
+  /** Its server span and what billing notes of it, while tracing is on: its phases' and calls' spans' parent. */
+  readonly trace?: CallTrace;
 }

@@ -39,27 +39,28 @@ export function nodeHandler(
     const method = request.method ?? "GET";
     const handle = router.answer(method, path);
     const leave = drain.enter();
-    void inRequestSpan(request, router.has(method, path) ? path : undefined, (span) =>
-      readApiRequest(request, origin)
+    void inRequestSpan(request, router.has(method, path) ? path : undefined, (traced) =>
+      readApiRequest(request, origin, traced)
         .then(async (apiRequest) => releaseUnreadBody(request, apiRequest, await handle(apiRequest)))
         .then((answer) => {
-          span?.answered(answer.status);
+          traced?.answered(answer.status);
           return sendAnswer(answer, response, drain.deadline);
         })
         .catch(async (error: unknown) => {
-          span?.failed(error);
+          traced?.span.fail(error);
           // A client that went away before its body ended: nobody is left to answer.
           if (!request.complete && request.destroyed) return void response.destroy();
-          logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error) });
+          const trace_id = traced?.span.traceId;
+          logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error), trace_id });
           if (response.headersSent) response.destroy();
           else {
             const failed = new ApiError("internal_error", "Internal server error").toAnswer();
-            span?.answered(failed.status);
+            traced?.answered(failed.status);
             await sendAnswer(router.withCors(failed, request.headers.origin ?? null), response);
           }
         })
         .finally(() => {
-          span?.end();
+          traced?.end();
           leave();
         }),
     );

@@ -4,6 +4,7 @@ import { ShutdownCut } from "../lifecycle/drain";
 import { logEvent } from "../log";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
+import type { CallTrace } from "../tracing/call-trace";
 
 /**
  * Bodies up to this size, with a declared length, are read whole before the handler runs: one Buffer instead
@@ -16,13 +17,14 @@ const WHOLE_BODY_BYTES = 64 * 1024;
  * The request a handler reads, straight from Node's request: `origin` names the bind address, as the framework's
  * request.url does. Resolves once a small body has arrived whole; a larger one is streamed.
  */
-export function readApiRequest(request: IncomingMessage, origin: string): Promise<ApiRequest> {
+export function readApiRequest(request: IncomingMessage, origin: string, trace?: CallTrace): Promise<ApiRequest> {
   const method = request.method ?? "GET";
   const base = {
     method,
     url: `${origin}${request.url ?? "/"}`,
     headers: headerReader(request.headers),
     peerAddress: request.socket.remoteAddress,
+    trace,
   };
   if (method === "GET" || method === "HEAD") return Promise.resolve({ ...base, body: null });
   const declared = Number(request.headers["content-length"] ?? Number.NaN);

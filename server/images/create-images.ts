@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { ParsedImageRequest } from "./image-request";
+import type { CallTrace } from "../tracing/call-trace";
 
 /**
  * The images of a paid request, as sent to the caller: the upstream's generation or edit, checked to hold as many
@@ -10,8 +11,9 @@ export function createImages(
   context: Pick<AppContext, "providers">,
   parsed: ParsedImageRequest,
   signal: AbortSignal | undefined,
+  trace: CallTrace | undefined,
 ) {
-  return callUpstream(context, parsed, signal, (answer) => usableImages(answer, parsed.n));
+  return callUpstream(context, parsed, signal, trace, (answer) => usableImages(answer, parsed.n));
 }
 
 /** The generation or edit, its answer checked by `accept` for each route in turn (too few images: the next). */
@@ -19,9 +21,10 @@ function callUpstream<T>(
   context: Pick<AppContext, "providers">,
   parsed: ParsedImageRequest,
   signal: AbortSignal | undefined,
+  trace: CallTrace | undefined,
   accept: (answer: Record<string, unknown>) => T,
 ) {
-  const routes = context.providers.of(parsed.model);
+  const routes = context.providers.of(parsed.model, trace);
   const fields = {
     model: parsed.model.id,
     prompt: parsed.prompt,

@@ -12,7 +12,9 @@ import {
 import { Agent, request } from "undici";
 import { z } from "zod";
 import type { FacilitatorAuth } from "../../config/facilitators";
+import { facilitatorCallSpan } from "../tracing/facilitator-spans";
 import { withTraceHeaders } from "../tracing/tracing";
+import type { Span } from "../tracing/span";
 
 type Operation = "verify" | "settle" | "supported";
 
@@ -78,8 +80,8 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
     this.timeoutMs = config.timeoutMs ?? 30_000;
   }
 
-  /** The headers of one operation's request: its credentials, the content type and the trace context. */
-  async headers(operation: Operation): Promise<Record<string, string>> {
+  /** The headers of one operation's request: its credentials, the content type and the trace context of `span`. */
+  async headers(operation: Operation, span?: Span): Promise<Record<string, string>> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     const { auth } = this;
     if (auth.kind === "header") headers[auth.name] = auth.value;
@@ -93,16 +95,16 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
       });
       headers.authorization = `Bearer ${token}`;
     }
-    return withTraceHeaders(headers);
+    return withTraceHeaders(headers, span);
   }
 
   /** One request: its status and body text, within the time allowed; a redirect is refused, not followed. */
-  private async call(operation: Operation, body?: unknown): Promise<{ status: number; text: string }> {
+  private async call(operation: Operation, body?: unknown, span?: Span): Promise<{ status: number; text: string }> {
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       const answer = await request(`${this.url}/${operation}`, {
         method: METHODS[operation],
-        headers: await this.headers(operation),
+        headers: await this.headers(operation, span),
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
         dispatcher: agent,
@@ -150,11 +152,8 @@ export class AuthenticatedFacilitatorClient implements FacilitatorClient {
   }
 
   private async post(operation: "verify" | "settle", payload: PaymentPayload, requirements: PaymentRequirements) {
-    const { status, text } = await this.call(operation, {
-      x402Version: payload.x402Version,
-      paymentPayload: payload,
-      paymentRequirements: requirements,
-    });
+    const body = { x402Version: payload.x402Version, paymentPayload: payload, paymentRequirements: requirements };
+    const { status, text } = await this.call(operation, body, facilitatorCallSpan(payload));
     if (status < 200 || status > 299) throw this.failure(operation, status, text);
     return text;
   }

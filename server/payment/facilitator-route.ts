@@ -18,6 +18,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { FacilitatorAuth } from "../../config/facilitators";
 import type { NetworkDefinition } from "../../networks";
 import { settleSpan, verifySpan } from "../tracing/facilitator-spans";
+import type { Span } from "../tracing/span";
 import { settlementOf, verdictOf } from "./facilitator-answers";
 import { CircuitBreaker } from "../upstream/circuit-breaker";
 import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
@@ -232,8 +233,8 @@ export class FacilitatorRoute {
   }
 
   /** The verdict; one sent with an error status below 500 is a verdict too, not a failure. */
-  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-    return verifySpan(this.name, requirements, () =>
+  verify(payload: PaymentPayload, requirements: PaymentRequirements, parent?: Span): Promise<VerifyResponse> {
+    return verifySpan(parent, this.name, payload, requirements, () =>
       this.server.verifyPayment(payload, requirements).catch((error: unknown) => {
         if (error instanceof VerifyError && error.statusCode < 500) return verdictOf(error);
         throw new FacilitatorCallError(this.name, unreached(error), statusOf(error), error);
@@ -242,9 +243,14 @@ export class FacilitatorRoute {
   }
 
   /** Settles: `exact` its amount; `upto` the `amount` given. A refusal is an answer, a failure is thrown. */
-  settle(payload: PaymentPayload, requirements: PaymentRequirements, amount?: bigint): Promise<SettleResponse> {
+  settle(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    amount?: bigint,
+    parent?: Span,
+  ): Promise<SettleResponse> {
     const overrides = amount === undefined ? undefined : { amount: amount.toString() };
-    return settleSpan(this.name, requirements, amount, async () => {
+    return settleSpan(parent, this.name, payload, requirements, amount, async () => {
       await this.initialize();
       return this.server.settlePayment(payload, requirements, undefined, undefined, overrides).catch((error) => {
         if (error instanceof SettleError && error.statusCode < 500) return settlementOf(error);

@@ -10,6 +10,7 @@ import {
   type RouteSettings,
 } from "./facilitator-route";
 import type { DecodedPayment } from "./payment-signature";
+import type { Span } from "../tracing/span";
 import { chainOutcome } from "./chain-outcome";
 import { FacilitatorUnavailableError, type Settlement, type Verdict } from "./facilitator-answers";
 import { offlineExactRequirements } from "./offline-quote";
@@ -46,6 +47,8 @@ export interface SettleOptions {
   verifiedBy?: string;
   /** The payment as signed: what the chain is asked about before a second facilitator settles it. */
   payment?: DecodedPayment;
+  /** The span the facilitators' calls are children of (the call's settle phase), while tracing is on. */
+  span?: Span;
 }
 
 type Scheme = Parameters<FacilitatorRoute["build"]>[0];
@@ -206,8 +209,11 @@ export class PaymentGateway {
     return route.matches({ ...payload, accepted: requirements }, built);
   }
 
-  /** The facilitator's verdict, from the first one up that serves the terms; a failure there tries the next. */
-  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<Verdict> {
+  /**
+   * The facilitator's verdict, from the first one up that serves the terms; a failure there tries the next. Each
+   * call is a child span of `span` (the call's verify phase), while tracing is on.
+   */
+  async verify(payload: PaymentPayload, requirements: PaymentRequirements, span?: Span): Promise<Verdict> {
     let failure: Error | undefined;
     for (const route of this.routes) {
       if (!route.breaker.tryAcquire()) continue;
@@ -216,7 +222,7 @@ export class PaymentGateway {
           route.breaker.released();
           continue;
         }
-        const verdict = await route.verify(payload, requirements);
+        const verdict = await route.verify(payload, requirements, span);
         route.breaker.succeeded();
         return { ...verdict, facilitator: route.name };
       } catch (error) {
@@ -262,7 +268,7 @@ export class PaymentGateway {
         if (known) return known;
       }
       try {
-        const settlement = await route.settle(payload, requirements, options.amount);
+        const settlement = await route.settle(payload, requirements, options.amount, options.span);
         route.breaker.succeeded();
         if (!settlement.success && doubt) {
           const reason = settlement.errorReason ?? "refused";

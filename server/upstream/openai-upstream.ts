@@ -2,7 +2,6 @@ import { MAX_UPSTREAM_ANSWER_BYTES } from "../../config/limits";
 import { EventSplitter, isErrorObject, SseEvent, type EventStream } from "../http/event-stream";
 import { providerRefusal, UpstreamError } from "./upstream-error";
 import { upstreamFetch, upstreamWhole, type UpstreamAnswer, type UpstreamInit } from "./upstream-fetch";
-import { withTraceHeaders } from "../tracing/tracing";
 
 /** The Messages API version a native Anthropic route is called with (the one Claude Code and the SDK send). */
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -71,7 +70,7 @@ export class OpenAiUpstream {
       if (messages) headers["x-api-key"] = this.config.apiKey;
       else headers.authorization = `Bearer ${this.config.apiKey}`;
     }
-    return withTraceHeaders(headers);
+    return headers;
   }
 
   /** A POST of JSON, or of a multipart form (its content type, with the boundary, is written by the encoder). */

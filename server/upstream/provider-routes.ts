@@ -1,7 +1,10 @@
 import type { ProviderSettings } from "../../config/service-config";
 import { catalogModels, type ModelCatalog, type ProviderApi, type Route } from "../../config/catalog/model-catalog";
 import type { ServiceMetrics } from "../metrics/service-metrics";
-import { noteResponseModel, providerAttempt } from "../tracing/provider-spans";
+import type { CallTrace } from "../tracing/call-trace";
+import { providerAttempt } from "../tracing/provider-spans";
+import type { Span } from "../tracing/span";
+import { withTraceHeaders } from "../tracing/tracing";
 import { CircuitBreaker, type BreakerState } from "./circuit-breaker";
 import { withSoldModelId } from "./sold-model-stream";
 import { OpenAiUpstream, type StartedStream } from "./openai-upstream";
@@ -62,8 +65,15 @@ export class ModelRoutes {
     readonly soldId: string,
     private readonly ways: readonly Way[],
     private readonly metrics: ServiceMetrics,
+    /** The request these calls are made for, while tracing is on: each attempt is a child span of its span. */
+    private readonly trace?: CallTrace,
   ) {
     this.providers = ways.map((way) => way.route.provider);
+  }
+
+  /** The same routes, their calls traced as `trace`'s request's (itself without a trace). */
+  tracedAs(trace: CallTrace | undefined): ModelRoutes {
+    return trace ? new ModelRoutes(this.soldId, this.ways, this.metrics, trace) : this;
   }
 
   /** A whole JSON answer, checked by `accept` (which throws an UpstreamError for an answer that is a failure). */
@@ -73,12 +83,12 @@ export class ModelRoutes {
     accept: (answer: Record<string, unknown>) => T = (answer) => answer as T,
     signal?: AbortSignal,
   ): Promise<Served<T>> {
-    return this.tryInTurn(signal, (way) => this.callOf(way, signal).postJson(path, body, accept));
+    return this.tryInTurn(signal, (way, span) => this.callOf(way, signal, span).postJson(path, body, accept));
   }
 
   /** A stream whose first event has arrived, its chunks naming the sold model. */
   startStream(path: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Served<StartedStream>> {
-    return this.tryInTurn(signal, (way) => this.callOf(way, signal).startStream(path, body));
+    return this.tryInTurn(signal, (way, span) => this.callOf(way, signal, span).startStream(path, body));
   }
 
   /**
@@ -86,20 +96,25 @@ export class ModelRoutes {
    * passed through to the routes that speak it natively, a chat completion to the others).
    */
   serve<T>(call: (api: ProviderApi, route: RouteCall) => Promise<T>, signal?: AbortSignal): Promise<Served<T>> {
-    return this.tryInTurn(signal, (way) => call(way.route.api ?? "chat", this.callOf(way, signal)));
+    return this.tryInTurn(signal, (way, span) => call(way.route.api ?? "chat", this.callOf(way, signal, span)));
   }
 
-  private callOf(way: Way, signal: AbortSignal | undefined): RouteCall {
+  /** One route's calls, sent `span`'s trace context when the attempt is traced. */
+  private callOf(way: Way, signal: AbortSignal | undefined, span: Span | undefined): RouteCall {
+    const traced = (headers: Readonly<Record<string, string>> | undefined) =>
+      span ? withTraceHeaders({ ...headers }, span) : headers;
     return {
       postJson: async (path, body, accept, headers) => {
-        const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal, headers);
+        const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal, traced(headers));
         // The caller bought the sold id; whatever the provider calls its model (a dated version) stays with it.
-        noteResponseModel(answer.model);
-        if (typeof answer.model === "string") answer.model = this.soldId;
+        if (typeof answer.model === "string") {
+          span?.setAttribute("gen_ai.response.model", answer.model);
+          answer.model = this.soldId;
+        }
         return accept(answer);
       },
       startStream: async (path, body, headers) => {
-        const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal, headers);
+        const started = await way.upstream.startStream(path, this.bodyFor(body, way.route), signal, traced(headers));
         return { ...started, body: withSoldModelId(started.body, this.soldId) };
       },
     };
@@ -116,7 +131,10 @@ export class ModelRoutes {
    * tried anyway: the caller's call is the only chance it has, and a breaker only moves calls to another route. A
    * call aborted by `signal` (its payment refused) is no provider's failure and tries no other.
    */
-  private async tryInTurn<T>(signal: AbortSignal | undefined, call: (way: Way) => Promise<T>): Promise<Served<T>> {
+  private async tryInTurn<T>(
+    signal: AbortSignal | undefined,
+    call: (way: Way, span: Span | undefined) => Promise<T>,
+  ): Promise<Served<T>> {
     let lastError: unknown;
     let tried = false;
     for (const way of this.ways) {
@@ -138,14 +156,14 @@ export class ModelRoutes {
   /** One route's call: served, or a failure the next route may make good; any other error is thrown. */
   private async attempt<T>(
     way: Way,
-    call: (way: Way) => Promise<T>,
+    call: (way: Way, span: Span | undefined) => Promise<T>,
     signal: AbortSignal | undefined,
   ): Promise<{ served: Served<T> } | { failure: unknown }> {
     const { provider } = way.route;
     const started = performance.now();
-    const traced = providerAttempt(way.route, this.ways.indexOf(way));
+    const traced = providerAttempt(this.trace, way.route, this.ways.indexOf(way));
     try {
-      const value = await (traced ? traced.run(() => call(way)) : call(way));
+      const value = await call(way, traced?.span);
       traced?.served(value);
       way.breaker.succeeded();
       this.metrics.providerCall(provider, "ok", (performance.now() - started) / 1000);
@@ -194,11 +212,11 @@ export class ProviderRoutes {
     }
   }
 
-  /** The routes of a model of the catalog. */
-  of(model: { id: string }): ModelRoutes {
+  /** The routes of a model of the catalog, their calls traced as the request `trace` names (while tracing is on). */
+  of(model: { id: string }, trace?: CallTrace): ModelRoutes {
     const routes = this.byModel.get(model.id);
     if (!routes) throw new Error(`no routes for ${model.id}: not a model of the catalog in force`);
-    return routes;
+    return routes.tracedAs(trace);
   }
 
   /** The models that no provider in `up` serves: nothing can answer them now. */

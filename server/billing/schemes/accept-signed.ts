@@ -15,6 +15,7 @@ import { holdExposure, holdSettledFirst, needsHold, signedExposure, type HeldExp
 import { SignedPayment } from "./signed-payment";
 import { paymentRow } from "./taking";
 import type { Authorization } from "../payment-method";
+import type { Span } from "../../tracing/span";
 
 type Terms = ReturnType<typeof facilitatorTerms>;
 type Answer = Extract<Authorization, { kind: "answer" }>;
@@ -187,9 +188,9 @@ async function claim(
 }
 
 /** The facilitator's verdict on a payment; one it cannot give is counted and answered 503. */
-async function verify({ services }: Acceptance, terms: Terms) {
+async function verify({ services }: Acceptance, terms: Terms, span?: Span) {
   try {
-    return await services.gateway.verify(terms.payload, terms.requirements);
+    return await services.gateway.verify(terms.payload, terms.requirements, span);
   } catch (error) {
     services.metrics.facilitatorFailed("verify");
     throw facilitatorUnavailable(error);
@@ -202,7 +203,8 @@ async function verifyClaimed(acceptance: Acceptance, paymentId: number, terms: T
   const timings: Timings = {};
   let verification;
   try {
-    verification = await phase(timings, "verify", () => verify(acceptance, terms));
+    const parent = acceptance.call.request.trace?.span;
+    verification = await phase(timings, "verify", (span) => verify(acceptance, terms, span), { parent });
   } catch (error) {
     await ledger.update(paymentId, { status: "failed", failureReason: "facilitator_unavailable" });
     throw error;

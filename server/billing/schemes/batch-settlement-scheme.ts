@@ -43,7 +43,8 @@ export const batchSettlementScheme: PaymentScheme = {
     const timings: Timings = {};
     let verdict: Verdict;
     try {
-      verdict = await phase(timings, "verify", () => services.gateway.verify(payload, offered));
+      const parent = call.request.trace?.span;
+      verdict = await phase(timings, "verify", (span) => services.gateway.verify(payload, offered, span), { parent });
     } catch (error) {
       await hold?.release();
       if (!(error instanceof FacilitatorUnavailableError)) throw error;

@@ -67,8 +67,11 @@ export class ChannelVoucher implements AcceptedPayment {
     const { services, payload, offered, verdict } = this.start;
     const timings: Timings = {};
     try {
-      const settlement = await phase(timings, "settle", () =>
-        services.gateway.settle(payload, offered, { amount, verifiedBy: verdict.facilitator }),
+      const settlement = await phase(
+        timings,
+        "settle",
+        (span) => services.gateway.settle(payload, offered, { amount, verifiedBy: verdict.facilitator, span }),
+        { parent: this.start.call.request.trace?.span },
       );
       return takingOf(settlement, timings.settle!);
     } catch (error) {
@@ -86,7 +89,8 @@ export class ChannelVoucher implements AcceptedPayment {
   async record(amount: bigint, taking: Taking, upstreamMs: number, unpaid?: bigint): Promise<void> {
     const { services, payload } = this.start;
     if (taking.kind !== "taken") {
-      logEvent("warn", "channel_charge_not_taken", { channel: this.nonce, reason: taking.reason });
+      const trace_id = this.start.call.request.trace?.span.traceId;
+      logEvent("warn", "channel_charge_not_taken", { channel: this.nonce, reason: taking.reason, trace_id });
       if (unpaid !== undefined && unpaid > 0n) await this.recordUnpaid(unpaid, taking.reason, upstreamMs);
       return;
     }

@@ -72,12 +72,17 @@ export class SignedPayment implements AcceptedPayment {
     // maximum): its other payments may count on the rest at once, whether or not it has landed when they read them.
     if (this.scheme.chargesUse) await this.start.hold?.lower(amount).catch(() => undefined);
     try {
-      const settlement = await phase(timings, "settle", () =>
-        gateway.settle(payload, requirements, {
-          amount: this.scheme.chargesUse ? amount : undefined,
-          verifiedBy: facilitator,
-          payment: this.start.payment,
-        }),
+      const settlement = await phase(
+        timings,
+        "settle",
+        (span) =>
+          gateway.settle(payload, requirements, {
+            amount: this.scheme.chargesUse ? amount : undefined,
+            verifiedBy: facilitator,
+            payment: this.start.payment,
+            span,
+          }),
+        { parent: this.start.call.request.trace?.span },
       );
       return takingOf(settlement, timings.settle!);
     } catch (error) {
