@@ -5,7 +5,7 @@ import { exportRequestFrame, spanJson } from "./otlp-json";
 import type { Attributes, Span, SpanSink } from "./span";
 import { SpanBatch } from "./span-batch";
 
-/** The spans one export sends at most (more wait for the next). */
+/** The spans that make a batch leave at once, without waiting for the delay. */
 const MAX_BATCH = 512;
 /** One export's time allowed (OTLP's default), and the attempts a batch gets when the collector says "later". */
 const TIMEOUT_MS = 10_000;
@@ -22,10 +22,10 @@ export interface ExporterTarget {
 
 /**
  * Sends ended spans to an OTLP/HTTP collector as JSON, in batches: a batch leaves when it holds 512 spans or when
- * its first span has waited `batchDelayMs`; one export is in flight at a time, while the next batch fills. A
- * collector that asks for later (429, 502–504, or no answer) gets the batch again after a second, then two; a batch
- * it refuses, or a third failure, is dropped and logged, as are the spans that find the next batch full (about
- * 1,700) while one is in flight.
+ * its first span has waited `batchDelayMs`. One export is in flight at a time; the spans that end meanwhile fill the
+ * next batch, which leaves as soon as it is done. A collector that asks for later (429, 502–504, or no answer) gets
+ * the batch again after a second, then two; a batch it refuses, or a third failure, is dropped and logged, as are
+ * the spans that find the next batch full (about 1,700) while one is in flight.
  */
 export class OtlpExporter implements SpanSink {
   private filling = new SpanBatch();
@@ -51,7 +51,9 @@ export class OtlpExporter implements SpanSink {
 
   push(span: Span): void {
     if (!this.filling.add(spanJson(span))) this.dropped += 1;
-    this.schedule(this.filling.count >= MAX_BATCH ? 0 : this.target.batchDelayMs);
+    if (this.running) return;
+    if (this.filling.count >= MAX_BATCH) void this.run();
+    else this.timer ??= setTimeout(() => void this.run(), this.target.batchDelayMs).unref();
   }
 
   /** Sends every span still waiting (at shutdown), giving up on what is left after `withinMs`. */
@@ -66,14 +68,9 @@ export class OtlpExporter implements SpanSink {
     clearTimeout(timer);
   }
 
-  private schedule(delayMs: number): void {
-    if (this.running || (this.timer && delayMs > 0)) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), delayMs).unref();
-  }
-
   /** Sends batches until none is waiting; then a span pushed later starts a new wait. */
   private run(): Promise<void> {
+    clearTimeout(this.timer);
     this.timer = undefined;
     this.running ??= (async () => {
       while (this.filling.count > 0) {
