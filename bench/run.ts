@@ -380,7 +380,7 @@ try {
 
   // 15. What tracing costs a prepaid call.
   say("\n## 15. Tracing: a prepaid call with tracing off and on (two app servers, one SQLite file)");
-  for (const line of await tracingSection(stack, size(2000, 10))) say(line);
+  for (const line of await tracingSection(stack, size(4000, 10))) say(line);
 
   say("\n## The gateway beside the bare proxy: the three targets");
   for (const line of targets) say(line);
