@@ -31,9 +31,20 @@ export function appRoutes(
   );
 }
 
+/** A free route: its handler given what of the context it declares it uses, picked once per context. */
 function freeRoute(endpoint: FreeEndpoint, context: () => AppContext) {
+  let from: AppContext | undefined;
+  let bound: Partial<AppContext> = {};
+  const uses = () => {
+    const current = context();
+    if (current !== from) {
+      from = current;
+      bound = Object.fromEntries(endpoint.uses.map((name) => [name, current[name]]));
+    }
+    return bound as AppContext;
+  };
   return composeRoute(
-    async (request) => endpoint.handle(context(), request),
+    async (request) => endpoint.handle(uses(), request),
     answersSeenBy((answer) => countFreeAnswer(context().metrics, endpoint.paths[0], answer)),
     // Inside the count: an error is counted as the answer it becomes.
     answerErrors,

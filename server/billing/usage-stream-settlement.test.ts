@@ -111,6 +111,7 @@ describe("an upto stream and its payment's deadline", () => {
     } as PaymentRequirements;
     const payload = { x402Version: 2, accepted: requirements, payload: {} } as unknown as PaymentPayload;
     const call = {
+      request: new Request("http://paysvc.test/v1/chat/completions", { method: "POST" }),
       endpoint: "/v1/chat/completions",
       quote: { amount: 1_000_000n, model: "vendor-a/gpt-5.6-sol", tokens: { input: 10, maxOutput: 4000 } },
       usage: {

@@ -6,6 +6,7 @@ function documentEndpoint(name: DiscoveryDocumentName, docs: EndpointDocs) {
     method: "GET",
     paths: [`/${name}`],
     access: ["free"],
+    uses: ["config", "catalog"],
     handle: (context, request) => serveDiscoveryDocument(context, request, name),
     docs,
   });

@@ -38,11 +38,15 @@ interface EndpointBase {
 }
 
 /** An endpoint answered by its handler alone: free ones, and the prepaid key's status (its bearer is the key). */
-export interface FreeEndpoint extends EndpointBase {
+export interface FreeEndpoint<Uses extends keyof AppContext = keyof AppContext> extends EndpointBase {
   kind: "free";
   /** Free, or paid for by a prepaid key that the handler itself checks (its status). */
   access: readonly ("free" | "prepaid")[];
-  handle(context: AppContext, request: ApiRequest): Promise<ApiAnswer> | ApiAnswer;
+  /** What of the app's context the handler reaches: it is given those alone, bound when its route is composed. */
+  uses: readonly Uses[];
+  // A property, not a method: its context is checked strictly, so a handler that reaches more than `uses` names
+  // does not compile.
+  handle: (context: Pick<AppContext, NoInfer<Uses>>, request: ApiRequest) => Promise<ApiAnswer> | ApiAnswer;
 }
 
 /** What the paid work reaches: the providers, the configuration (the catalog, the origin), the prepaid keys. */
@@ -99,6 +103,8 @@ export function paidEndpoint<Parsed>(definition: Omit<PaidEndpoint<Parsed>, "kin
   return { kind: "paid", ...definition };
 }
 
-export function freeEndpoint(definition: Omit<FreeEndpoint, "kind">): FreeEndpoint {
+export function freeEndpoint<Uses extends keyof AppContext>(
+  definition: Omit<FreeEndpoint<Uses>, "kind">,
+): FreeEndpoint<Uses> {
   return { kind: "free", ...definition };
 }

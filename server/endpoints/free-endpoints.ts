@@ -19,6 +19,7 @@ export const embeddingsEndpoint = (catalog: ModelCatalog) =>
     paths: ["/v1/embeddings"],
     access: ["free"],
     schema: embeddingsSchema,
+    uses: ["clientAddresses", "config", "freeEmbeddingsWindows", "providers"],
     handle: createEmbeddings,
     docs: {
       operationId: "createEmbeddings",
@@ -35,6 +36,7 @@ export function freeChatCompletions(catalog: ModelCatalog) {
     paths: ["/v1/free/chat/completions"],
     access: ["free"],
     schema: requests.schema,
+    uses: ["clientAddresses", "config", "freeChatWindows", "providers"],
     handle: (context, request) => createFreeChatCompletion(context, request, requests.parse),
     docs: {
       operationId: "createFreeChatCompletion",
@@ -51,6 +53,7 @@ export const freeChatQuotaEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/v1/free/chat/completions/quota"],
   access: ["free"],
+  uses: ["clientAddresses", "config", "freeChatWindows"],
   handle: freeChatQuota,
   docs: {
     operationId: "getFreeQuota",
@@ -64,6 +67,7 @@ export const channelRefundEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/v1/channels/refund"],
   access: ["free"],
+  uses: ["config", "gateway", "storage", "writes", "metrics", "channels"],
   handle: refundChannel,
   docs: {
     operationId: "refundChannel",
@@ -81,6 +85,7 @@ export const prepaidStatusEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/v1/prepaid/status"],
   access: ["prepaid"],
+  uses: ["prepaidKeys", "limits"],
   handle: prepaidStatus,
   docs: {
     operationId: "getPrepaidStatus",
@@ -94,6 +99,7 @@ export const modelsEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/v1/models"],
   access: ["free"],
+  uses: ["config"],
   handle: (context) => jsonAnswer(listModels(context.config.catalog, context.config.network)),
   docs: {
     operationId: "listModels",
@@ -107,6 +113,7 @@ export const healthEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/health"],
   access: ["free"],
+  uses: ["providers", "storage", "gateway", "config", "writes"],
   handle: healthResponse,
   docs: {
     operationId: "getHealth",
@@ -120,6 +127,7 @@ export const metricsEndpoint = freeEndpoint({
   method: "GET",
   paths: ["/metrics"],
   access: ["free"],
+  uses: ["config", "metrics"],
   handle: serveMetrics,
   docs: {
     operationId: "getMetrics",

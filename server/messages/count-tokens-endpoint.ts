@@ -17,6 +17,7 @@ export const messagesCountTokensEndpoint = (catalog: ModelCatalog) =>
     access: ["free"],
     // The Messages body, max_tokens optional: counting does not need it.
     schema: messagesRequestSchema.partial({ max_tokens: true }),
+    uses: [],
     async handle(_context, request) {
       try {
         const body = await readJsonBody(request);

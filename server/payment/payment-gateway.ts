@@ -47,12 +47,10 @@ export interface SettleOptions {
   verifiedBy?: string;
   /** The payment as signed: what the chain is asked about before a second facilitator settles it. */
   payment?: DecodedPayment;
-  /** The span the facilitators' calls are children of (the call's settle phase), while tracing is on. */
+  /** The call's settle phase's span, the facilitators' calls' parent, while tracing is on. */
   span?: Span;
 }
-
 type Scheme = Parameters<FacilitatorRoute["build"]>[0];
-
 const DEFAULT_BREAKER = { failureThreshold: 3, cooldownMs: 30_000 };
 
 /**
@@ -209,10 +207,7 @@ export class PaymentGateway {
     return route.matches({ ...payload, accepted: requirements }, built);
   }
 
-  /**
-   * The facilitator's verdict, from the first one up that serves the terms; a failure there tries the next. Each
-   * call is a child span of `span` (the call's verify phase), while tracing is on.
-   */
+  /** The verdict of the first facilitator up that serves the terms (a failure tries the next); `span`: the phase's. */
   async verify(payload: PaymentPayload, requirements: PaymentRequirements, span?: Span): Promise<Verdict> {
     let failure: Error | undefined;
     for (const route of this.routes) {
