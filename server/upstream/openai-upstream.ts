@@ -48,10 +48,10 @@ export class OpenAiUpstream {
   }
 
   /**
-   * The route's headers, then those of the caller's that the call forwards (`forwarded`: a native Messages call's
-   * `anthropic-beta` and `anthropic-version`) where the route's do not name them; the key as Bearer; to Anthropic's
-   * Messages API (`/messages`, a route that speaks it natively) as `x-api-key`, with the `anthropic-version` it
-   * requires unless the route's headers or the caller's name one; the call's trace context (traceparent).
+   * The route's headers, then those the call forwards (`forwarded`: a native Messages call's `anthropic-beta` and
+   * `anthropic-version`, the attempt's trace context) where the route's do not name them; the key as Bearer; to
+   * Anthropic's Messages API (`/messages`, a route that speaks it natively) as `x-api-key`, with the
+   * `anthropic-version` it requires unless the route's headers or the caller's name one.
    */
   private headers(
     contentType?: string,

@@ -102,7 +102,7 @@ export class ModelRoutes {
   /** One route's calls, sent `span`'s trace context when the attempt is traced. */
   private callOf(way: Way, signal: AbortSignal | undefined, span: Span | undefined): RouteCall {
     const traced = (headers: Readonly<Record<string, string>> | undefined) =>
-      span ? withTraceHeaders({ ...headers }, span) : headers;
+      span ? withTraceHeaders(headers ?? {}, span) : headers;
     return {
       postJson: async (path, body, accept, headers) => {
         const answer = await way.upstream.postJson(path, this.bodyFor(body, way.route), signal, traced(headers));
