@@ -38,11 +38,8 @@ export class X402Session {
    */
   readonly timings: SessionTimings;
   private readonly accepted: AcceptedPayment;
-  /** The request's trace, while tracing is on: what its answers cost is noted on it. */
-  private readonly trace: CallTrace | undefined;
 
   constructor(private readonly start: SessionStart) {
-    this.trace = start.call.request.trace;
     this.accepted = start.accepted;
     this.timings = { quote: start.call.quoteMs, verify: 0, upstream: 0, settle: 0, total: 0 };
     this.accepted.verdict.then(
@@ -54,6 +51,11 @@ export class X402Session {
     const outputCap = call.quote.tokens?.maxOutput ?? 0;
     const wallet = { kind: "wallet" as const, address: payer.toLowerCase() };
     this.grant = { outputCap, payment: { nonce, payer }, payer: wallet, signal: this.abort.signal };
+  }
+
+  /** The request's trace, while tracing is on: what its answers cost is noted on it. */
+  private get trace(): CallTrace | undefined {
+    return this.start.call.request.trace;
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Span } from "./span";
 
 /** What a paid call came to, as billing learns it: stated on the request's span and on the provider call's. */
-export interface CallNotes {
+interface CallNotes {
   /** The sold model and the output cap it was quoted for. */
   model?: string;
   maxTokens?: number;

@@ -5,7 +5,7 @@ const ORIGIN_MS = Math.floor(performance.timeOrigin);
 const ORIGIN_FRACTION = performance.timeOrigin - ORIGIN_MS;
 
 /** A time on `performance.now()`'s clock as OTLP's Unix nanoseconds (a decimal string: it is beyond 2^53). */
-export function unixNanos(at: number): string {
+function unixNanos(at: number): string {
   const whole = Math.floor(at);
   let nanos = Math.round((at - whole + ORIGIN_FRACTION) * 1e6);
   let ms = ORIGIN_MS + whole;
@@ -38,7 +38,7 @@ function keyOpening(key: string): string {
 }
 
 /** Attributes as OTLP/JSON's list of KeyValue. */
-export function attributesJson(attributes: Attributes): string {
+function attributesJson(attributes: Attributes): string {
   let json = "";
   for (const key in attributes) json += `${json ? "," : ""}${keyOpening(key)}${anyValue(attributes[key]!)}}`;
   return `[${json}]`;
