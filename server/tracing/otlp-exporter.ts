@@ -51,9 +51,7 @@ export class OtlpExporter implements SpanSink {
 
   push(span: Span): void {
     if (!this.filling.add(spanJson(span))) this.dropped += 1;
-    if (this.running) return;
-    if (this.filling.count >= MAX_BATCH) void this.run();
-    else this.timer ??= setTimeout(() => void this.run(), this.target.batchDelayMs).unref();
+    this.wait();
   }
 
   /** Sends every span still waiting (at shutdown), giving up on what is left after `withinMs`. */
@@ -81,8 +79,17 @@ export class OtlpExporter implements SpanSink {
       }
     })().finally(() => {
       this.running = undefined;
+      // A span pushed after the last batch left, before this export was over, starts its own wait.
+      this.wait();
     });
     return this.running;
+  }
+
+  /** While no export is in flight: a full batch leaves now, another waits for the delay (once). */
+  private wait(): void {
+    if (this.running || this.filling.count === 0) return;
+    if (this.filling.count >= MAX_BATCH) void this.run();
+    else this.timer ??= setTimeout(() => void this.run(), this.target.batchDelayMs).unref();
   }
 
   private async send(batch: SpanBatch): Promise<void> {
