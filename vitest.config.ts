@@ -1,23 +1,19 @@
-import { defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { configDefaults, defineConfig } from "vitest/config";
+import { TEST_WORKERS } from "./e2e/support/test-workers";
+import { SlowestFirst } from "./vitest-sequencer";
 
-/** The e2e file that reads the whole shared ledger back against the chain runs after every journey. */
-const LAST_E2E_FILE = "e2e/ledger-agrees-with-chain.test.ts";
+/** The e2e file that reads every shared ledger back against its chain: a project of its own, run after the rest. */
+const LEDGER_CHECK_FILE = "e2e/ledger-agrees-with-chain.test.ts";
 
-/** Vitest's own order, with that file moved to the end. */
-class LedgerCheckLast extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const isLast = (spec: TestSpecification) => spec.moduleId.endsWith(LAST_E2E_FILE);
-    return [...sorted.filter((spec) => !isLast(spec)), ...sorted.filter(isLast)];
-  }
-}
+const e2eTimeouts = { testTimeout: 60_000, hookTimeout: 180_000 };
 
 export default defineConfig({
   test: {
     // By path, not imported: Vite warns about an extensionless import here, and TypeScript refuses a .ts one.
     reporters: ["default", "./vitest-no-skips.ts"],
-    sequence: { sequencer: LedgerCheckLast },
+    sequence: { sequencer: SlowestFirst },
+    // Unit and e2e files share the workers; each worker running an e2e file has a shared stack of its own.
+    maxWorkers: TEST_WORKERS,
     projects: [
       {
         test: {
@@ -31,11 +27,19 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["e2e/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, LEDGER_CHECK_FILE],
           globalSetup: ["e2e/support/global-setup.ts"],
-          // One chain and one pay-to are shared, and tests assert exact balances: files run one at a time.
-          fileParallelism: false,
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
+          ...e2eTimeouts,
+        },
+      },
+      {
+        test: {
+          name: "e2e-ledger",
+          include: [LEDGER_CHECK_FILE],
+          // The same stacks (started once for both projects), read once every journey on them has ended.
+          globalSetup: ["e2e/support/global-setup.ts"],
+          sequence: { groupOrder: 1 },
+          ...e2eTimeouts,
         },
       },
     ],

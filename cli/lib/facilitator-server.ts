@@ -17,7 +17,8 @@ import { EIP2612_GAS_SPONSORING } from "@x402/extensions";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { createPublicClient, createWalletClient, http, publicActions } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
+import { createNonceManager, jsonRpc } from "viem/nonce";
 import type { FacilitatorAuth } from "../../config/facilitators";
 import type { BuiltInFacilitator } from "../../config/start-config";
 import type { EvmNetwork, NetworkDefinition, SvmNetwork } from "../../networks";
@@ -173,8 +174,12 @@ export async function startBuiltInFacilitator(network: NetworkDefinition, builtI
 }
 
 async function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
-  // One nonce sequence for every settlement: concurrent settles from one account must not reuse a nonce.
-  const account = privateKeyToAccount(options.privateKey as `0x${string}`, { nonceManager });
+  // One nonce sequence for every settlement: concurrent settles from one account must not reuse a nonce. It is this
+  // facilitator's own: viem's shared manager keys its sequences by address and chain id only, so two facilitators
+  // of one process settling from one account on two chains of the same id (the tests' stacks) would share one.
+  const account = privateKeyToAccount(options.privateKey as `0x${string}`, {
+    nonceManager: createNonceManager({ source: jsonRpc() }),
+  });
   const pollingInterval = receiptPollingMs(options.network, options.embeddedChain);
   const client = createWalletClient({
     account,

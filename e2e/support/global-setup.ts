@@ -8,18 +8,61 @@ import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
 import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
 import { getNetwork, type EvmNetwork } from "../../networks";
 import { FREE_PORTS } from "./free-ports";
+import { TEST_WORKERS } from "./test-workers";
 
 const polygon = getNetwork("eip155:137") as EvmNetwork;
 
-/** Starts one embedded stack (real anvil, facilitator, upstream, Next.js app, SQLite file) for every e2e file. */
+type SharedStack = ProvidedStack & { stop(): Promise<void> };
+
+/**
+ * The stacks of one vitest run, kept on the main process's global object: the e2e project and the project of the
+ * ledger check (which runs after it) both list this setup, and each loads its own copy of this module.
+ */
+const run = globalThis as typeof globalThis & {
+  paysvcE2eStacks?: { started: Promise<SharedStack[]>; users: number };
+};
+
+/**
+ * Starts one embedded stack (real anvil, facilitator, upstream, Next.js app, SQLite file) for each vitest worker:
+ * the e2e files a worker runs, one at a time, share its stack, as every e2e file shared the one stack when they ran
+ * one at a time; files on other workers never touch it, so balances asserted exactly stay exact.
+ */
 export default async function setup(project: TestProject) {
-  const dataDir = mkdtempSync(join(tmpdir(), "paysvc-e2e-"));
+  run.paysvcE2eStacks ??= { started: startStacks(), users: 0 };
+  const shared = run.paysvcE2eStacks;
+  shared.users += 1;
+  const stacks = await shared.started;
+  project.provide(
+    "stacks",
+    stacks.map(({ stop: _stop, ...stack }) => stack),
+  );
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    run.paysvcE2eStacks = undefined;
+    await Promise.all(stacks.map((stack) => stack.stop()));
+  };
+}
+
+async function startStacks(): Promise<SharedStack[]> {
   // Short enough that the "upstream hangs" case finishes quickly; the ordinary calls take milliseconds.
   process.env.UPSTREAM_TIMEOUT_MS = "3000";
   // Requests from 127.0.0.2 play a trusted reverse proxy; the tests' own 127.0.0.1 is an ordinary client.
   process.env.TRUSTED_PROXIES = "127.0.0.2";
   // Tests look at open ledger rows; reconciliation runs only where a test starts it.
   process.env.RECONCILE_INTERVAL_SECONDS = "0";
+  const started = await Promise.allSettled(Array.from({ length: TEST_WORKERS }, () => startSharedStack()));
+  const stacks = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) {
+    await Promise.all(stacks.map((stack) => stack.stop()));
+    throw failed.reason;
+  }
+  return stacks;
+}
+
+async function startSharedStack(): Promise<SharedStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), "paysvc-e2e-"));
   const config = loadLaunchConfig({
     NETWORK: "eip155:137",
     ...FREE_PORTS,
@@ -29,12 +72,12 @@ export default async function setup(project: TestProject) {
   const appLog: string[] = [];
   const stack = await startStack(config, {
     onAppLogLine: (line) => appLog.push(line),
-    // Every test file quotes from 127.0.0.1, two files at a time: the quote limit has its own app in its test.
+    // Every test file quotes from 127.0.0.1: the quote limit has its own app in its test.
     appEnv: { RATE_LIMIT_QUOTE_RPM: "0" },
   });
-  // What the shared pay-to holds before any journey: the last e2e file compares the ledger with what it gained.
+  // What the pay-to holds before any journey: the ledger check compares the ledger with what it gained.
   const payToAtStart = await payToBalance(stack);
-  project.provide("stack", {
+  return {
     appUrl: stack.appUrl,
     chainRpcUrl: stack.chainRpcUrl ?? "",
     facilitatorUrl: stack.facilitatorUrl,
@@ -49,11 +92,11 @@ export default async function setup(project: TestProject) {
     databasePath: join(dataDir, "paysvc.sqlite"),
     dataDir,
     payToAtStart: payToAtStart.toString(),
-  });
-  return async () => {
-    await stack.stop();
-    if (process.env.PAYSVC_E2E_SHOW_APP_LOG === "1") console.log(appLog.join("\n"));
-    rmSync(dataDir, { recursive: true, force: true });
+    stop: async () => {
+      await stack.stop();
+      if (process.env.PAYSVC_E2E_SHOW_APP_LOG === "1") console.log(appLog.join("\n"));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -67,21 +110,24 @@ async function payToBalance(stack: RunningStack): Promise<bigint> {
   })) as bigint;
 }
 
+interface ProvidedStack {
+  appUrl: string;
+  chainRpcUrl: string;
+  facilitatorUrl: string;
+  /** What the stack's facilitator serves only its app with, as FACILITATOR_AUTH_HEADER takes it. */
+  facilitatorAuthHeader: string;
+  upstreamBaseUrl: string;
+  payTo: `0x${string}`;
+  payers: { address: `0x${string}`; privateKey: `0x${string}` }[];
+  databasePath: string;
+  dataDir: string;
+  /** The pay-to's USDC balance before the first file, in atomic units. */
+  payToAtStart: string;
+}
+
 declare module "vitest" {
   export interface ProvidedContext {
-    stack: {
-      appUrl: string;
-      chainRpcUrl: string;
-      facilitatorUrl: string;
-      /** What the stack's facilitator serves only its app with, as FACILITATOR_AUTH_HEADER takes it. */
-      facilitatorAuthHeader: string;
-      upstreamBaseUrl: string;
-      payTo: `0x${string}`;
-      payers: { address: `0x${string}`; privateKey: `0x${string}` }[];
-      databasePath: string;
-      dataDir: string;
-      /** The pay-to's USDC balance before the first file, in atomic units. */
-      payToAtStart: string;
-    };
+    /** One shared stack per vitest worker, the first for worker 1 (VITEST_POOL_ID). */
+    stacks: ProvidedStack[];
   }
 }

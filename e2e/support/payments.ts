@@ -14,7 +14,20 @@ import { inject } from "vitest";
 import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
 import { getNetwork, type EvmNetwork } from "../../networks";
 
-export const stack = () => inject("stack");
+/**
+ * The shared stack of the worker running this file (VITEST_POOL_ID counts workers from 1): files on one worker run
+ * one at a time, so a file has its stack to itself while it runs, as when every file ran alone on one stack.
+ */
+export const stack = () => {
+  const stacks = inject("stacks");
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  const shared = stacks[worker - 1];
+  if (!shared) throw new Error(`no shared stack for vitest worker ${worker} of ${stacks.length}`);
+  return shared;
+};
+
+/** Every worker's shared stack, for the ledger check that runs after all the journeys. */
+export const allStacks = () => inject("stacks");
 
 /**
  * The stack's facilitator as the app is given it: its URL and the credentials it serves only its own app with.
@@ -59,8 +72,9 @@ export function payingOpenAI(privateKey: `0x${string}`, baseURL = `${stack().app
   });
 }
 
-export async function usdcBalance(address: `0x${string}`): Promise<bigint> {
-  const client = createPublicClient({ transport: http(stack().chainRpcUrl) });
+/** The USDC balance of `address` on the chain of this worker's stack, or of the one at `chainRpcUrl`. */
+export async function usdcBalance(address: `0x${string}`, chainRpcUrl = stack().chainRpcUrl): Promise<bigint> {
+  const client = createPublicClient({ transport: http(chainRpcUrl) });
   return (await client.readContract({
     address: polygon.usdc.address,
     abi: localUsdcAbi as Abi,
