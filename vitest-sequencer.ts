@@ -6,7 +6,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * Seconds each test file took in a full run on a two-core machine (`npm run test:durations` writes them from a
  * run's JSON report): a fresh clone has no vitest cache to order its first run by.
  */
-const recorded: Record<string, number> = JSON.parse(readFileSync(new URL("./test-durations.json", import.meta.url), "utf8"));
+const recorded: Record<string, number> = JSON.parse(
+  readFileSync(new URL("./test-durations.json", import.meta.url), "utf8"),
+);
 
 /** What a file not yet recorded is assumed to take: an e2e file starts its own processes, a unit file rarely. */
 const UNRECORDED_SECONDS = { e2e: 20, unit: 1 } as Record<string, number>;

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// Entry point of the `paysvc` command: loads the TypeScript CLI through tsx, from the project root.
+// Entry point of the `paysvc` command: runs the CLI's compiled form (cli/build-cli.mjs), compiled first when it is
+// missing or older than a source, from the project root.
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { register } from "tsx/esm/api";
+import { buildCli, CLI_ENTRY, cliBuildIsStale } from "./build-cli.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // Paths the user passes (--body, --out, --config-dir, and PAYSVC_CATALOG, DATABASE_URL, DATA_DIR) are relative to
-// where they ran the command: recorded before the move below and resolved through cli/lib/caller-directory.ts.
+// where they ran the command: recorded before the move below and handed to the CLI (cli/lib/caller-directory.ts).
 const callerDirectory = process.cwd();
-// The project root is the working directory that tsx reads tsconfig.json from and that the embedded stack
-// (`paysvc dev`) finds its build, migrations and default data folder in.
+// The project root is the working directory the CLI finds its build, migrations, the app server and the default
+// data folder from.
 process.chdir(root);
-register();
-const { setCallerDirectory } = await import(pathToFileURL(join(root, "cli", "lib", "caller-directory.ts")).href);
-setCallerDirectory(callerDirectory);
-await import(pathToFileURL(join(root, "cli", "index.ts")).href);
+if (cliBuildIsStale()) await buildCli();
+const { main } = await import(pathToFileURL(CLI_ENTRY).href);
+await main(callerDirectory);

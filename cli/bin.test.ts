@@ -40,7 +40,7 @@ const generate = (...more: string[]) =>
     ...more,
   );
 
-// Each run loads the whole CLI through tsx, a few seconds.
+// Each run loads the whole CLI, a second or two.
 describe("paysvc run from another directory", { timeout: 120_000 }, () => {
   it("writes and reads the default deployments folder, and --out, where the command is run", () => {
     const generated = generate();

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { SERVICE_VERSION } from "../config/version";
-import { resolveEnvironmentPaths } from "./lib/caller-directory";
+import { resolveEnvironmentPaths, setCallerDirectory } from "./lib/caller-directory";
 import { registerConfigCommand } from "./commands/config-generate";
 import { registerDevCommand } from "./commands/dev";
 import { registerDiscoveryCommand } from "./commands/discovery-build";
@@ -12,26 +12,31 @@ import { registerNetworksCommand } from "./commands/networks";
 import { registerQuoteCommand } from "./commands/quote";
 import { registerStartCommand } from "./commands/start";
 
-// A relative PAYSVC_CATALOG, DATABASE_URL or DATA_DIR is relative to where the command was run, as its arguments are.
-resolveEnvironmentPaths();
+/** The `paysvc` program, run from `callerDirectory` (the directory the user ran it in; see cli/bin.mjs). */
+export async function main(callerDirectory: string): Promise<void> {
+  setCallerDirectory(callerDirectory);
+  // A relative PAYSVC_CATALOG, DATABASE_URL or DATA_DIR is relative to where the command was run, as its arguments
+  // are.
+  resolveEnvironmentPaths();
 
-const program = new Command()
-  .name("paysvc")
-  .description("Run and manage paysvc deployments: a pay-per-request model gateway paid with x402")
-  .version(SERVICE_VERSION);
+  const program = new Command()
+    .name("paysvc")
+    .description("Run and manage paysvc deployments: a pay-per-request model gateway paid with x402")
+    .version(SERVICE_VERSION);
 
-registerStartCommand(program);
-registerDevCommand(program);
-registerNetworksCommand(program);
-registerConfigCommand(program);
-registerDiscoveryCommand(program);
-registerHealthCommand(program);
-registerQuoteCommand(program);
-registerLedgerCommand(program);
-registerChannelsCommand(program);
-registerMcpCommand(program);
+  registerStartCommand(program);
+  registerDevCommand(program);
+  registerNetworksCommand(program);
+  registerConfigCommand(program);
+  registerDiscoveryCommand(program);
+  registerHealthCommand(program);
+  registerQuoteCommand(program);
+  registerLedgerCommand(program);
+  registerChannelsCommand(program);
+  registerMcpCommand(program);
 
-program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(`paysvc: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+  await program.parseAsync(process.argv).catch((error: unknown) => {
+    console.error(`paysvc: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}

@@ -63,7 +63,7 @@ function newDataDir(): string {
 
 /** Runs `paysvc dev` exactly as `npm start` does, every port 0 (picked free). */
 async function startCli(extraEnv: Record<string, string> = {}, dataDir = newDataDir()): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", "cli/index.ts", "dev"], {
+  const child = spawn(process.execPath, ["cli/bin.mjs", "dev"], {
     env: {
       ...process.env,
       ...FREE_PORTS,

@@ -67,7 +67,6 @@ function paysvc(packageRoot: string, args: string[], env: Record<string, string>
   });
 }
 
-// Each run loads the whole CLI through tsx, a few seconds.
 describe("paysvc start --check", { timeout: 120_000 }, () => {
   it("refuses a package without its production build, as start does, and passes once it is there", async () => {
     const checked = await paysvc(unbuilt, ["start", "--check"], production);
@@ -75,7 +74,8 @@ describe("paysvc start --check", { timeout: 120_000 }, () => {
     expect(checked.code).toBe(2);
     expect(checked.stdout).toBe("");
 
-    mkdirSync(join(unbuilt, "dist"));
+    // The compiled CLI is already in dist/: bin.mjs made it for the command above.
+    mkdirSync(join(unbuilt, "dist"), { recursive: true });
     writeFileSync(join(unbuilt, "dist", "server.mjs"), "");
     mkdirSync(join(unbuilt, ".next"));
     writeFileSync(join(unbuilt, ".next", "BUILD_ID"), "test");

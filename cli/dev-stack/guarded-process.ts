@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "../lib/project-root";
 
-const guardScript = fileURLToPath(new URL("./child-guard.cjs", import.meta.url));
+const guardScript = packageFile("cli", "dev-stack", "child-guard.cjs");
 
 export interface GuardedProcess {
   child: ChildProcess;

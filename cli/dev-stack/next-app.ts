@@ -3,10 +3,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { APP_SERVER, BUILD_OUTPUTS, buildExists } from "../lib/app-build";
+import { PROJECT_ROOT } from "../lib/project-root";
 import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
 import { waitFor } from "./wait-for";
 
-const projectRoot = process.cwd();
 /** The longest an app is let drain before it is killed: beyond any grace and settlement configured in practice. */
 const APP_DRAIN_LIMIT_MS = 15 * 60_000;
 const SOURCE_ROOTS = ["app", "server", "config", "networks"];
@@ -26,14 +26,14 @@ export function buildIsStale(): boolean {
   if (!buildExists()) return true;
   const built = Math.min(...BUILD_OUTPUTS.map((path) => statSync(path).mtimeMs));
   const sources = [...SOURCE_ROOTS, ...SOURCE_FILES]
-    .map((entry) => join(projectRoot, entry))
+    .map((entry) => join(PROJECT_ROOT, entry))
     .filter((path) => existsSync(path));
   return sources.some((path) => newestSourceTime(path) > built);
 }
 
 /** `npm run build`: the server module (dist/server.mjs), then the framework's production build. */
 export async function buildNextApp(): Promise<void> {
-  const build = startGuardedProcess("npm", ["run", "--silent", "build"], { output: "pipe", cwd: projectRoot });
+  const build = startGuardedProcess("npm", ["run", "--silent", "build"], { output: "pipe", cwd: PROJECT_ROOT });
   const output: string[] = [];
   for (const stream of [build.child.stdout, build.child.stderr])
     stream?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
@@ -67,7 +67,7 @@ export async function startNextApp(options: {
   const where = ["--port", String(options.port), "--hostname", options.host];
   const app = startGuardedProcess(process.execPath, [APP_SERVER, ...where], {
     output: "pipe",
-    cwd: projectRoot,
+    cwd: PROJECT_ROOT,
     env: options.env as NodeJS.ProcessEnv,
     // The app drains on SIGTERM (SHUTDOWN_GRACE_SECONDS, then its settlements) and exits by itself.
     graceMs: APP_DRAIN_LIMIT_MS,

@@ -1,14 +1,11 @@
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "./project-root";
 
 /** The production HTTP server of the app (`node app/serve.mjs --port <port> --hostname <host>`). */
-export const APP_SERVER = fileURLToPath(new URL("../../app/serve.mjs", import.meta.url));
+export const APP_SERVER = packageFile("app", "serve.mjs");
 
 /** What `npm run build` makes: the server module and the framework's build; both must be there to serve. */
-export const BUILD_OUTPUTS = [
-  fileURLToPath(new URL("../../dist/server.mjs", import.meta.url)),
-  fileURLToPath(new URL("../../.next/BUILD_ID", import.meta.url)),
-];
+export const BUILD_OUTPUTS = [packageFile("dist", "server.mjs"), packageFile(".next", "BUILD_ID")];
 
 export function buildExists(): boolean {
   return BUILD_OUTPUTS.every((path) => existsSync(path));

@@ -5,7 +5,6 @@ import { resolvePathsInEnvironment } from "../../config/caller-paths";
  * The directory the user ran `paysvc` in. cli/bin.mjs moves the process into the package folder before loading
  * the CLI (the embedded stack finds its Next.js build, migrations and default data folder from the working
  * directory, some of it when its modules load), so it records the user's directory first and hands it over here.
- * Run any other way (`npm start`, `node --import tsx cli/index.ts`), the working directory is the user's own.
  */
 let callerDirectory = process.cwd();
 
