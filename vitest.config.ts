@@ -29,6 +29,9 @@ export default defineConfig({
           include: ["e2e/**/*.test.ts"],
           exclude: [...configDefaults.exclude, LEDGER_CHECK_FILE],
           globalSetup: ["e2e/support/global-setup.ts"],
+          // A worker runs its e2e files one after another in one process, loading the clients and the x402 and
+          // chain libraries once rather than once a file: they set up nothing global, and what they start they stop.
+          isolate: false,
           ...e2eTimeouts,
         },
       },
