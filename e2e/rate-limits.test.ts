@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
 import { startPostgresStack } from "./support/postgres-stack";
+import { waitFor } from "../cli/dev-stack/wait-for";
 
 const NETWORK = "eip155:5042";
 const USDC = "0x3600000000000000000000000000000000000000" as const;
@@ -135,11 +136,18 @@ describe("rate limits over two instances on one PostgreSQL", () => {
     expect(outcomes.filter((each) => each.status === 429)).toHaveLength(30);
     expectRefusals(outcomes, "requests");
     expect(before - (await balanceOf(started.stack, USDC, payer(2).address))).toBe(price * 30n);
-    const rows = await started.query<{ status: string; n: string }>(
-      "select status, count(*)::text as n from payments where payer = $1 and resource like '%/v1/chat/completions' group by status order by status",
-      [payer(2).address.toLowerCase()],
-    );
-    expect(rows).toEqual([
+    const statuses = () =>
+      started.query<{ status: string; n: string }>(
+        "select status, count(*)::text as n from payments where payer = $1 and resource like '%/v1/chat/completions' group by status order by status",
+        [payer(2).address.toLowerCase()],
+      );
+    // A payment's record follows its answer (written after the bytes went out): on a busy machine the last answers
+    // arrive before their rows say settled.
+    await waitFor(async () => (await statuses()).every((row) => row.status !== "verified"), {
+      timeoutMs: 10_000,
+      what: "every answered payment's ledger row to be final",
+    });
+    expect(await statuses()).toEqual([
       { status: "not_charged", n: "30" },
       { status: "settled", n: "30" },
     ]);

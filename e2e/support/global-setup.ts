@@ -8,7 +8,6 @@ import { localUsdcAbi } from "../../cli/dev-stack/local-chain";
 import { startStack, type RunningStack } from "../../cli/dev-stack/start-stack";
 import { getNetwork, type EvmNetwork } from "../../networks";
 import { FREE_PORTS } from "./free-ports";
-import { TEST_WORKERS } from "./test-workers";
 
 const polygon = getNetwork("eip155:137") as EvmNetwork;
 
@@ -28,7 +27,8 @@ const run = globalThis as typeof globalThis & {
  * one at a time; files on other workers never touch it, so balances asserted exactly stay exact.
  */
 export default async function setup(project: TestProject) {
-  run.paysvcE2eStacks ??= { started: startStacks(), users: 0 };
+  // As many as files can run at once (vitest.config.ts, or --maxWorkers).
+  run.paysvcE2eStacks ??= { started: startStacks(Number(project.vitest.config.maxWorkers)), users: 0 };
   const shared = run.paysvcE2eStacks;
   shared.users += 1;
   const stacks = await shared.started;
@@ -44,14 +44,14 @@ export default async function setup(project: TestProject) {
   };
 }
 
-async function startStacks(): Promise<SharedStack[]> {
+async function startStacks(count: number): Promise<SharedStack[]> {
   // Short enough that the "upstream hangs" case finishes quickly; the ordinary calls take milliseconds.
   process.env.UPSTREAM_TIMEOUT_MS = "3000";
   // Requests from 127.0.0.2 play a trusted reverse proxy; the tests' own 127.0.0.1 is an ordinary client.
   process.env.TRUSTED_PROXIES = "127.0.0.2";
   // Tests look at open ledger rows; reconciliation runs only where a test starts it.
   process.env.RECONCILE_INTERVAL_SECONDS = "0";
-  const started = await Promise.allSettled(Array.from({ length: TEST_WORKERS }, () => startSharedStack()));
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startSharedStack()));
   const stacks = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const failed = started.find((result) => result.status === "rejected");
   if (failed) {

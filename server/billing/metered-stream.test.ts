@@ -1,17 +1,16 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseEventStream } from "../http/event-stream";
-import { logEvent } from "../log";
 import { bytesOf, eventStreamOf } from "./__fixtures__/events";
+import { captureLoggedEvents } from "./__fixtures__/logged-events";
 import { readChunks } from "./__fixtures__/read-chunks";
 import { chatStreamMeter } from "./chat-stream-meter";
 import { meteredStream, type StreamBudget } from "./metered-stream";
 import type { StreamMeter } from "./stream-meter";
 
-vi.mock("../log", () => ({ logEvent: vi.fn() }));
+const loggedEvents = captureLoggedEvents();
 
 afterEach(() => {
   vi.useRealTimers();
-  vi.mocked(logEvent).mockClear();
 });
 
 /** A budget that writes down what it was told. */
@@ -148,8 +147,6 @@ describe("the charge at a metered stream's end", () => {
     expect(chunks).toHaveLength(4);
     expect(failure).toBeUndefined();
     expect(calls).toEqual([]);
-    expect(vi.mocked(logEvent).mock.calls).toEqual([
-      ["error", "prepaid_settle_failed", { error: "database is locked" }],
-    ]);
+    expect(await loggedEvents()).toEqual([["error", "prepaid_settle_failed", { error: "database is locked" }]]);
   });
 });

@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { logEvent } from "../log";
+import { describe, expect, it } from "vitest";
 import { readChunks } from "./__fixtures__/read-chunks";
 import { withStreamUsageCost, type UsageCostFields } from "./stream-usage-cost";
 import { bytesOf, eventStreamOf } from "./__fixtures__/events";
+import { captureLoggedEvents } from "./__fixtures__/logged-events";
 import { EventSplitter, parseEventStream, SseEvent } from "../http/event-stream";
 
-vi.mock("../log", () => ({ logEvent: vi.fn() }));
-
-afterEach(() => vi.mocked(logEvent).mockClear());
+const loggedEvents = captureLoggedEvents();
 
 async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   const reader = stream.getReader();
@@ -132,7 +130,7 @@ describe("withStreamUsageCost", () => {
       throw new Error("database is locked");
     });
     expect(failing.text).toBe(usage);
-    expect(logEvent).toHaveBeenCalledWith("error", "usage_cost_failed", { error: "database is locked" });
+    expect(await loggedEvents()).toContainEqual(["error", "usage_cost_failed", { error: "database is locked" }]);
   });
 
   it("passes on a last event that the stream ended without terminating", async () => {
