@@ -13,18 +13,24 @@ export const CLI_ENTRY = join(OUT_DIR, "index.js");
 /** What the compiled CLI is made of (packages stay outside it, loaded from node_modules as they are). */
 const SOURCES = ["cli", "server", "config", "networks", "package.json", "tsconfig.json"];
 
-function newestTime(path) {
+/**
+ * The newest change time under `path` (a file or a folder), test files left out: they are part of no build. The
+ * app's build is judged by it too (cli/dev-stack/next-app.ts).
+ */
+export function newestSourceTime(path) {
   const stats = statSync(path);
-  // Tests are not part of it (as in the app's staleness check, cli/dev-stack/next-app.ts).
-  if (!stats.isDirectory()) return /\.test\.ts$/.test(path) ? 0 : stats.mtimeMs;
-  return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestTime(join(path, entry))), stats.mtimeMs);
+  if (!stats.isDirectory()) return /\.test\.tsx?$/.test(path) ? 0 : stats.mtimeMs;
+  return readdirSync(path).reduce(
+    (newest, entry) => Math.max(newest, newestSourceTime(join(path, entry))),
+    stats.mtimeMs,
+  );
 }
 
 /** True when there is no compiled CLI, or a source changed after it was made. */
 export function cliBuildIsStale() {
   if (!existsSync(CLI_ENTRY)) return true;
   const built = statSync(CLI_ENTRY).mtimeMs;
-  return SOURCES.some((entry) => existsSync(join(root, entry)) && newestTime(join(root, entry)) > built);
+  return SOURCES.some((entry) => existsSync(join(root, entry)) && newestSourceTime(join(root, entry)) > built);
 }
 
 /**

@@ -6,7 +6,7 @@ import { LedgerReconciler, type ReconcileReport } from "../server/reconcile/reco
 import { openStorage } from "../server/storage/open-storage";
 import type { Storage } from "../server/storage/storage";
 import { headerAuth } from "../cli/lib/facilitator-server";
-import { allStacks, polygon, usdcBalance } from "./support/payments";
+import { allStacks, polygon, stackFacilitator, usdcBalance } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 type SharedStack = ReturnType<typeof allStacks>[number];
@@ -50,8 +50,7 @@ describe("the e2e ledgers after every journey", () => {
         NETWORK: "eip155:137",
         DATABASE_URL: `file:${stack.databasePath}`,
         CHAIN_RPC_URL: stack.chainRpcUrl,
-        FACILITATOR_URL: stack.facilitatorUrl,
-        FACILITATOR_AUTH_HEADER: stack.facilitatorAuthHeader,
+        ...stackFacilitator(stack),
       });
       expect(code).toBe(0);
       expect(stdout).toMatch(/^eip155:137: \d+ rows \(all of them\) reconciled with the chain \(checked only/);

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { newestSourceTime } from "../build-cli.mjs";
 import { APP_SERVER, BUILD_OUTPUTS, buildExists } from "../lib/app-build";
 import { PROJECT_ROOT } from "../lib/project-root";
 import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
@@ -11,15 +12,6 @@ import { waitFor } from "./wait-for";
 const APP_DRAIN_LIMIT_MS = 15 * 60_000;
 const SOURCE_ROOTS = ["app", "server", "config", "networks"];
 const SOURCE_FILES = ["next.config.ts", "package.json", "tsconfig.json"];
-
-function newestSourceTime(path: string): number {
-  const stats = statSync(path);
-  if (!stats.isDirectory()) return /\.test\.tsx?$/.test(path) ? 0 : stats.mtimeMs;
-  return readdirSync(path).reduce(
-    (newest, entry) => Math.max(newest, newestSourceTime(join(path, entry))),
-    stats.mtimeMs,
-  );
-}
 
 /** True when there is no production build, or a source file changed after it was made. */
 export function buildIsStale(): boolean {

@@ -33,9 +33,9 @@ export const allStacks = () => inject("stacks");
  * The stack's facilitator as the app is given it: its URL and the credentials it serves only its own app with.
  * For a process of the same deployment (another app, `paysvc start`, `paysvc ledger reconcile`).
  */
-export const stackFacilitator = () => ({
-  FACILITATOR_URL: stack().facilitatorUrl,
-  FACILITATOR_AUTH_HEADER: stack().facilitatorAuthHeader,
+export const stackFacilitator = (shared = stack()) => ({
+  FACILITATOR_URL: shared.facilitatorUrl,
+  FACILITATOR_AUTH_HEADER: shared.facilitatorAuthHeader,
 });
 export const polygon = getNetwork("eip155:137") as EvmNetwork;
 
