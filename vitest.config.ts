@@ -13,12 +13,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  */
 const WORKERS = Number(process.env.PAYSVC_TEST_WORKERS ?? 3);
 
-/**
- * Files run after all the others, in a project of their own: the one that reads every shared ledger back against its
- * chain, and the one that sends 60 concurrent payments from one wallet and counts exactly how many are refused (on a
- * machine loaded by two other files, some of its payments ended neither served nor refused in 2 of 4 runs).
- */
-const LAST_FILES = ["e2e/ledger-agrees-with-chain.test.ts", "e2e/rate-limits.test.ts"];
+/** The e2e file that reads every shared ledger back against its chain: a project of its own, run after the rest. */
+const LEDGER_CHECK_FILE = "e2e/ledger-agrees-with-chain.test.ts";
 
 /**
  * Seconds each test file took in a full run on a two-core machine (`npm run test:durations` writes them from a
@@ -75,7 +71,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["e2e/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...LAST_FILES],
+          exclude: [...configDefaults.exclude, LEDGER_CHECK_FILE],
           globalSetup: ["e2e/support/global-setup.ts"],
           // A worker runs its e2e files one after another in one process, loading the clients and the x402 and
           // chain libraries once rather than once a file: they set up nothing global, and what they start they stop.
@@ -85,8 +81,8 @@ export default defineConfig({
       },
       {
         test: {
-          name: "e2e-last",
-          include: LAST_FILES,
+          name: "e2e-ledger",
+          include: [LEDGER_CHECK_FILE],
           // The same stacks (started once for both projects), read once every journey on them has ended.
           globalSetup: ["e2e/support/global-setup.ts"],
           sequence: { groupOrder: 1 },

@@ -33,6 +33,8 @@ describe("rate limits over two instances on one PostgreSQL", () => {
         RATE_LIMIT_WALLET_CONCURRENT: "0",
         OPERATOR_TOKEN,
         METRICS_TOKEN,
+        // Sixty calls at once on a busy machine may wait seconds for the local upstream: none is to fail for it.
+        UPSTREAM_TIMEOUT_MS: "60000",
       },
     });
     urls = started.stack.instances.map((instance) => instance.url);
@@ -73,9 +75,21 @@ describe("rate limits over two instances on one PostgreSQL", () => {
 
   /** What one call came to: its status, headers, and the tokens its usage states. */
   async function outcome(response: Response) {
-    const body = (await response.json()) as { usage?: { total_tokens: number }; error?: { code: string } };
+    const body = (await response.json()) as {
+      usage?: { total_tokens: number };
+      error?: { code: string; message: string };
+    };
     return { status: response.status, headers: response.headers, tokens: body.usage?.total_tokens ?? 0, body };
   }
+
+  /** How many calls ended with each status and error (its message when unexpected): a failure shows every outcome. */
+  const tally = (outcomes: Awaited<ReturnType<typeof outcome>>[]) =>
+    outcomes.reduce<Record<string, number>>((counts, { status, body }) => {
+      const expected = status === 200 || status === 429;
+      const key = [status, body.error?.code, expected ? undefined : body.error?.message].filter(Boolean).join(" ");
+      counts[key] = (counts[key] ?? 0) + 1;
+      return counts;
+    }, {});
 
   function expectRefusals(outcomes: Awaited<ReturnType<typeof outcome>>[], limit: string, callTokens = 0) {
     for (const refused of outcomes.filter((each) => each.status === 429)) {
@@ -103,8 +117,7 @@ describe("rate limits over two instances on one PostgreSQL", () => {
       ),
     );
     const served = outcomes.filter((each) => each.status === 200);
-    expect(served).toHaveLength(30);
-    expect(outcomes.filter((each) => each.status === 429)).toHaveLength(30);
+    expect(tally(outcomes)).toEqual({ "200": 30, "429 rate_limit_exceeded": 30 });
     expectRefusals(outcomes, "requests");
     for (const each of served) expect(each.headers.get("x-ratelimit-limit-requests")).toBe("30");
     const charged = served.reduce((sum, each) => sum + each.tokens, 0);
@@ -132,8 +145,7 @@ describe("rate limits over two instances on one PostgreSQL", () => {
         }).then(outcome),
       ),
     );
-    expect(outcomes.filter((each) => each.status === 200)).toHaveLength(30);
-    expect(outcomes.filter((each) => each.status === 429)).toHaveLength(30);
+    expect(tally(outcomes)).toEqual({ "200": 30, "429 rate_limit_exceeded": 30 });
     expectRefusals(outcomes, "requests");
     expect(before - (await balanceOf(started.stack, USDC, payer(2).address))).toBe(price * 30n);
     const statuses = () =>

@@ -23,8 +23,16 @@ export function buildIsStale(): boolean {
   return sources.some((path) => newestSourceTime(path) > built);
 }
 
+/** The build under way in this process: stacks starting at once wait for one build (Next.js allows one at a time). */
+let building: Promise<void> | undefined;
+
 /** `npm run build`: the server module (dist/server.mjs), then the framework's production build. */
-export async function buildNextApp(): Promise<void> {
+export function buildNextApp(): Promise<void> {
+  building ??= runBuild().finally(() => (building = undefined));
+  return building;
+}
+
+async function runBuild(): Promise<void> {
   const build = startGuardedProcess("npm", ["run", "--silent", "build"], { output: "pipe", cwd: PROJECT_ROOT });
   const output: string[] = [];
   for (const stream of [build.child.stdout, build.child.stderr])

@@ -17,10 +17,11 @@ export interface PayerHold {
    */
   capacity?: bigint;
   /**
-   * How many of the payer's holds had ended (heldBy's `ended`) before its capacity was read: the hold is taken only if
-   * none has ended since. A hold ends once its payment is taken, so funds read before that may no longer be there.
+   * What the payer's ended holds had held (heldBy's `endedAmount`) before its capacity was read: those ended since
+   * count as still held. A hold ends once its payment is taken, so funds read before that may no longer be there;
+   * read after, they are counted twice (never too few).
    */
-  endedBefore?: bigint;
+  endedAmountBefore?: bigint;
   /** The hold's capacity rests on an EIP-2612 permit this payment carries (not yet on chain): one such at a time. */
   sponsored: boolean;
   /** Epoch ms. */
@@ -29,13 +30,13 @@ export interface PayerHold {
 
 export interface PayerHoldStore {
   /**
-   * Takes `hold` if the payer's live holds and it add up to at most its capacity (without one: if there are none),
-   * no other live hold of the payer rests on a sponsored permit when this one does, and none of its holds has ended
-   * since `endedBefore` (one transaction, serialised per payer): whether it was taken. Expired holds of the payer are
+   * Takes `hold` if the payer's live holds, those ended since `endedAmountBefore`, and it add up to at most its
+   * capacity (without one: if there are none), and no other live hold of the payer rests on a sponsored permit when
+   * this one does (one transaction, serialised per payer): whether it was taken. Expired holds of the payer are
    * dropped first (they do not count as ended: their process died).
    */
   hold(hold: PayerHold, now: number): Promise<boolean>;
-  /** Ends the hold under `key` (nothing when there is none), counting it among its payer's ended holds. */
+  /** Ends the hold under `key` (nothing when there is none), counting it and its amount among its payer's ended holds. */
   release(key: string): Promise<void>;
   /**
    * The hold under `key` holds at most `amount` from now on: its payment is being taken for that much (an `upto`
@@ -43,13 +44,17 @@ export interface PayerHoldStore {
    * settlement, landed or not, takes no more than `amount` of the funds they read.
    */
   lower(key: string, amount: bigint): Promise<void>;
-  /** What `payer`'s live holds add up to, whether one rests on a sponsored permit, and how many have ended. */
+  /** What `payer`'s live holds add up to, whether one rests on a sponsored permit, and its ended ones. */
   heldBy(payer: string, now: number): Promise<LiveHolds>;
 }
 
-/** A payer's live holds (their sum, whether one rests on a sponsored permit) and the count of its ended ones. */
+/**
+ * A payer's live holds (their sum, whether one rests on a sponsored permit), and its ended ones: how many, and what
+ * they held when they ended.
+ */
 export interface LiveHolds {
   amount: bigint;
   sponsored: boolean;
   ended: bigint;
+  endedAmount: bigint;
 }

@@ -317,28 +317,47 @@ describe.each(engines)("the stores on %s", (engine) => {
       ),
     );
     expect(taken.filter(Boolean)).toHaveLength(3);
-    expect(await second.payerHolds.heldBy("0xpayer", now)).toEqual({ amount: 87_111n, sponsored: false, ended: 0n });
+    expect(await second.payerHolds.heldBy("0xpayer", now)).toEqual({
+      amount: 87_111n,
+      sponsored: false,
+      ended: 0n,
+      endedAmount: 0n,
+    });
     // Another payer's funds are its own; a released hold frees its room for the next payment.
     expect(await first.payerHolds.hold({ ...hold("other", 29_037n), payer: "0xother" }, now)).toBe(true);
     await first.payerHolds.release(`h${taken.indexOf(true)}`);
-    // Funds read before a hold ended (its payment was taken, maybe spending them) are not trusted: read them again.
-    expect(await second.payerHolds.hold({ ...hold("next", 29_037n), endedBefore: 0n }, now)).toBe(false);
-    expect(await second.payerHolds.hold({ ...hold("next", 29_037n), endedBefore: 1n }, now)).toBe(true);
+    // Funds read before a hold ended may still hold what its payment took: it counts as held, unless they were read
+    // after (or cover it too).
+    const readBefore = { ...hold("next", 29_037n), endedAmountBefore: 0n };
+    expect(await second.payerHolds.hold(readBefore, now)).toBe(false);
+    expect(await second.payerHolds.hold({ ...readBefore, capacity: 29_037n * 4n }, now)).toBe(true);
+    await second.payerHolds.release("next");
+    expect(await second.payerHolds.hold({ ...readBefore, endedAmountBefore: 29_037n * 2n }, now)).toBe(true);
     expect(await second.payerHolds.hold(hold("too much", 1n), now)).toBe(false);
     // An expired hold (its process died) counts no more.
     const later = now + 120_000;
-    expect(await first.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 0n, sponsored: false, ended: 1n });
+    expect(await first.payerHolds.heldBy("0xpayer", later)).toEqual({
+      amount: 0n,
+      sponsored: false,
+      ended: 2n,
+      endedAmount: 58_074n,
+    });
     expect(
       await first.payerHolds.hold(hold("sponsored", 29_037n, { sponsored: true, expiresAt: later + 60_000 }), later),
     ).toBe(true);
     // One payment resting on a permit at a time, whatever the room left.
     const again = hold("sponsored again", 1n, { sponsored: true, expiresAt: later + 60_000 });
     expect(await second.payerHolds.hold(again, later)).toBe(false);
-    expect(await second.payerHolds.heldBy("0xpayer", later)).toEqual({ amount: 29_037n, sponsored: true, ended: 1n });
+    expect(await second.payerHolds.heldBy("0xpayer", later)).toEqual({
+      amount: 29_037n,
+      sponsored: true,
+      ended: 2n,
+      endedAmount: 58_074n,
+    });
     await second.payerHolds.release("sponsored");
     await second.payerHolds.release("no such hold");
-    expect((await first.payerHolds.heldBy("0xpayer", later)).ended).toBe(2n);
-    expect((await first.payerHolds.heldBy("0xother", later)).ended).toBe(0n);
+    expect(await first.payerHolds.heldBy("0xpayer", later)).toMatchObject({ ended: 3n, endedAmount: 87_111n });
+    expect(await first.payerHolds.heldBy("0xother", later)).toMatchObject({ ended: 0n, endedAmount: 0n });
     expect(await second.payerHolds.hold(again, later)).toBe(true);
   });
   it("takes a payer's hold without a capacity only when it holds nothing else, and counts it in the next", async () => {
@@ -383,11 +402,19 @@ describe.each(engines)("the stores on %s", (engine) => {
     expect(await second.payerHolds.hold(hold("c", 29_037n), now)).toBe(false);
     // "a" is being settled for 1,007: the funds it will take are that much, whether or not it has landed.
     await second.payerHolds.lower("a", 1_007n);
-    expect(await first.payerHolds.heldBy("0xlowered", now)).toEqual({ amount: 30_044n, sponsored: false, ended: 0n });
+    expect(await first.payerHolds.heldBy("0xlowered", now)).toEqual({
+      amount: 30_044n,
+      sponsored: false,
+      ended: 0n,
+      endedAmount: 0n,
+    });
     expect(await second.payerHolds.hold(hold("c", 2n * 29_037n - 30_044n), now)).toBe(true);
     // Never raised, and nothing for a hold that is not there.
     await first.payerHolds.lower("a", 29_037n);
     await first.payerHolds.lower("no such hold", 1n);
     expect((await second.payerHolds.heldBy("0xlowered", now)).amount).toBe(2n * 29_037n);
+    // Ended, it counts what it held then: what its payment took.
+    await first.payerHolds.release("a");
+    expect(await second.payerHolds.heldBy("0xlowered", now)).toMatchObject({ ended: 1n, endedAmount: 1_007n });
   });
 });

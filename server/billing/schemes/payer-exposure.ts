@@ -71,8 +71,8 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
   const usd = usdOf(services);
   const started = Date.now();
   for (;;) {
-    // The payer's ended holds are counted before its funds are read: a hold taken on funds read before another
-    // payment was taken (that settlement may have spent them) is not taken, and they are read again.
+    // The payer's ended holds are summed before its funds are read: those that end after count as still held (their
+    // settlements may have spent the funds read, or not yet).
     const before = await store.heldBy(payer, Date.now());
     const funds = await services.funds.read(payer, { permit2, permitNonce: permit !== undefined });
     if (!funds) {
@@ -84,13 +84,14 @@ export async function holdExposure(services: SchemeServices, request: ExposureRe
     const { capacity, sponsored } = capacityOf(funds, permit2, permit, payer);
     const now = Date.now();
     const expiresAt = holdExpiry(request.deadline, now);
-    const endedBefore = before.ended;
-    if (await store.hold({ key, payer, amount, capacity, sponsored, endedBefore, expiresAt }, now)) {
+    const endedAmountBefore = before.endedAmount;
+    if (await store.hold({ key, payer, amount, capacity, sponsored, endedAmountBefore, expiresAt }, now)) {
       return heldExposure(store, key);
     }
     const held = await store.heldBy(payer, Date.now());
     const waited = Date.now() - started;
-    if (held.ended !== endedBefore && waited < SPONSORED_PERMIT_WAIT_MS) continue;
+    // Holds that ended meanwhile were counted as live: the funds read again will tell.
+    if (held.ended !== before.ended && waited < SPONSORED_PERMIT_WAIT_MS) continue;
     if (permit2 && held.sponsored && waited < SPONSORED_PERMIT_WAIT_MS) {
       // Until no permit-sponsored hold of the payer is live.
       await waitForHolds(store, payer, started, SPONSORED_PERMIT_WAIT_MS, (live) => !live.sponsored);
@@ -128,7 +129,8 @@ export async function holdSettledFirst(
     const before = await store.heldBy(payer, Date.now());
     const funds = await services.funds.read(payer);
     const capacity = funds?.balance;
-    const hold = { key, payer, amount, capacity, endedBefore: before.ended, sponsored: false, expiresAt: expiresAt() };
+    const endedAmountBefore = before.endedAmount;
+    const hold = { key, payer, amount, capacity, endedAmountBefore, sponsored: false, expiresAt: expiresAt() };
     if (funds && (await store.hold(hold, Date.now()))) return held;
     if (Date.now() - started >= SETTLED_FIRST_WAIT_MS)
       return settledFirstOver(services, amount, capacity, before.amount);

@@ -5,8 +5,8 @@ import type { PostgresDatabase } from "./open-postgres";
  * Payers' holds on PostgreSQL. A sum over other rows is not atomic against a concurrent twin under READ COMMITTED,
  * so taking a hold is one transaction that first takes a transaction-scoped advisory lock on the payer: two
  * instances holding for one payer at once take turns, and the second sums what the first inserted. Ending a hold
- * deletes it and counts it in payer_hold_ends, in one statement; a hold whose capacity was read before that count
- * moved is not taken.
+ * deletes it and counts it and its amount in payer_hold_ends, in one statement; a hold whose capacity was read
+ * before that sum moved counts what it moved by as still held.
  */
 export class PostgresPayerHolds implements PayerHoldStore {
   constructor(private readonly database: PostgresDatabase) {}
@@ -26,10 +26,10 @@ export class PostgresPayerHolds implements PayerHoldStore {
              select $1, $2, $3, $4, $5
              where case when $6::numeric is null
                      then not exists (select 1 from payer_holds where payer = $2)
-                     else (select coalesce(sum(amount), 0) from payer_holds where payer = $2) + $3 <= $6 end
+                     else (select coalesce(sum(amount), 0) from payer_holds where payer = $2) + $3
+                       + coalesce((select ended_amount from payer_hold_ends where payer = $2) - $7::numeric, 0)
+                       <= $6 end
                and not ($4 and exists (select 1 from payer_holds where payer = $2 and sponsored))
-               and ($7::bigint is null
-                    or coalesce((select ended from payer_hold_ends where payer = $2), 0) = $7::bigint)
            on conflict (key) do nothing
            returning true as inserted`,
           [
@@ -39,7 +39,7 @@ export class PostgresPayerHolds implements PayerHoldStore {
             hold.sponsored,
             new Date(hold.expiresAt),
             hold.capacity?.toString() ?? null,
-            hold.endedBefore?.toString() ?? null,
+            hold.endedAmountBefore?.toString() ?? null,
           ],
         );
         await client.query("commit");
@@ -55,9 +55,10 @@ export class PostgresPayerHolds implements PayerHoldStore {
 
   async release(key: string): Promise<void> {
     await this.database.$client.query(
-      `with ended as (delete from payer_holds where key = $1 returning payer)
-       insert into payer_hold_ends (payer, ended) select payer, 1 from ended
-       on conflict (payer) do update set ended = payer_hold_ends.ended + 1`,
+      `with ended as (delete from payer_holds where key = $1 returning payer, amount)
+       insert into payer_hold_ends (payer, ended, ended_amount) select payer, 1, amount from ended
+       on conflict (payer) do update
+         set ended = payer_hold_ends.ended + 1, ended_amount = payer_hold_ends.ended_amount + excluded.ended_amount`,
       [key],
     );
   }
@@ -70,14 +71,20 @@ export class PostgresPayerHolds implements PayerHoldStore {
   }
 
   async heldBy(payer: string, now: number): Promise<LiveHolds> {
-    type Row = { amount: string | null; sponsored: boolean | null; ended: string | null };
+    type Row = { amount: string | null; sponsored: boolean | null; ended: string | null; ended_amount: string | null };
     const { rows } = await this.database.$client.query<Row>(
       `select sum(amount) as amount, bool_or(sponsored) as sponsored,
-         (select ended::text from payer_hold_ends where payer = $1) as ended
+         (select ended::text from payer_hold_ends where payer = $1) as ended,
+         (select ended_amount::text from payer_hold_ends where payer = $1) as ended_amount
        from payer_holds where payer = $1 and expires_at > $2`,
       [payer, new Date(now)],
     );
     const row = rows[0];
-    return { amount: BigInt(row?.amount ?? 0), sponsored: row?.sponsored === true, ended: BigInt(row?.ended ?? 0) };
+    return {
+      amount: BigInt(row?.amount ?? 0),
+      sponsored: row?.sponsored === true,
+      ended: BigInt(row?.ended ?? 0),
+      endedAmount: BigInt(row?.ended_amount ?? 0),
+    };
   }
 }

@@ -139,6 +139,8 @@ export const payerHolds = pgTable(
 export const payerHoldEnds = pgTable("payer_hold_ends", {
   payer: text("payer").primaryKey(),
   ended: bigint("ended", { mode: "bigint" }).notNull(),
+  /** What the ended holds held when they ended, summed (atomic units). */
+  endedAmount: numeric("ended_amount", { precision: 78, scale: 0 }).notNull().default("0"),
 });
 
 export const paidAnswers = pgTable(

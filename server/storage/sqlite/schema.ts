@@ -187,13 +187,15 @@ export const payerHolds = sqliteTable(
 );
 
 /**
- * How many of each payer's holds have ended (been released): a hold whose capacity was read before another ended is
- * not taken, since that payment's settlement may have spent the funds read. Never reset, so a count seen is never
- * seen again for other funds.
+ * How many of each payer's holds have ended (been released), and what they held: a hold whose capacity was read
+ * before others ended counts theirs as still held, since those payments' settlements may have spent the funds read
+ * or not yet. Never reset, so a sum seen is never seen again for other funds.
  */
 export const payerHoldEnds = sqliteTable("payer_hold_ends", {
   payer: text("payer").primaryKey(),
   ended: integer("ended").notNull(),
+  /** What the ended holds held when they ended, summed (atomic units, as text); 0 for those ended before it was kept. */
+  endedAmount: text("ended_amount").notNull().default("0"),
 });
 
 /**

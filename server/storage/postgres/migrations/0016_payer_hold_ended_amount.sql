@@ -1,0 +1,1 @@
+ALTER TABLE "payer_hold_ends" ADD COLUMN "ended_amount" numeric(78, 0) DEFAULT '0' NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `payer_hold_ends` ADD `ended_amount` text DEFAULT '0' NOT NULL;
