@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Entry point of the `paysvc` command: runs the CLI's compiled form (cli/build-cli.mjs), compiled first when it is
+// Entry point of the `paysvc` command: runs the CLI's compiled form (cli/build.mjs), compiled first when it is
 // missing or older than a source, from the project root.
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { buildCli, CLI_ENTRY, cliBuildIsStale } from "./build-cli.mjs";
+import { buildCli, CLI_ENTRY, cliBuildIsStale } from "./build.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // Paths the user passes (--body, --out, --config-dir, and PAYSVC_CATALOG, DATABASE_URL, DATA_DIR) are relative to

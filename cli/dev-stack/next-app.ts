@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { newestSourceTime } from "../build-cli.mjs";
+import { newestSourceTime } from "../build.mjs";
 import { APP_SERVER, BUILD_OUTPUTS, buildExists } from "../lib/app-build";
 import { PROJECT_ROOT } from "../lib/project-root";
 import { startGuardedProcess, type GuardedProcess } from "./guarded-process";
