@@ -12,23 +12,32 @@ type Reader = (request: unknown) => Promise<{ value: unknown; sha256: string }>;
 const LARGEST = 24 * 1024 * 1024;
 const ROUNDS = 3;
 
-const messages = (count: number) =>
-  Array.from({ length: count }, (_, index) => ({ role: "user", content: `hello ${index}` }));
+/** `count` messages of `parts` short text parts each: the most values JSON.parse builds from a body allowed in. */
+const messages = (count: number, parts: number) =>
+  Array.from({ length: count }, (_, index) => ({
+    role: "user",
+    content: Array.from({ length: parts }, (_, part) => ({ type: "text", text: `hello ${index}.${part}` })),
+  }));
 const chat = (content: string) =>
   JSON.stringify({ model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content }] });
 const room = LARGEST - 200;
+const manyParts = JSON.stringify({ model: "vendor-a/gpt-6-luna", messages: messages(16_384, 19) });
 const bodies: [string, string][] = [
   ["one text of many words", chat(manyWordsText(room))],
   ["one text of emoji", chat("\u{1F600}".repeat(room / 4))],
   ["one text of quotes, newlines and backslashes", chat('a"\n\\'.repeat(room / 8))],
-  ["580,000 short messages", JSON.stringify({ model: "vendor-a/gpt-6-luna", messages: messages(room / 42) })],
+  ["16,384 messages of 19 text parts (983,000 values)", manyParts],
   [
-    "1.6 million numbers",
-    JSON.stringify({ model: "vendor-a/gpt-6-luna", x: Array.from({ length: room / 15 }, (_, i) => i * 1.2345) }),
+    "960,000 numbers in 60 arrays",
+    JSON.stringify({
+      model: "vendor-a/gpt-6-luna",
+      x: Array.from({ length: 60 }, (_, row) => Array.from({ length: 16_000 }, (_, i) => (row + i) * 1.2345)),
+    }),
   ],
+  ["16,384 messages of 19 text parts, cut short (invalid)", manyParts.slice(0, -2)],
   [
-    "580,000 short messages, cut short (invalid)",
-    JSON.stringify({ model: "vendor-a/gpt-6-luna", messages: messages(room / 42) }).slice(0, -2),
+    "12 million junk elements (refused by its shape)",
+    `{"model":"vendor-a/gpt-6-luna","messages":[${"1,".repeat(room / 2 - 50)}1]}`,
   ],
 ];
 

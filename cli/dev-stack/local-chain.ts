@@ -19,6 +19,7 @@ import uptoProxyArtifact from "./contracts/x402-upto-permit2-proxy.artifact.json
 import batchSettlementArtifact from "./contracts/x402-batch-settlement.artifact.json";
 import erc3009CollectorArtifact from "./contracts/erc3009-deposit-collector.artifact.json";
 import permit2CollectorArtifact from "./contracts/permit2-deposit-collector.artifact.json";
+import walletFactoryArtifact from "./contracts/owned-wallet-factory.artifact.json";
 import {
   DEV_MNEMONIC,
   FACILITATOR_ACCOUNT_INDEX,
@@ -35,6 +36,12 @@ export const localBatchSettlementAbi = batchSettlementArtifact.abi as Abi;
 /** Where @x402/evm 2.27's batch-settlement client and facilitator expect the Permit2 deposit collector (the package
  * uses this address but does not export it from its entry points). */
 export const PERMIT2_DEPOSIT_COLLECTOR_ADDRESS = "0x4020425FAf3B746C082C2f942b4E5159887B0005";
+/**
+ * Our factory of contract wallets (OwnedWallets.sol): a payer may be a wallet it deployed (ERC-1271) or will deploy
+ * (ERC-6492); the embedded facilitator may call it to deploy one as it settles.
+ */
+export const OWNED_WALLET_FACTORY_ADDRESS = "0x4020425FAf3B746c082c2F942b4E5159887B0006";
+export const ownedWalletFactoryAbi = walletFactoryArtifact.abi as Abi;
 
 export interface LocalChain {
   rpcUrl: string;
@@ -134,6 +141,7 @@ function localContracts(network: EvmNetwork): { address: `0x${string}`; code: `0
     { address: BATCH_SETTLEMENT_ADDRESS, code: batchSettlementArtifact.runtimeBytecode as `0x${string}` },
     { address: ERC3009_DEPOSIT_COLLECTOR_ADDRESS, code: erc3009CollectorArtifact.runtimeBytecode as `0x${string}` },
     { address: PERMIT2_DEPOSIT_COLLECTOR_ADDRESS, code: permit2CollectorArtifact.runtimeBytecode as `0x${string}` },
+    { address: OWNED_WALLET_FACTORY_ADDRESS, code: walletFactoryArtifact.runtimeBytecode as `0x${string}` },
   ];
 }
 

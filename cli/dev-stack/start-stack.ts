@@ -11,7 +11,7 @@ import {
   devAccountsFor,
   type DevKey,
 } from "./dev-accounts";
-import { startLocalChain } from "./local-chain";
+import { OWNED_WALLET_FACTORY_ADDRESS, startLocalChain } from "./local-chain";
 import { facilitatorAccess, startFacilitatorServer } from "../lib/facilitator-server";
 import { startLocalSolana } from "./local-solana";
 import { startLocalUpstream } from "./local-upstream";
@@ -126,6 +126,8 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
         port: config.localPorts.facilitator,
         embeddedChain,
         access,
+        // The embedded chain's contract wallets may pay before they are deployed.
+        walletFactories: embeddedChain ? [OWNED_WALLET_FACTORY_ADDRESS] : [],
       });
       facilitatorAuthHeader = access.header;
       stoppers.push(facilitator.stop);

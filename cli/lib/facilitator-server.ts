@@ -39,6 +39,11 @@ interface FacilitatorOptions<N extends NetworkDefinition> {
   privateKey: string;
   /** The chain is the embedded one, which makes a block for each transaction as it arrives. */
   embeddedChain: boolean;
+  /**
+   * EVM: the factories it may call to deploy a payer's contract wallet that signed with ERC-6492 before it existed
+   * (none: such payments are refused).
+   */
+  walletFactories?: string[];
 }
 
 /** How often the embedded chain is asked for a receipt: it has one as soon as the transaction is sent. */
@@ -192,7 +197,11 @@ async function evmFacilitator(options: FacilitatorOptions<EvmNetwork>) {
   // is exactly what it expects (its own docs pass a viem client extended with public actions).
   type SignerClient = Parameters<typeof toFacilitatorEvmSigner>[0];
   const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as SignerClient);
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: options.network.id });
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), {
+    signer,
+    networks: options.network.id,
+    eip6492AllowedFactories: options.walletFactories ?? [],
+  });
   if (options.embeddedChain || (await deployed(options, [PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress]))) {
     // The payer signs for this account, the only one the proxy lets settle: /supported names it as
     // `extra.facilitatorAddress`. A payer without a Permit2 allowance may sign an EIP-2612 permit of the token to

@@ -6,7 +6,8 @@ import { polygon, stack } from "./payments";
 
 /**
  * A new payer on the embedded chain holding `amount` of USDC (from the last development payer) and some gas, with a
- * way to move all of its USDC away and back: for payments whose funds are gone by the time they settle.
+ * way to move all of its USDC away (and back): for payments whose funds are gone by the time they settle, or to fund
+ * an address that has no key.
  */
 export async function fundedPayer(amount: bigint) {
   const key = generatePrivateKey();
@@ -29,7 +30,8 @@ export async function fundedPayer(amount: bigint) {
   return {
     key,
     address: account.address,
-    drain: () => send(key, bank.address, amount),
+    /** All its USDC, to the bank it came from or to `to`. */
+    drain: (to: `0x${string}` = bank.address) => send(key, to, amount),
     refund: () => send(bank.privateKey, account.address, amount),
   };
 }

@@ -34,16 +34,6 @@ export function separatorAfter(text: string, comma: number): string {
   return before === CLOSE_BRACE || before === CLOSE_BRACKET || before === QUOTE ? `${text[comma - 1]},` : ",";
 }
 
-/** Whether a parsed value nests arrays and objects more than `limit` deep (the value itself counting one). */
-export function nestsDeeper(value: unknown, limit: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (limit <= 0) return true;
-  for (const member of Array.isArray(value) ? value : Object.values(value)) {
-    if (nestsDeeper(member, limit - 1)) return true;
-  }
-  return false;
-}
-
 /**
  * A cut at or just before `cut` that splits no escape: not after an odd run of backslashes (the next character
  * is escaped), nor inside the four hex digits of a `\u` escape.
@@ -74,4 +64,19 @@ export function isSpace(text: string, from: number, to: number): boolean {
 
 export function isDelimiter(code: number): boolean {
   return isSpaceCode(code) || code === COMMA || code === CLOSE_BRACKET || code === CLOSE_BRACE;
+}
+
+/**
+ * The index of the quote that closes the string opened at `open` (one preceded by an even run of backslashes), or
+ * the text's length when none does.
+ */
+export function closingQuote(text: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
 }

@@ -61,10 +61,14 @@ describe("the nesting depth of a JSON body", () => {
     }
   });
 
-  it("still reports invalid JSON as such", async () => {
-    expect(await refusal(readJsonBody(buffered("[".repeat(1000))))).toMatchObject({
+  it("still reports invalid JSON as such; its shape, counted before it is parsed, is refused first", async () => {
+    expect(await refusal(readJsonBody(buffered("[".repeat(MAX_JSON_DEPTH))))).toMatchObject({
       status: 400,
       message: expect.stringMatching(/^Request body is not valid JSON/),
+    });
+    expect(await refusal(readJsonBody(buffered("[".repeat(1000))))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^Request body is nested too deeply/),
     });
   });
 });

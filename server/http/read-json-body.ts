@@ -4,12 +4,12 @@ import { ApiError } from "../errors";
 import { logEvent } from "../log";
 import type { ApiRequest } from "./api-request";
 import { decodeInSlices } from "./decode-in-slices";
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth";
+import { checkJsonShape } from "./json-shape";
 import { jsonParseMessage } from "./json-parse-message";
 import { joinChunks, readBodyChunks } from "./read-body-bytes";
 import { MalformedJson, slicedJsonParse } from "./sliced-json-parse";
 
-export { MAX_JSON_DEPTH } from "./json-depth";
+export { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, MAX_JSON_VALUES } from "./json-shape";
 
 export interface JsonBody {
   value: unknown;
@@ -23,7 +23,8 @@ export interface JsonBody {
 
 /**
  * Reads a JSON request body once, refusing it early when it is larger than `maxBytes` (by Content-Length, or while
- * reading when the length is not declared) instead of buffering it whole.
+ * reading when the length is not declared) instead of buffering it whole, and, before it is parsed, when its shape
+ * is out of bounds (json-shape.ts): what any schema then walks is bounded, whatever the body.
  */
 export async function readJsonBody(
   request: ApiRequest,
@@ -49,16 +50,16 @@ export async function readJsonBody(
  */
 export const SLICED_BODY_BYTES = 1024 * 1024;
 
-function parseJsonBody(bytes: Buffer, options: { optional?: boolean }): JsonBody {
+async function parseJsonBody(bytes: Buffer, options: { optional?: boolean }): Promise<JsonBody> {
   const text = bytes.toString("utf8");
   if (text.trim() === "") return emptyBody(options);
+  await checkJsonShape(text);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw notJson((error as Error).message);
   }
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw tooDeep();
   let sha256: string | undefined;
   return {
     value,
@@ -77,6 +78,7 @@ async function parseLargeJsonBody(
 ): Promise<JsonBody> {
   const { text, sha256 } = await decodeInSlices(chunks);
   if (text.trim() === "") return emptyBody(options);
+  await checkJsonShape(text);
   let parsed: Awaited<ReturnType<typeof slicedJsonParse>>;
   try {
     parsed = await slicedJsonParse(text);
@@ -86,11 +88,9 @@ async function parseLargeJsonBody(
     if (message !== null) throw notJson(message);
     // JSON.parse accepts what the sliced parser refused: its value stands, whatever the wait.
     logEvent("error", "sliced_json_parse_refused_valid_json", { bytes: size });
-    const value: unknown = JSON.parse(text);
-    parsed = { value, tooDeep: nestedDeeperThan(text, MAX_JSON_DEPTH) };
+    parsed = { value: JSON.parse(text) as unknown };
   }
   if (!parsed) return emptyBody(options);
-  if (parsed.tooDeep) throw tooDeep();
   return { value: parsed.value, sha256 };
 }
 
@@ -101,13 +101,6 @@ function emptyBody(options: { optional?: boolean }): JsonBody {
 
 function notJson(message: string): ApiError {
   return new ApiError("invalid_json", `Request body is not valid JSON: ${message}`);
-}
-
-function tooDeep(): ApiError {
-  return new ApiError(
-    "invalid_request",
-    `Request body is nested too deeply: arrays and objects may nest at most ${MAX_JSON_DEPTH} levels deep`,
-  );
 }
 
 const EMPTY_SHA256 = hash("sha256", "", "hex");

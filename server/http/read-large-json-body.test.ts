@@ -2,7 +2,7 @@ import { hash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ApiError } from "../errors";
 import { decodeInSlices } from "./decode-in-slices";
-import { MAX_JSON_DEPTH, readJsonBody, SLICED_BODY_BYTES } from "./read-json-body";
+import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, readJsonBody, SLICED_BODY_BYTES } from "./read-json-body";
 
 /** A request whose body arrives in chunks cut at random places (a seeded sequence), as a socket delivers it. */
 function chunked(body: string | Buffer, seed: number) {
@@ -55,20 +55,20 @@ function expected(text: string | Buffer) {
   }
 }
 
-/** Many small messages: the shape JSON.parse takes longest on, about 1.5 MB. */
+/** Many small messages (as many as one array may hold): the shape JSON.parse takes longest on, about 1.4 MB. */
 const manyMessages = (count: number) =>
   JSON.stringify({
     model: "vendor-a/gpt-6-luna",
     messages: Array.from({ length: count }, (_, index) => ({
       role: index % 2 ? "assistant" : "user",
-      content: `m${index} \u00e9\u{1F600}`,
+      content: `m${index} \u00e9\u{1F600} ${"w".repeat(index % 64)}`,
     })),
     max_tokens: 16,
   });
 
 describe("a JSON body larger than SLICED_BODY_BYTES", () => {
   it("reads as JSON.parse reads it, whatever its chunks, and is refused in the same words when it is not JSON", async () => {
-    const valid = manyMessages(30_000);
+    const valid = manyMessages(MAX_JSON_MEMBERS);
     const bigText = JSON.stringify({
       model: "m",
       messages: [{ role: "user", content: `\\"\u{1F600}\uD800${"x\\u00e9\n".repeat(300_000)}` }],
@@ -76,7 +76,7 @@ describe("a JSON body larger than SLICED_BODY_BYTES", () => {
     const cases: (string | Buffer)[] = [
       valid,
       bigText,
-      `{"__proto__":{"admin":true},"a":1,"a":${valid}, "b": [${"1e400,-0,".repeat(200_000)}0]}`,
+      `{"__proto__":{"admin":true},"a":1,"a":${valid}, "b": [${`[${"1e400,-0,".repeat(5_000)}0],`.repeat(40)}0]}`,
       valid.slice(0, -1),
       `${valid.slice(0, 900_000)}x${valid.slice(900_000)}`,
       `${valid}  ,`,

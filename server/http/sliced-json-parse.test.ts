@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH } from "./json-depth";
 import { MalformedJson, slicedJsonParse } from "./sliced-json-parse";
 
 /**
@@ -237,20 +236,6 @@ describe("the sliced JSON parser", () => {
           await compare(broken, pieceChars),
           `round ${round}.${mutation}, pieces of ${pieceChars}: ${broken}`,
         ).toBeUndefined();
-      }
-    }
-  });
-
-  it("says when arrays and objects nest deeper than the limit, counted as JSON.parse's value nests", async () => {
-    const nested = (depth: number, filler: string) => `${"[".repeat(depth - 1)}[${filler}]${"]".repeat(depth - 1)}`;
-    const filler = `"${"z".repeat(100)}",${"[1],".repeat(40)}2`;
-    for (const pieceChars of [8, 50, 1000, 64 * 1024]) {
-      // The filler's `[1]` nests one level below the innermost array: the value nests depth + 1 deep.
-      for (const depth of [MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 5]) {
-        const text = nested(depth, filler);
-        const parsed = await slicedJsonParse(text, pieceChars);
-        expect(parsed?.tooDeep, `${depth} in pieces of ${pieceChars}`).toBe(depth + 1 > MAX_JSON_DEPTH);
-        expect(same(parsed?.value, JSON.parse(text))).toBeUndefined();
       }
     }
   });

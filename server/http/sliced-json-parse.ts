@@ -1,4 +1,3 @@
-import { MAX_JSON_DEPTH } from "./json-depth";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -9,7 +8,6 @@ import {
   isDelimiter,
   isSpace,
   isSpaceCode,
-  nestsDeeper,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
@@ -29,13 +27,13 @@ import {
  * (`__proto__` too), a repeated key keeping its first place and taking its last value.
  *
  * The value is JSON.parse's for any valid text; an invalid one throws MalformedJson (which piece failed says
- * nothing of JSON.parse's own message: the caller asks JSON.parse for that). `tooDeep`: the value nests arrays and
- * objects deeper than MAX_JSON_DEPTH.
+ * nothing of JSON.parse's own message: the caller asks JSON.parse for that). Its shape (depth, members) is checked
+ * before (json-shape.ts).
  */
 export async function slicedJsonParse(
   text: string,
   pieceChars = PIECE_CHARS,
-): Promise<{ value: unknown; tooDeep: boolean } | undefined> {
+): Promise<{ value: unknown } | undefined> {
   return new SlicedParse(text, pieceChars).run();
 }
 
@@ -68,7 +66,6 @@ class SlicedParse {
   private at = 0;
   private readonly stack: Frame[] = [];
   private root: unknown;
-  private tooDeep = false;
   private sliceStart = performance.now();
 
   constructor(
@@ -78,7 +75,7 @@ class SlicedParse {
   ) {}
 
   /** The parsed value, or undefined when the text is only whitespace. */
-  async run(): Promise<{ value: unknown; tooDeep: boolean } | undefined> {
+  async run(): Promise<{ value: unknown } | undefined> {
     this.skipSpace();
     if (this.at === this.text.length) return undefined;
     await this.value(undefined);
@@ -90,7 +87,7 @@ class SlicedParse {
     }
     this.skipSpace();
     if (this.at !== this.text.length) throw new MalformedJson();
-    return { value: this.root, tooDeep: this.tooDeep };
+    return { value: this.root };
   }
 
   private async pause(): Promise<void> {
@@ -131,8 +128,6 @@ class SlicedParse {
     if ((frame.afterComma || endsAtComma) && isSpace(text, start, run.end)) throw new MalformedJson();
     if (endsAtComma) frame.separator = separatorAfter(text, run.end);
     const { parsed } = run;
-    // The run's wrapper stands for this container, at the depth of the stack.
-    if (!this.tooDeep && nestsDeeper(parsed, MAX_JSON_DEPTH - this.stack.length + 1)) this.tooDeep = true;
     if (frame.isArray) for (const member of parsed as unknown[]) (frame.container as unknown[]).push(member);
     else for (const key of Object.keys(parsed as object)) define(frame.container, key, (parsed as never)[key]);
   }
@@ -216,7 +211,6 @@ class SlicedParse {
         separator: ",",
         misses: 0,
       });
-      if (this.stack.length > MAX_JSON_DEPTH) this.tooDeep = true;
     } else if (code === QUOTE) this.attach(await this.string(), key);
     else {
       // A number or a literal: up to the next delimiter, parsed whole.

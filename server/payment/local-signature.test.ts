@@ -15,7 +15,7 @@ import { decodePaymentSignature, type DecodedPayment } from "./payment-signature
 
 const network = getNetwork("eip155:137") as EvmNetwork;
 const payer = privateKeyToAccount(generatePrivateKey());
-// No chain answers here: a signature that is not the payer's key's is then left to the facilitator ("unchecked").
+// No chain answers here: a contract wallet's signature then cannot be judged ("unknown").
 const check = new LocalSignatureCheck(network, "http://127.0.0.1:9");
 const requirements: PaymentRequirements = {
   scheme: "exact",
@@ -28,10 +28,10 @@ const requirements: PaymentRequirements = {
 };
 
 /** A payment the official client signs for `terms` (ours by default), decoded as the app decodes it. */
-async function signed(terms: PaymentRequirements = requirements): Promise<DecodedPayment> {
+async function signed(terms: PaymentRequirements = requirements, by = payer): Promise<DecodedPayment> {
   // Any asset: a payment in another token is one of the signatures this file refuses.
   const client = new x402Client().setSpendControls(false);
-  const signer = toClientEvmSigner(payer, createPublicClient({ transport: http("http://127.0.0.1:9") }));
+  const signer = toClientEvmSigner(by, createPublicClient({ transport: http("http://127.0.0.1:9") }));
   registerExactEvmScheme(client, { signer });
   const payload = await client.createPaymentPayload({
     x402Version: 2,
@@ -57,24 +57,31 @@ describe("a payment's signature, checked where it was made", () => {
     expect(await check.check(await signed(), other)).not.toBe("valid");
   });
 
-  it("leaves a contract wallet's signature (not 65 bytes: ERC-1271, ERC-6492) to the facilitator", async () => {
+  it("cannot judge a contract wallet's signature (not 65 bytes: ERC-1271, ERC-6492) while the chain is away", async () => {
     const payment = await signed();
     authorizationOf(payment).signature = `0x${"ab".repeat(200)}`;
-    expect(await check.check(payment, requirements)).toBe("unchecked");
+    expect(await check.check(payment, requirements)).toBe("unknown");
+    authorizationOf(payment).signature = `0x${"ab".repeat(100)}${"6492".repeat(16)}`;
+    expect(await check.check(payment, requirements)).toBe("unknown");
   });
 });
 
 describe("junk, refused where it arrives", () => {
-  // A chain of one JSON-RPC method: eth_getCode, with code at the addresses in `contracts` only.
+  // A chain of two JSON-RPC methods: eth_getCode, with code at the addresses in `contracts` only, and eth_call, as
+  // ERC-6492's validator answers it: `vouches` says (0x01 or 0x00); each method's calls are counted.
   const contracts = new Set<string>();
+  let vouches = false;
+  const calls = { eth_getCode: 0, eth_call: 0 };
   const chain = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
-      const call = JSON.parse(body) as { id: number; method: string; params: string[] };
-      const code = call.method === "eth_getCode" && contracts.has(call.params[0]!.toLowerCase()) ? "0x6001" : "0x";
+      const call = JSON.parse(body) as { id: number; method: keyof typeof calls; params: string[] };
+      calls[call.method]++;
+      const code = contracts.has(String(call.params[0]).toLowerCase()) ? "0x6001" : "0x";
+      const result = call.method === "eth_getCode" ? code : vouches ? "0x01" : "0x00";
       response.setHeader("content-type", "application/json");
-      response.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result: code }));
+      response.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result }));
     });
   });
   let withChain: LocalSignatureCheck;
@@ -92,14 +99,23 @@ describe("junk, refused where it arrives", () => {
     expect(await withChain.check(await signed(otherToken), requirements)).toBe("forged");
   });
 
-  it("refuses another key's signature, unless the payer is a contract wallet", async () => {
+  it("refuses another key's signature, unless the payer is a contract wallet that vouches for it", async () => {
     const payment = await signed();
     const forger = privateKeyToAccount(generatePrivateKey());
     authorizationOf(payment).signature = await forger.signMessage({ message: "not the payer" });
     expect(await withChain.check(payment, requirements)).toBe("forged");
-    contracts.add(payment.payer);
-    expect(await withChain.check(payment, requirements)).toBe("unchecked");
-    contracts.delete(payment.payer);
+    // Whether the payer has code is kept: the same junk again costs no chain call.
+    const asked = { ...calls };
+    expect(await withChain.check(payment, requirements)).toBe("forged");
+    expect(calls).toEqual(asked);
+    // Another payer, with code: a wallet whose owner's key is the forger's, say.
+    const wallet = await signed(requirements, privateKeyToAccount(generatePrivateKey()));
+    authorizationOf(wallet).signature = authorizationOf(payment).signature;
+    contracts.add(wallet.payer);
+    expect(await withChain.check(wallet, requirements)).toBe("forged");
+    vouches = true;
+    expect(await withChain.check(wallet, requirements)).toBe("valid");
+    vouches = false;
   });
 
   it("refuses a signature that is not whole bytes, or not 65 bytes from a payer without code", async () => {
@@ -109,14 +125,16 @@ describe("junk, refused where it arrives", () => {
     expect(await check.check(payment, requirements)).toBe("forged");
     authorizationOf(payment).signature = `0x${"ab".repeat(200)}`;
     expect(await withChain.check(payment, requirements)).toBe("forged");
-    contracts.add(payment.payer);
-    expect(await withChain.check(payment, requirements)).toBe("unchecked");
-    contracts.delete(payment.payer);
   });
 
-  it("leaves an ERC-6492 signature (a wallet not deployed yet, without code) to the facilitator", async () => {
+  it("asks ERC-6492's validator of a wallet not deployed yet, and refuses what it does not vouch for", async () => {
     const payment = await signed();
     authorizationOf(payment).signature = `0x${"ab".repeat(100)}${"6492".repeat(16)}`;
-    expect(await withChain.check(payment, requirements)).toBe("unchecked");
+    const asked = calls.eth_call;
+    expect(await withChain.check(payment, requirements)).toBe("forged");
+    expect(calls.eth_call).toBe(asked + 1);
+    vouches = true;
+    expect(await withChain.check(payment, requirements)).toBe("valid");
+    vouches = false;
   });
 });

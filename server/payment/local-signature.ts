@@ -3,33 +3,55 @@ import { getAddressEncoder, getBase64Encoder, getTransactionDecoder, type Addres
 import type { PaymentRequirements } from "@x402/core/types";
 import { authorizationTypes, PERMIT2_ADDRESS, uptoPermit2WitnessTypes } from "@x402/evm";
 import secp256k1 from "secp256k1";
-import { createPublicClient, hashTypedData, hexToBytes, http, keccak256, type Hex, type PublicClient } from "viem";
+import {
+  BaseError,
+  createPublicClient,
+  encodeDeployData,
+  erc6492SignatureValidatorAbi,
+  erc6492SignatureValidatorByteCode,
+  hashTypedData,
+  hexToBool,
+  hexToBytes,
+  http,
+  HttpRequestError,
+  keccak256,
+  TimeoutError,
+  type Hex,
+  type PublicClient,
+} from "viem";
 import type { NetworkDefinition } from "../../networks";
 import type { DecodedPayment } from "./payment-signature";
 
 /**
- * What a payment's signature says without asking anyone: `valid` (it is the payer's signature of exactly the terms
- * we sell: our pay-to, asset, amount and network), `forged` (it is not, and the payer is no contract wallet that
- * could vouch for it), or `unchecked` (a contract wallet's signature, ERC-1271 or ERC-6492, which only the chain can
- * judge: the facilitator does).
+ * What a payment's signature says before any ledger row, hold or facilitator call: `valid` (it is the payer's
+ * signature of exactly the terms we sell: our pay-to, asset, amount and network, made by its key or vouched for by
+ * its contract wallet), `forged` (it is not), or `unknown` (a contract wallet's, and the chain cannot be read now).
  */
-export type LocalVerdict = "valid" | "forged" | "unchecked";
+export type LocalVerdict = "valid" | "forged" | "unknown";
 
 /** An ECDSA signature: r, s and v, 65 bytes. Anything else is a contract wallet's, or junk. */
 const ECDSA_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 /** Whole bytes of hex: what any contract wallet's signature is. */
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/;
-/** ERC-6492's suffix: the signature of a wallet not deployed yet (no code), which the facilitator can judge. */
+/** ERC-6492's suffix: the signature of a wallet not deployed yet, with the factory call that would deploy it. */
 const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
+/** How long an address's having code is believed: a wallet found deployed stays so; one without may be deployed. */
+const CODE_KEPT_MS = 10 * 60_000;
+const NO_CODE_KEPT_MS = 60_000;
+/** How many addresses' code the check keeps; beyond, it starts again. */
+const CODES_KEPT = 10_000;
 
 /**
  * Checks payments' signatures where they are made: EIP-712 recovery on EVM (EIP-3009 for `exact`, Permit2's
  * witness transfer for `upto`), the payer's Ed25519 signature of the transaction on Solana. No network, under half
- * a millisecond, but for a signature that does not recover to the payer: the chain then says whether the payer is a
- * contract (whose own rules the facilitator checks) or the signature is forged.
+ * a millisecond, but for a contract wallet's signature: one `eth_call` of ERC-6492's universal validator then says
+ * whether the wallet (deployed, ERC-1271, or not yet, ERC-6492 with its factory call) vouches for it, as the token's
+ * and the facilitator's own checks would. Whether a payer has code is kept a while, so that junk signatures in the
+ * name of an account without code cost no chain call at all.
  */
 export class LocalSignatureCheck {
   private client: PublicClient | undefined;
+  private readonly codes = new Map<string, { code: boolean; until: number }>();
 
   constructor(
     private readonly network: NetworkDefinition,
@@ -40,10 +62,12 @@ export class LocalSignatureCheck {
     const { network } = this;
     if (network.kind === "svm") return svmSignedByPayer(payment) ? "valid" : "forged";
     const signed = evmSigned(payment, requirements, network.chainId);
-    if (!signed) return "unchecked";
+    // No signature at all (the decoders let none through): nothing was signed.
+    if (!signed) return "forged";
     // Terms other than ours, whoever signed them: the facilitator would refuse them, so nobody is asked.
     if (!signed.ours) return "forged";
-    if (!ECDSA_SIGNATURE.test(signed.signature)) return this.contractSignature(payment.payer, signed.signature);
+    // No contract wallet signs half a byte.
+    if (!HEX_BYTES.test(signed.signature)) return "forged";
     let hash: Hex;
     try {
       hash = hashTypedData(signed.typedData as Parameters<typeof hashTypedData>[0]);
@@ -51,31 +75,62 @@ export class LocalSignatureCheck {
       // A message that cannot be encoded cannot have been signed (the facilitator would fail to encode it too).
       return "forged";
     }
-    return recoveredSigner(hash, signed.signature) === payment.payer ? "valid" : this.unlessContract(payment.payer);
+    const { payer } = payment;
+    if (ECDSA_SIGNATURE.test(signed.signature) && recoveredSigner(hash, signed.signature) === payer) return "valid";
+    // A wallet not deployed yet: only its factory call, simulated, can say.
+    if (signed.signature.toLowerCase().endsWith(ERC6492_SUFFIX)) return this.validated(payer, hash, signed.signature);
+    // Any other signature not the payer's key's is its contract's to vouch for: none without code.
+    const code = await this.hasCode(payer);
+    if (code === undefined) return "unknown";
+    return code ? this.validated(payer, hash, signed.signature) : "forged";
+  }
+
+  private get chain(): PublicClient {
+    this.client ??= createPublicClient({ transport: http(this.rpcUrl, { retryCount: 0, timeout: 5_000 }) });
+    return this.client;
+  }
+
+  /** Whether `address` has code (kept a while), or undefined when the chain cannot say. */
+  private async hasCode(address: string): Promise<boolean | undefined> {
+    const now = Date.now();
+    const known = this.codes.get(address);
+    if (known && known.until > now) return known.code;
+    let code: boolean;
+    try {
+      const bytes = await this.chain.getCode({ address: address as Hex });
+      code = bytes !== undefined && bytes !== "0x";
+    } catch {
+      return undefined;
+    }
+    if (this.codes.size >= CODES_KEPT) this.codes.clear();
+    this.codes.set(address, { code, until: now + (code ? CODE_KEPT_MS : NO_CODE_KEPT_MS) });
+    return code;
   }
 
   /**
-   * A signature that is not 65 bytes: a contract wallet's (ERC-6492 for one not deployed yet, ERC-1271 for one with
-   * code), for the facilitator to judge; anything else is junk, refused here so that it costs no ledger row and no
-   * facilitator call.
+   * ERC-6492's universal validator, run in one `eth_call` without being deployed: it deploys a wallet the signature
+   * carries a factory call for, then asks the wallet (ERC-1271's isValidSignature), or recovers an EOA's signature.
+   * Its refusal (false, or a revert) is `forged`; a chain that cannot be reached, `unknown`.
    */
-  private contractSignature(payer: string, signature: string): Promise<LocalVerdict> | LocalVerdict {
-    if (!HEX_BYTES.test(signature)) return "forged";
-    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX)) return "unchecked";
-    return this.unlessContract(payer);
-  }
-
-  /** A signature that is not the payer's own key's: forged, unless the payer is a contract wallet. */
-  private async unlessContract(payer: string): Promise<LocalVerdict> {
-    this.client ??= createPublicClient({ transport: http(this.rpcUrl, { retryCount: 0, timeout: 5_000 }) });
+  private async validated(payer: string, hash: Hex, signature: string): Promise<LocalVerdict> {
+    const data = encodeDeployData({
+      abi: erc6492SignatureValidatorAbi,
+      args: [payer as Hex, hash, signature as Hex],
+      bytecode: erc6492SignatureValidatorByteCode,
+    });
     try {
-      const code = await this.client.getCode({ address: payer as Hex });
-      return code && code !== "0x" ? "unchecked" : "forged";
-    } catch {
-      // The chain cannot say: the facilitator judges, before any work.
-      return "unchecked";
+      const result = await this.chain.call({ data });
+      return result.data !== undefined && hexToBool(result.data) ? "valid" : "forged";
+    } catch (error) {
+      return unreachable(error) ? "unknown" : "forged";
     }
   }
+}
+
+/** Whether a chain call failed for want of an answer (the transport), rather than by the chain's own refusal. */
+function unreachable(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return true;
+  return error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null;
 }
 
 /**

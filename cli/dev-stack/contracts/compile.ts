@@ -31,6 +31,7 @@ const contracts = [
     name: "Permit2DepositCollector",
     artifact: "permit2-deposit-collector.artifact.json",
   },
+  { file: "OwnedWallets.sol", name: "OwnedWalletFactory", artifact: "owned-wallet-factory.artifact.json" },
 ];
 
 const input = {

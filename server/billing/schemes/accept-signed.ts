@@ -1,4 +1,5 @@
 import type { PaymentRequirements } from "@x402/core/types";
+import { ApiError } from "../../errors";
 import { phase, type Timings } from "../phase";
 import { describeMismatch } from "../../payment/describe-mismatch";
 import type { KeptAnswer, HeldRequest } from "../../payment/paid-answers";
@@ -36,6 +37,14 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
   const signature = await services.signatures.check(payment, signedFor);
   if (signature === "forged") {
     throw refuse("payment_rejected", "Payment rejected: its signature is not the payer's (checked before any work)");
+  }
+  // A contract wallet's signature that the chain cannot judge now: nothing is written, nobody else is asked.
+  if (signature === "unknown") {
+    throw new ApiError(
+      "service_unavailable",
+      "This payment's signature is a contract wallet's, and the chain cannot be read now to check it; nothing was charged: try again shortly",
+      { headers: { "Retry-After": "5" } },
+    );
   }
   const identifier = identified.id ? heldRequest(payment, identified.id, call) : undefined;
   if (identifier) {
