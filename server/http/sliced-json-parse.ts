@@ -30,10 +30,7 @@ import {
  * nothing of JSON.parse's own message: the caller asks JSON.parse for that). Its shape (depth, members) is checked
  * before (json-shape.ts).
  */
-export async function slicedJsonParse(
-  text: string,
-  pieceChars = PIECE_CHARS,
-): Promise<{ value: unknown } | undefined> {
+export async function slicedJsonParse(text: string, pieceChars = PIECE_CHARS): Promise<{ value: unknown } | undefined> {
   return new SlicedParse(text, pieceChars).run();
 }
 
