@@ -77,6 +77,14 @@ describe("invalid decision requests get a 400 and no 402", () => {
     return json.error.message as string;
   }
 
+  it("refuses a state over the input limit before its 402, having counted little past the limit", async () => {
+    const response = await postJson(PATH, decision("harbor ".repeat(3_000_000)));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; param: string; message: string } };
+    expect(error).toMatchObject({ code: "context_length_exceeded", param: "state" });
+    expect(error.message).toMatch(/^The decision counts more than \d+ input tokens; the limit is \d+$/);
+  });
+
   it("refuses chat and Responses shapes, saying where they belong", async () => {
     expect(
       await expectBadRequest({ model: "jev-latest", messages: [{ role: "user", content: "x" }] }, "messages"),

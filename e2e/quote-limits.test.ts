@@ -67,4 +67,34 @@ describe("unpaid quotes per caller address", () => {
     ).text();
     expect(metrics).toMatch(/paysvc_rate_limit_refusals_total\{[^}]*payer="address"[^}]*limit="requests"[^}]*\} [2-9]/);
   });
+
+  it("counts every request whose payment or key is not granted: junk headers, refused payments, unknown keys", async () => {
+    const junkHeader = (caller: string, header: Record<string, string>) =>
+      fetch(`${app.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": caller, ...header },
+        body: JSON.stringify(chatBody("junk")),
+      });
+    // A header that does not decode is refused before the body is read, as a quote is.
+    const undecodable = "203.0.113.21";
+    const statuses: number[] = [];
+    for (let index = 0; index < 8; index++) {
+      statuses.push((await junkHeader(undecodable, { "payment-signature": "x" })).status);
+    }
+    expect(statuses).toEqual([402, 402, 402, 402, 402, 429, 429, 429]);
+    // A payment that decodes but is refused (here: no x402 payload at all), and an unknown key, count the same.
+    const refused = "203.0.113.22";
+    const payload = Buffer.from(JSON.stringify({ x402Version: 2, accepted: {}, payload: {} })).toString("base64");
+    for (let index = 0; index < 5; index++) {
+      expect((await junkHeader(refused, { "payment-signature": payload })).status).toBe(402);
+    }
+    expect((await junkHeader(refused, { "payment-signature": payload })).status).toBe(429);
+    const unknownKey = "203.0.113.23";
+    for (let index = 0; index < 5; index++) {
+      expect((await junkHeader(unknownKey, { authorization: "Bearer paysvc_pk_unknown0123456789" })).status).toBe(401);
+    }
+    expect((await junkHeader(unknownKey, { authorization: "Bearer paysvc_pk_unknown0123456789" })).status).toBe(429);
+    // Quotes and junk share the caller's count.
+    expect((await unpaid(unknownKey)).status).toBe(429);
+  });
 });

@@ -11,6 +11,7 @@ import { PrepaidPayment } from "./prepaid-payment";
 import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
+import { countUngranted } from "../limits/quote-limited";
 import { phase, type Timings } from "./phase";
 
 /**
@@ -21,7 +22,16 @@ import { phase, type Timings } from "./phase";
 export async function billRequest(
   context: Pick<
     AppContext,
-    "config" | "x402" | "prepaidKeys" | "metrics" | "providers" | "writes" | "limits" | "earlyAdmissions"
+    | "config"
+    | "x402"
+    | "prepaidKeys"
+    | "metrics"
+    | "providers"
+    | "writes"
+    | "limits"
+    | "earlyAdmissions"
+    | "quoteLimits"
+    | "clientAddresses"
   >,
   endpoint: PaidEndpoint,
   request: ApiRequest,
@@ -74,10 +84,14 @@ export async function billRequest(
     const asked = earlyAdmissions.ask(code, limited);
     const authorization = await method.authorize(call).catch(async (error: unknown) => {
       await earlyAdmissions.giveBack(asked);
+      // An unknown or spent key is unpaid work for its caller, as a quote is.
+      if (isApiError(error) && error.status === 401) countUngranted(context, path, request);
       throw error;
     });
     if (authorization.kind === "answer") {
       await earlyAdmissions.giveBack(asked);
+      // A payment refused (junk, another's signature, the wrong terms): unpaid work for its caller, as a quote is.
+      if (authorization.outcome === "refused") countUngranted(context, path, request);
       metrics.request(path, authorization.outcome);
       return authorization.answer;
     }

@@ -4,13 +4,13 @@ import { checkedAnswers } from "./decision-answer";
 import type { DecisionRequest } from "./decision-request";
 import type { CallTrace } from "../tracing/call-trace";
 
-/** Input tokens of a decision: the state plus every question's name, type and instructions. */
-export function countDecisionTokens(request: DecisionRequest): number {
-  return Object.entries(request.questions).reduce(
-    (total, [name, question]) =>
-      total + countTextTokens(name) + countTextTokens(question.type) + countTextTokens(question.instructions),
-    countTextTokens(request.state),
-  );
+/** The texts a decision's input tokens are counted from: the state, and every question's name, type and instructions. */
+export function decisionTexts(request: DecisionRequest): string[] {
+  const texts = [request.state];
+  for (const [name, question] of Object.entries(request.questions)) {
+    texts.push(name, question.type, question.instructions);
+  }
+  return texts;
 }
 
 function tokenCount(value: unknown, fallback: number): number {

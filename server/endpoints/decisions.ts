@@ -1,8 +1,9 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { chatLimits, pricingRules } from "../../config/limits";
-import { countDecisionTokens, createDecision } from "../decisions/create-decision";
-import { decisionRequests } from "../decisions/decision-request";
+import { createDecision, decisionTexts } from "../decisions/create-decision";
+import { decisionRequests, type DecisionRequest } from "../decisions/decision-request";
 import { ApiError } from "../errors";
+import { countTexts, type CountedTexts } from "../pricing/quote-completion";
 import { quoteTokens } from "../pricing/quote-tokens";
 import { paidEndpoint } from "./endpoint";
 
@@ -17,28 +18,34 @@ export function decisions(catalog: ModelCatalog) {
     channels: true,
     overlapsVerify: true,
     schema: requests.schema,
-    parse(value) {
-      const decision = requests.parse(value);
-      return { decision, inputTokens: countDecisionTokens(decision) };
+    // The quote counts the input (what `work` reports as the call's input tokens): stopping soon past the limit, and
+    // yielding when the state is long, as every quote counts.
+    parse(value): { decision: DecisionRequest; inputTokens?: number } {
+      return { decision: requests.parse(value) };
     },
-    quote({ decision, inputTokens }, network) {
-      if (inputTokens > chatLimits.maxInputTokens) {
-        throw new ApiError(
-          "context_length_exceeded",
-          `The decision counts ${inputTokens} input tokens; the limit is ${chatLimits.maxInputTokens}`,
-          { param: "state" },
-        );
-      }
-      const quote = quoteTokens({ model, inputTokens, maxOutputTokens: 0, network });
-      const questions = Object.keys(decision.questions).length;
-      return {
-        ...quote,
-        model: model.id,
-        description: `Structured decision with ${model.id} (${questions} questions)`,
+    quote(parsed, network) {
+      const priced = ({ tokens, stopped }: CountedTexts) => {
+        if (tokens > chatLimits.maxInputTokens) {
+          throw new ApiError(
+            "context_length_exceeded",
+            `The decision counts ${stopped ? "more than " : ""}${stopped ? chatLimits.maxInputTokens : tokens} input tokens; the limit is ${chatLimits.maxInputTokens}`,
+            { param: "state" },
+          );
+        }
+        parsed.inputTokens = tokens;
+        const quote = quoteTokens({ model, inputTokens: tokens, maxOutputTokens: 0, network });
+        const questions = Object.keys(parsed.decision.questions).length;
+        return {
+          ...quote,
+          model: model.id,
+          description: `Structured decision with ${model.id} (${questions} questions)`,
+        };
       };
+      const counted = countTexts(decisionTexts(parsed.decision), chatLimits.maxInputTokens);
+      return counted instanceof Promise ? counted.then(priced) : priced(counted);
     },
     async work(context, { decision, inputTokens }, grant, request) {
-      const { body, provider } = await createDecision(context, decision, inputTokens, grant.signal, request.trace);
+      const { body, provider } = await createDecision(context, decision, inputTokens!, grant.signal, request.trace);
       return { kind: "json", body, provider };
     },
     docs: {

@@ -21,7 +21,7 @@ export const messagesCountTokensEndpoint = (catalog: ModelCatalog) =>
     async handle(_context, request) {
       try {
         const body = await readJsonBody(request);
-        return jsonAnswer(countMessagesTokens(parseCountTokensRequest(body.value, catalog)));
+        return jsonAnswer(await countMessagesTokens(parseCountTokensRequest(body.value, catalog)));
       } catch (error) {
         return messagesErrorAnswer(error);
       }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
+import { chatLimits } from "../../config/limits";
 import { startLocalUpstream, type LocalUpstream } from "../../cli/dev-stack/local-upstream";
 import { countChatRequestInputTokens } from "../pricing/count-tokens";
 import { quoteCompletion } from "../pricing/quote-completion";
@@ -34,7 +35,7 @@ afterAll(() => provider?.stop());
 
 describe("countMessagesTokens", () => {
   it("counts the translated chat request as the quote counts it", async () => {
-    const counted = countMessagesTokens(parseCountTokensRequest(request, catalog));
+    const counted = await countMessagesTokens(parseCountTokensRequest(request, catalog));
     const parsed = parseMessagesRequest({ ...request, max_tokens: 50 }, catalog);
     expect(counted.input_tokens).toBe(countChatRequestInputTokens(toChatRequest(parsed)));
     const quote = await quoteCompletion({
@@ -47,8 +48,19 @@ describe("countMessagesTokens", () => {
     expect(quote.tokens?.input).toBe(counted.input_tokens);
   });
 
+  it("refuses an input over the quote's limit as the quote does, its count stopped soon past it", async () => {
+    const model = catalog.chat.find((chat) => chat.id === request.model)!;
+    const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
+    // 20 MB of words: far over any limit, refused as a paid call's quote is, with "more than" the limit.
+    const huge = { model: request.model, messages: [{ role: "user", content: "ledger ".repeat(3_000_000) }] };
+    await expect(countMessagesTokens(parseCountTokensRequest(huge, catalog))).rejects.toMatchObject({
+      code: "context_length_exceeded",
+      message: expect.stringContaining(`more than ${limit} tokens`),
+    });
+  });
+
   it("is what the development provider reports as input, natively", async () => {
-    const counted = countMessagesTokens(parseCountTokensRequest(request, catalog));
+    const counted = await countMessagesTokens(parseCountTokensRequest(request, catalog));
     const response = await fetch(`${provider.url}/v1/messages`, {
       method: "POST",
       body: JSON.stringify({ ...request, max_tokens: 50 }),

@@ -40,7 +40,7 @@ function withCost(stream: EventStream): EventStream {
 }
 
 async function answer(upstream: string, native: boolean, body: unknown, count: boolean): Promise<ApiAnswer> {
-  if (count) return jsonAnswer(countMessagesTokens(parseCountTokensRequest(body, catalog)));
+  if (count) return jsonAnswer(await countMessagesTokens(parseCountTokensRequest(body, catalog)));
   let parsed;
   try {
     parsed = parseMessagesRequest(body, catalog);

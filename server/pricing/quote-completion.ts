@@ -15,10 +15,9 @@ import { quoteTokens } from "./quote-tokens";
 export const YIELDING_INPUT_CHARS = 32_768;
 
 /**
- * A chat completion or response: the input counted as the upstream will see it (the chat request sent upstream:
- * messages, tools, and any other field that may carry text, see chatRequestInputTexts), refused over the
- * input limit (the service's, or the model's context where the catalog gives it less), then priced at the model's
- * rates with the output cap. The same quote bills a prepaid key in tokens. A promise when the input is long.
+ * A chat completion or response: the input counted as the upstream will see it (countQuotedInput), then priced at
+ * the model's rates with the output cap. The same quote bills a prepaid key in tokens. A promise when the input is
+ * long.
  */
 export function quoteCompletion(options: {
   model: ChatModel;
@@ -28,35 +27,58 @@ export function quoteCompletion(options: {
   network: NetworkDefinition;
   description: string;
 }): Quote | Promise<Quote> {
-  const { model } = options;
+  const input = countQuotedInput(options.model, options.request);
+  return input instanceof Promise ? input.then((tokens) => priced(options, tokens)) : priced(options, input);
+}
+
+/**
+ * The input tokens of a chat request as its quote counts them (the chat request sent upstream: messages, tools, and
+ * any other field that may carry text, see chatRequestInputTexts), refused over the input limit (the service's, or
+ * the model's context where the catalog gives it less): the one count every route that counts uses, paid or free.
+ * Counting stops soon past the limit, so a body far over it costs no more than one at it; a long input is counted
+ * yielding (a promise).
+ */
+export function countQuotedInput(model: ChatModel, request: CountableChatRequest): number | Promise<number> {
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
-  // Counting stops soon past the limit: a body far over it costs no more than one at it.
+  const { framing, texts } = chatRequestInputTexts(request);
+  const counted = countTexts(texts, limit - framing);
+  const checked = ({ tokens, stopped }: CountedTexts) => withinLimit(model, framing + tokens, stopped, limit);
+  return counted instanceof Promise ? counted.then(checked) : checked(counted);
+}
+
+/** What countTexts found: the tokens, and whether it stopped past its limit (the tokens are then a lower bound). */
+export interface CountedTexts {
+  tokens: number;
+  stopped: boolean;
+}
+
+/**
+ * The tokens of `texts` as every quote counts them (TokenCounter: linear time), stopping soon past `limit`: at
+ * once when they are short, else yielding to other work every few milliseconds (a promise).
+ */
+export function countTexts(texts: readonly string[], limit: number): CountedTexts | Promise<CountedTexts> {
   const counter = new TokenCounter(limit);
-  const { framing, texts } = chatRequestInputTexts(options.request);
   let chars = 0;
   for (const text of texts) chars += text.length;
   if (chars > YIELDING_INPUT_CHARS) {
-    return counter.countYielding(texts).then((counted) => priced(options, framing + counted, counter, limit));
+    return counter.countYielding(texts).then((tokens) => ({ tokens, stopped: counter.stopped }));
   }
-  let counted = framing;
-  for (const text of texts) counted += counter.count(text);
-  return priced(options, counted, counter, limit);
+  let tokens = 0;
+  for (const text of texts) tokens += counter.count(text);
+  return { tokens, stopped: counter.stopped };
 }
 
-function priced(
-  options: Parameters<typeof quoteCompletion>[0],
-  inputTokens: number,
-  counter: TokenCounter,
-  limit: number,
-): Quote {
+function withinLimit(model: ChatModel, inputTokens: number, stopped: boolean, limit: number): number {
+  if (inputTokens <= limit) return inputTokens;
+  throw new ApiError(
+    "context_length_exceeded",
+    `The input counts ${stopped ? "more than " : ""}${stopped ? limit : inputTokens} tokens; the limit is ${limit}${limit < chatLimits.maxInputTokens ? `, ${model.id}'s context` : ""}`,
+    { param: "messages" },
+  );
+}
+
+function priced(options: Parameters<typeof quoteCompletion>[0], inputTokens: number): Quote {
   const { model, maxOutputTokens, network } = options;
-  if (inputTokens > limit) {
-    throw new ApiError(
-      "context_length_exceeded",
-      `The input counts ${counter.stopped ? "more than " : ""}${counter.stopped ? limit : inputTokens} tokens; the limit is ${limit}${limit < chatLimits.maxInputTokens ? `, ${model.id}'s context` : ""}`,
-      { param: "messages" },
-    );
-  }
   const quote = quoteTokens({ model, inputTokens, maxOutputTokens, network });
   return {
     amount: quote.amount,
