@@ -149,6 +149,8 @@ export const sharedSchema = z.object({
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
   // How long a process given SIGTERM lets the requests and streams under way finish before it cuts them.
   SHUTDOWN_GRACE_SECONDS: positiveInteger(30),
+  // How long a streamed answer waits for a caller that reads none of it before it is cut (billed what it passed on).
+  STREAM_STALL_SECONDS: positiveInteger(30),
   // Whether chat and Responses 402s also offer x402 `upto` (charged the tokens used), where the facilitator settles it.
   X402_UPTO: z
     .string()

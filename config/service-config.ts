@@ -86,6 +86,8 @@ export interface ServiceConfig {
   paymentIdTtlMs: number;
   /** On SIGTERM: how long the requests and streams under way may take before the streams are cut. */
   shutdownGraceMs: number;
+  /** How long a stream waits for a caller that reads nothing before it is cut (STREAM_STALL_SECONDS). */
+  streamStallMs: number;
   /** Origins whose pages may read the API's answers (CORS). */
   corsOrigins: CorsOrigins;
 }
@@ -226,6 +228,7 @@ export function loadServiceConfig(
     reconcileIntervalMs: values.RECONCILE_INTERVAL_SECONDS * 1000,
     paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,
     shutdownGraceMs: values.SHUTDOWN_GRACE_SECONDS * 1000,
+    streamStallMs: values.STREAM_STALL_SECONDS * 1000,
     corsOrigins: values.CORS_ORIGINS,
   };
 }

@@ -73,7 +73,11 @@ function startedRouter(): Router {
  */
 export function createNodeHandler(origin: string, framework: (path: string) => boolean) {
   const { drain, config } = appContext();
-  return nodeHandler(startedRouter(), origin, framework, { drain, network: config.network.id });
+  return nodeHandler(startedRouter(), origin, framework, {
+    drain,
+    network: config.network.id,
+    streamStallMs: config.streamStallMs,
+  });
 }
 
 /**

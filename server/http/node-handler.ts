@@ -23,7 +23,7 @@ export function nodeHandler(
   router: Router,
   origin: string,
   framework: (path: string) => boolean,
-  lifecycle: { drain: Drain; network: string },
+  lifecycle: { drain: Drain; network: string; streamStallMs?: number },
 ) {
   const { drain } = lifecycle;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
@@ -44,7 +44,7 @@ export function nodeHandler(
         .then(async (apiRequest) => releaseUnreadBody(request, apiRequest, await handle(apiRequest)))
         .then((answer) => {
           traced?.answered(answer.status);
-          return sendAnswer(answer, response, drain.deadline);
+          return sendAnswer(answer, response, drain.deadline, lifecycle.streamStallMs);
         })
         .catch(async (error: unknown) => {
           traced?.span.fail(error);

@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest, type Server, type ServerResponse } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonAnswer, type ApiAnswer, eventStreamAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
@@ -206,5 +206,40 @@ describe("node-http-adapter", () => {
     outgoing.destroy();
     await wasCancelled;
     expect(pulls).toBeLessThanOrEqual(1);
+  });
+
+  it("cuts a stream whose caller reads none of it for the stall time, as one that left, and closes its socket", async () => {
+    let cancelled: () => void = () => undefined;
+    const wasCancelled = new Promise<void>((resolve) => (cancelled = resolve));
+    let pulls = 0;
+    // 64 KB events, faster than a socket that is never read can take them: its buffers fill and stay full.
+    const event = new TextEncoder().encode(`data: ${"x".repeat(65_536)}\n\n`);
+    let sent: Promise<void> | undefined;
+    let answered: ServerResponse | undefined;
+    server = createServer((_request, response) => {
+      answered = response;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setImmediate(resolve));
+          pulls++;
+          controller.enqueue(event);
+        },
+        cancel: () => cancelled(),
+      });
+      sent = sendAnswer(eventStreamAnswer(parseEventStream(body), {}), response, undefined, 300);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    // Read nothing: the socket's own buffer fills, then the server's.
+    socket.pause();
+    await wasCancelled;
+    await sent;
+    // Its connection is closed (a paused client learns it when it reads again).
+    expect(answered?.destroyed).toBe(true);
+    socket.destroy();
+    // Cut once the buffers were full (a few MB on loopback): a bounded number of events, however long it waited.
+    expect(pulls).toBeLessThan(500);
   });
 });

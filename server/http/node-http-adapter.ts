@@ -103,9 +103,16 @@ const SHUTDOWN_EVENT = `data: ${JSON.stringify({
  * written chunk by chunk as it arrives (its headers leave with the first chunk), and a client that goes away
  * cancels it, which releases whatever the stream holds (a prepaid reservation, the upstream call). `cut` ends a
  * stream still running (the shutdown's grace ran out): it is cancelled with ShutdownCut, billed what it passed on,
- * and ends with an error event. Resolves once the answer is out and what its cancellation bills is done.
+ * and ends with an error event. A caller that reads none of the stream for `stallMs` is cut as one that left: its
+ * connection (and the provider's it holds) is not kept for as long as it likes. Resolves once the answer is out and
+ * what its cancellation bills is done.
  */
-export async function sendAnswer(answer: ApiAnswer, target: ServerResponse, cut?: AbortSignal): Promise<void> {
+export async function sendAnswer(
+  answer: ApiAnswer,
+  target: ServerResponse,
+  cut?: AbortSignal,
+  stallMs?: number,
+): Promise<void> {
   const { body } = answer;
   if (typeof body === "string") {
     const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(body)) };
@@ -140,7 +147,12 @@ export async function sendAnswer(answer: ApiAnswer, target: ServerResponse, cut?
       const { done, value } = await reader.read();
       if (done || cancelling) break;
       if (target.destroyed) return await cancel();
-      if (!target.write(value)) await new Promise((resolve) => target.once("drain", resolve).once("close", resolve));
+      if (!target.write(value) && !(await drained(target, stallMs))) {
+        logEvent("warn", "stream_reader_stalled", { stall_ms: stallMs });
+        await cancel();
+        target.destroy();
+        return;
+      }
     }
     // Cut (or left): what it passed on is billed before the last event, so the process waits for the charge.
     await cancelling;
@@ -153,4 +165,21 @@ export async function sendAnswer(answer: ApiAnswer, target: ServerResponse, cut?
   } finally {
     cut?.removeEventListener("abort", onCut);
   }
+}
+
+/**
+ * Whether the caller read what was written (drain), or left (close), within `stallMs` (unbounded when undefined);
+ * false when it did neither.
+ */
+function drained(target: ServerResponse, stallMs: number | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (read: boolean) => {
+      clearTimeout(timer);
+      target.off("drain", onDrain).off("close", onDrain);
+      resolve(read);
+    };
+    const onDrain = () => done(true);
+    const timer = stallMs === undefined ? undefined : setTimeout(() => done(false), stallMs);
+    target.once("drain", onDrain).once("close", onDrain);
+  });
 }
