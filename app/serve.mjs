@@ -5,11 +5,10 @@
 // have started the AppContext. Usage:
 //   node app/serve.mjs --port 3000 --hostname 127.0.0.1
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import next from "next";
-import { createNodeHandler, shutDown, startAppContext } from "../dist/server.mjs";
+import { createHttpServer, createNodeHandler, shutDown, startAppContext } from "../dist/server.mjs";
 
 const { values } = parseArgs({ options: { port: { type: "string" }, hostname: { type: "string" } } });
 const port = Number(values.port ?? 3000);
@@ -37,7 +36,8 @@ const pages = new Set(
 );
 const answerDirectly = createNodeHandler(origin, (path) => pages.has(path) || path.startsWith("/_next/"));
 
-const server = createServer((request, response) => {
+// Bounded in connections, per address and in all, and in how long a request may take to arrive (the settings).
+const server = createHttpServer((request, response) => {
   if (!answerDirectly(request, response)) handle(request, response);
 });
 server.keepAliveTimeout = 65_000;

@@ -149,6 +149,12 @@ export const sharedSchema = z.object({
   PAYMENT_TIMEOUT_SECONDS: positiveInteger(300),
   // How long a process given SIGTERM lets the requests and streams under way finish before it cuts them.
   SHUTDOWN_GRACE_SECONDS: positiveInteger(30),
+  // Open connections at most, in all and from one address (an IPv6 one by its /64; a trusted proxy's are exempt).
+  MAX_CONNECTIONS: positiveInteger(8192),
+  MAX_CONNECTIONS_PER_ADDRESS: positiveInteger(256),
+  // How long a request's headers, and the whole request (its body), may take to arrive before it is answered 408.
+  HEADERS_TIMEOUT_SECONDS: positiveInteger(20),
+  REQUEST_TIMEOUT_SECONDS: positiveInteger(300),
   // How long a streamed answer waits for a caller that reads none of it before it is cut (billed what it passed on).
   STREAM_STALL_SECONDS: positiveInteger(30),
   // Whether chat and Responses 402s also offer x402 `upto` (charged the tokens used), where the facilitator settles it.

@@ -15,6 +15,14 @@ import { insecureUrlProblem } from "./host-urls";
 import { UPTO_MIN_VALIDITY_MS } from "./limits";
 
 /** What the provider routes share: how long a provider may take, and when one that keeps failing is skipped. */
+/** What open connections may hold: how many, from one address, and how long a request may take to arrive. */
+export interface ConnectionLimits {
+  total: number;
+  perAddress: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
 export interface ProviderSettings {
   /** Time allowed for a provider's answer (streams: its first data event). */
   timeoutMs: number;
@@ -88,6 +96,8 @@ export interface ServiceConfig {
   shutdownGraceMs: number;
   /** How long a stream waits for a caller that reads nothing before it is cut (STREAM_STALL_SECONDS). */
   streamStallMs: number;
+  /** What open connections may hold (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, *_TIMEOUT_SECONDS). */
+  connections: ConnectionLimits;
   /** Origins whose pages may read the API's answers (CORS). */
   corsOrigins: CorsOrigins;
 }
@@ -229,6 +239,12 @@ export function loadServiceConfig(
     paymentIdTtlMs: values.PAYMENT_ID_TTL_SECONDS * 1000,
     shutdownGraceMs: values.SHUTDOWN_GRACE_SECONDS * 1000,
     streamStallMs: values.STREAM_STALL_SECONDS * 1000,
+    connections: {
+      total: values.MAX_CONNECTIONS,
+      perAddress: values.MAX_CONNECTIONS_PER_ADDRESS,
+      headersTimeoutMs: values.HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: Math.max(values.REQUEST_TIMEOUT_SECONDS, values.HEADERS_TIMEOUT_SECONDS) * 1000,
+    },
     corsOrigins: values.CORS_ORIGINS,
   };
 }

@@ -2,7 +2,8 @@
  * The server as one module: app/serve.mjs and the console's pages load this file's compiled form (dist/server.mjs,
  * `npm run build:server`), one instance per process, so that they share one AppContext.
  */
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createAppServer } from "./http/app-server";
 import net from "node:net";
 import { STREAM_USAGE_GRACE_MS } from "../config/limits";
 import { loadServiceConfig } from "../config/service-config";
@@ -65,6 +66,12 @@ export function appContext(): AppContext {
 function startedRouter(): Router {
   if (!router) throw new Error("a request arrived before startAppContext() finished");
   return router;
+}
+
+/** The HTTP server app/serve.mjs listens with: the deployment's bounds on connections (http/app-server.ts). */
+export function createHttpServer(handle: (request: IncomingMessage, response: ServerResponse) => void): Server {
+  const { config, clientAddresses } = appContext();
+  return createAppServer(config.connections, (address) => clientAddresses.trusts(address), handle);
 }
 
 /**

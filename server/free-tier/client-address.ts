@@ -46,7 +46,8 @@ export class ClientAddressResolver {
     }
   }
 
-  private isTrusted(address: string): boolean {
+  /** Whether `address` is a trusted proxy's. */
+  trusts(address: string): boolean {
     // Without trusted proxies (the default) nothing is: no BlockList lookup (it builds a SocketAddress each time).
     if (!this.anyTrusted) return false;
     return this.trusted.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
@@ -55,20 +56,20 @@ export class ClientAddressResolver {
   /** Whether the request's socket is a trusted proxy's (whose forwarded headers are believed). */
   fromTrustedProxy(request: ApiRequest): boolean {
     const peer = normalizeAddress(request.peerAddress);
-    return peer !== undefined && this.isTrusted(peer);
+    return peer !== undefined && this.trusts(peer);
   }
 
   /** The caller's address, or "unknown" for a request that came from no socket. */
   resolve(request: ApiRequest): string {
     const peer = normalizeAddress(request.peerAddress);
     if (!peer) return "unknown";
-    if (!this.isTrusted(peer)) return peer;
+    if (!this.trusts(peer)) return peer;
     const hops = forwardedHops(request, this.header);
     for (let index = hops.length - 1; index >= 0; index--) {
       const hop = normalizeAddress(hops[index]);
       // A malformed hop ends what can be believed; the proxy before it is the best we know.
       if (!hop) return peer;
-      if (!this.isTrusted(hop)) return hop;
+      if (!this.trusts(hop)) return hop;
     }
     return peer;
   }
