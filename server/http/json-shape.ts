@@ -2,9 +2,10 @@ import { ApiError } from "../errors";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
-  closingQuote,
+  closingQuoteBefore,
   COLON,
   COMMA,
+  cutBetweenEscapes,
   isSpaceCode,
   OPEN_BRACE,
   OPEN_BRACKET,
@@ -89,7 +90,18 @@ export async function checkJsonShape(text: string): Promise<void> {
       if (++frame.members > MAX_JSON_MEMBERS) throw tooManyMembers(text, stack);
     }
     if (code === QUOTE) {
-      const close = closingQuote(text, at);
+      // A long string is skipped a slice at a time (cut between escapes), yielding as the rest of the scan does.
+      let close = -1;
+      for (let from = at + 1; ; ) {
+        close = closingQuoteBefore(text, from - 1, from + CLOCK_EVERY);
+        if (close >= 0 || from + CLOCK_EVERY >= text.length) break;
+        from = cutBetweenEscapes(text, from + CLOCK_EVERY);
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+      }
+      if (close < 0) close = text.length;
       if (frame?.expectKey) {
         frame.expectKey = false;
         frame.keyStart = at + 1;

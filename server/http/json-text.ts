@@ -65,18 +65,3 @@ export function isSpace(text: string, from: number, to: number): boolean {
 export function isDelimiter(code: number): boolean {
   return isSpaceCode(code) || code === COMMA || code === CLOSE_BRACKET || code === CLOSE_BRACE;
 }
-
-/**
- * The index of the quote that closes the string opened at `open` (one preceded by an even run of backslashes), or
- * the text's length when none does.
- */
-export function closingQuote(text: string, open: number): number {
-  let at = open;
-  for (;;) {
-    at = text.indexOf('"', at + 1);
-    if (at < 0) return text.length;
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
-  }
-}
