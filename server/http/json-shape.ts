@@ -92,7 +92,7 @@ export async function checkJsonShape(text: string): Promise<void> {
     if (code === QUOTE) {
       // A long string is skipped a slice at a time (cut between escapes), yielding as the rest of the scan does.
       let close = -1;
-      for (let from = at + 1; ; ) {
+      for (let from = at + 1; ;) {
         close = closingQuoteBefore(text, from - 1, from + CLOCK_EVERY);
         if (close >= 0 || from + CLOCK_EVERY >= text.length) break;
         from = cutBetweenEscapes(text, from + CLOCK_EVERY);
