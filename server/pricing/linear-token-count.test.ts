@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   DISTINCT_PIECES_PER_REQUEST,
   LONG_RUN_CHARS,
+  mayHoldLongRun,
   PIECE_CHARS,
   SLICE_CHARS,
   TokenCounter,
@@ -62,6 +63,18 @@ describe("counting tokens in linear time", () => {
     }
     // Below a long run's length nothing is cut.
     expect(linear("=".repeat(LONG_RUN_CHARS - 1))).toBe(exact("=".repeat(LONG_RUN_CHARS - 1)));
+  });
+
+  it("passes over ordinary text without looking for long runs, and never misses one, wherever it starts", () => {
+    const prose = Array.from({ length: 400 }, (_, index) => ordinary[index % 3]).join(" ");
+    expect(mayHoldLongRun(prose)).toBe(false);
+    const kinds = ["q".repeat(LONG_RUN_CHARS), " ".repeat(LONG_RUN_CHARS), "\n/".repeat(LONG_RUN_CHARS / 2)];
+    for (const run of [...kinds, "\t".repeat(LONG_RUN_CHARS), `${" \t".repeat(LONG_RUN_CHARS / 2)}`]) {
+      for (let offset = 0; offset < 2 * LONG_RUN_CHARS; offset++) {
+        const text = `${prose.slice(0, 1000 + offset)}${run}${prose.slice(0, 700)}`;
+        expect(mayHoldLongRun(text), `${JSON.stringify(run.slice(0, 4))} at ${offset}`).toBe(true);
+      }
+    }
   });
 
   it("counts 2 MB of one letter or of one emoji as their pieces add up", () => {
