@@ -41,7 +41,9 @@ export function quoteCompletion(options: {
 export function countQuotedInput(model: ChatModel, request: CountableChatRequest): number | Promise<number> {
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
   const { framing, texts } = chatRequestInputTexts(request);
-  const counted = countTexts(texts, limit - framing);
+  // The texts' counter stops past the limit itself (the framing's few tokens aside): one token over is still counted
+  // exactly, and named so.
+  const counted = countTexts(texts, limit);
   const checked = ({ tokens, stopped }: CountedTexts) => withinLimit(model, framing + tokens, stopped, limit);
   return counted instanceof Promise ? counted.then(checked) : checked(counted);
 }
