@@ -1,14 +1,7 @@
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import {
-  DISTINCT_PIECES_PER_REQUEST,
-  LONG_RUN_CHARS,
-  mayHoldLongRun,
-  PIECE_CHARS,
-  SLICE_CHARS,
-  TokenCounter,
-  wordStarts,
-} from "./linear-token-count";
+import { DISTINCT_PIECES_PER_REQUEST, PIECE_CHARS, SLICE_CHARS, TokenCounter, wordStarts } from "./linear-token-count";
+import { LONG_RUN_CHARS, mayHoldLongRun } from "./long-runs";
 
 const exact = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 const linear = (text: string) => new TokenCounter().count(text);
