@@ -98,3 +98,19 @@ export async function startNextApp(options: {
   );
   return { ...app, url };
 }
+
+/**
+ * startNextApp on a free port: picked just before the start, and picked again (up to three times) in the rare case
+ * that another process took it in between.
+ */
+export async function startNextAppOnFreePort(
+  options: Omit<Parameters<typeof startNextApp>[0], "port">,
+): Promise<GuardedProcess & { url: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNextApp({ ...options, port: await freePort() });
+    } catch (error) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
+    }
+  }
+}

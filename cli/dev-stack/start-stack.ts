@@ -15,7 +15,7 @@ import { OWNED_WALLET_FACTORY_ADDRESS, startLocalChain } from "./local-chain";
 import { facilitatorAccess, startFacilitatorServer } from "../lib/facilitator-server";
 import { startLocalSolana } from "./local-solana";
 import { startLocalUpstream } from "./local-upstream";
-import { buildIsStale, buildNextApp, freePort, startNextApp } from "./next-app";
+import { buildIsStale, buildNextApp, startNextApp, startNextAppOnFreePort } from "./next-app";
 
 export interface StackOptions {
   /** Called with each progress line (service URLs, keys, "ready"). */
@@ -224,24 +224,15 @@ export async function startStack(config: LaunchConfig, options: StackOptions = {
   }
 }
 
-/**
- * `next start` needs its port up front; with PORT=0 a free port is picked, and picked again in the rare case
- * that another process took it in between.
- */
+/** `next start` needs its port up front; with PORT=0 a free port is picked (startNextAppOnFreePort). */
 async function startAppOnPort(
   host: string,
   configuredPort: number,
   env: Record<string, string>,
   onLogLine?: (line: string) => void,
 ) {
-  for (let attempt = 1; ; attempt++) {
-    const port = configuredPort === 0 ? await freePort() : configuredPort;
-    try {
-      return await startNextApp({ host, port, env, onLogLine });
-    } catch (error) {
-      if (configuredPort !== 0 || attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
-    }
-  }
+  if (configuredPort === 0) return startNextAppOnFreePort({ host, env, onLogLine });
+  return startNextApp({ host, port: configuredPort, env, onLogLine });
 }
 
 /** The one child of a guard process (Linux: /proc), for a test that must kill the app itself. */

@@ -1,6 +1,6 @@
 import { childEnvironment } from "../../config/env";
 import { credentialVariables } from "../../config/facilitators";
-import { freePort, startNextApp } from "../../cli/dev-stack/next-app";
+import { freePort, startNextAppOnFreePort } from "../../cli/dev-stack/next-app";
 import { stack } from "./payments";
 
 /** What an extra app runs over: the shared stack unless a test started a stack of its own. */
@@ -30,13 +30,12 @@ export async function startExtraApp(
   const closedPort = await freePort();
   const deployment = options.over ?? sharedDeployment();
   const show = process.env.PAYSVC_E2E_SHOW_APP_LOG === "1";
-  return startNextApp({
+  return startNextAppOnFreePort({
     onLogLine: (line) => {
       options.onLogLine?.(line);
       if (show) console.log(line);
     },
     host: "127.0.0.1",
-    port: await freePort(),
     env: childEnvironment({
       NETWORK: deployment.network,
       PAY_TO: deployment.payTo,

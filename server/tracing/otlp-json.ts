@@ -1,19 +1,27 @@
 import type { Attributes, AttributeValue, Span } from "./span";
 
-/** The clock spans are timed on (`performance.now()`), as Unix time: whole ms, and the fraction's nanoseconds. */
-const ORIGIN_MS = Math.floor(performance.timeOrigin);
-const ORIGIN_FRACTION = performance.timeOrigin - ORIGIN_MS;
+/**
+ * A time in ms as whole seconds and the rest's nanoseconds, rounded as OpenTelemetry's SDK rounds it (its
+ * millisToHrTime): the clock's origin and a span's time are each rounded so, then added, so that the nanoseconds
+ * written are the SDK's to the unit.
+ */
+function secondsAndNanos(ms: number): [number, number] {
+  return [Math.trunc(ms / 1e3), Math.round((ms % 1e3) * 1e6)];
+}
+
+/** The clock spans are timed on (`performance.now()`), as Unix time. */
+const ORIGIN = secondsAndNanos(performance.timeOrigin);
 
 /** A time on `performance.now()`'s clock as OTLP's Unix nanoseconds (a decimal string: it is beyond 2^53). */
 function unixNanos(at: number): string {
-  const whole = Math.floor(at);
-  let nanos = Math.round((at - whole + ORIGIN_FRACTION) * 1e6);
-  let ms = ORIGIN_MS + whole;
-  if (nanos >= 1e6) {
-    ms += 1;
-    nanos -= 1e6;
+  const [seconds, nanos] = secondsAndNanos(at);
+  let wholeSeconds = ORIGIN[0] + seconds;
+  let rest = ORIGIN[1] + nanos;
+  if (rest >= 1e9) {
+    wholeSeconds += 1;
+    rest -= 1e9;
   }
-  return `${ms}${String(nanos).padStart(6, "0")}`;
+  return `${wholeSeconds}${String(rest).padStart(9, "0")}`;
 }
 
 /** One attribute value as OTLP/JSON's AnyValue. */
