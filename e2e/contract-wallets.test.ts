@@ -2,14 +2,13 @@ import { x402Client } from "@x402/core/client";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import Database from "better-sqlite3";
 import { createPublicClient, encodeFunctionData, http, keccak256, serializeErc6492Signature, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { OWNED_WALLET_FACTORY_ADDRESS, ownedWalletFactoryAbi } from "../cli/dev-stack/local-chain";
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { fundedPayer } from "./support/funded-payer";
-import { chatBody, officialPayment, postJson, quote, stack, usdcBalance } from "./support/payments";
+import { chatBody, officialPayment, paymentRowsOf, postJson, quote, stack, usdcBalance } from "./support/payments";
 
 /**
  * Payers that are contracts, on the embedded chain: a wallet of our factory (OwnedWallets.sol) deployed already
@@ -61,17 +60,6 @@ function walletClient(wallet: { owner: PrivateKeyAccount; address: `0x${string}`
   return client;
 }
 
-function paymentsOf(payer: string): { status: string }[] {
-  const database = new Database(stack().databasePath, { readonly: true });
-  try {
-    return database
-      .prepare("select status from payments where payer = ? order by id")
-      .all(payer.toLowerCase()) as never;
-  } finally {
-    database.close();
-  }
-}
-
 const facilitatorBreakers = async () => {
   const health = (await (await fetch(`${stack().appUrl}/health`)).json()) as {
     checks: { facilitators: Record<string, { breaker: string; consecutive_failures: number }> };
@@ -102,11 +90,11 @@ describe("payers that are contract wallets", () => {
     const second = await call();
     expect(second.status, await second.clone().text()).toBe(200);
     expect(await usdcBalance(wallet.address)).toBe(8n * price);
-    await waitFor(async () => paymentsOf(wallet.address).every((row) => row.status === "settled"), {
+    await waitFor(async () => paymentRowsOf(wallet.address).every((row) => row.status === "settled"), {
       timeoutMs: 10_000,
       what: "both payments settled in the ledger",
     });
-    expect(paymentsOf(wallet.address)).toHaveLength(2);
+    expect(paymentRowsOf(wallet.address)).toHaveLength(2);
   });
 
   it("refuses a signature its wallet does not vouch for, before any ledger row", async () => {
@@ -121,7 +109,7 @@ describe("payers that are contract wallets", () => {
     });
     expect(answer.status).toBe(402);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("payment_rejected");
-    expect(paymentsOf(wallet.address)).toEqual([]);
+    expect(paymentRowsOf(wallet.address)).toEqual([]);
   });
 });
 
@@ -144,14 +132,14 @@ describe("junk in a funded payer's name", () => {
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("payment_rejected");
     }
     expect(await facilitatorBreakers()).toEqual(before);
-    expect(paymentsOf(payer.address)).toEqual([]);
+    expect(paymentRowsOf(payer.address)).toEqual([]);
     const served = await postJson("/v1/chat/completions", body, { "payment-signature": honest });
     expect(served.status).toBe(200);
     // Its ledger row follows the answer.
-    await waitFor(async () => paymentsOf(payer.address)[0]?.status === "settled", {
+    await waitFor(async () => paymentRowsOf(payer.address)[0]?.status === "settled", {
       timeoutMs: 10_000,
       what: "the honest payment settled",
     });
-    expect(paymentsOf(payer.address)).toHaveLength(1);
+    expect(paymentRowsOf(payer.address)).toHaveLength(1);
   });
 });

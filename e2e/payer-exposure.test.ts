@@ -1,6 +1,5 @@
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { PERMIT2_ADDRESS } from "@x402/evm";
-import Database from "better-sqlite3";
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { polygon as polygonChain } from "viem/chains";
@@ -10,7 +9,15 @@ import { fundedPayer } from "./support/funded-payer";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paidStream, statedCost, type StreamOutcome } from "./support/paid-stream";
-import { paymentClient, polygon, quote, stack, uptoPaymentClient, usdcBalance } from "./support/payments";
+import {
+  paymentClient,
+  paymentRowsOf,
+  polygon,
+  quote,
+  stack,
+  uptoPaymentClient,
+  usdcBalance,
+} from "./support/payments";
 import { startRpcProxy } from "./support/rpc-proxy";
 
 const model = defaultCatalog().chat.find((chat) => chat.id === "vendor-a/gpt-5.6-sol")!;
@@ -30,17 +37,6 @@ const streamOnce = (privateKey: `0x${string}`, request: unknown) =>
     `${stack().appUrl}/v1/chat/completions`,
     request,
   );
-
-function rowsOf(payer: string): { status: string; failure_reason: string | null }[] {
-  const database = new Database(stack().databasePath, { readonly: true });
-  try {
-    return database
-      .prepare("select status, failure_reason from payments where payer = ? order by id")
-      .all(payer.toLowerCase()) as never;
-  } finally {
-    database.close();
-  }
-}
 
 /** The payer approves Permit2 for all its USDC, paying its own gas: what "funded for upto" means beyond a permit. */
 async function approvePermit2(privateKey: `0x${string}`): Promise<void> {
@@ -80,7 +76,7 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     for (const outcome of outcomes.filter((outcome) => !outcome.served)) {
       expect(outcome).toEqual({ served: false, status: 402, code: "payer_limit_exceeded" });
     }
-    const statuses = rowsOf(owner.address).map((row) => row.status);
+    const statuses = paymentRowsOf(owner.address).map((row) => row.status);
     expect(statuses.filter((status) => status === "settled")).toHaveLength(served.length);
     expect(statuses).not.toContain("settle_unknown");
     expect(statuses).not.toContain("unpaid");
@@ -95,7 +91,7 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     const stated = statedCost(outcomes);
     expect(stated).toBe(maximum * 9n - (await usdcBalance(owner.address)));
     expect(outcomes.filter((outcome) => outcome.served)).toHaveLength(1);
-    const statuses = rowsOf(owner.address).map((row) => row.status);
+    const statuses = paymentRowsOf(owner.address).map((row) => row.status);
     expect(statuses).not.toContain("settle_unknown");
     expect(statuses).not.toContain("unpaid");
   });
@@ -110,7 +106,7 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     expect(outcomes.filter((outcome) => !outcome.served)).toEqual([]);
     const stated = statedCost(outcomes);
     expect(stated).toBe(maximum * 8n - (await usdcBalance(owner.address)));
-    expect(rowsOf(owner.address).map((row) => row.status)).toEqual(Array(8).fill("settled"));
+    expect(paymentRowsOf(owner.address).map((row) => row.status)).toEqual(Array(8).fill("settled"));
   });
 
   it("serves exact streams beyond what the wallet holds settled-first: none goes out unpaid", async () => {
@@ -130,7 +126,7 @@ describe("a payer who opens more upto streams than it can pay for", () => {
     for (const outcome of outcomes.filter((outcome) => !outcome.served)) {
       expect(outcome).toMatchObject({ served: false, status: 402 });
     }
-    const statuses = rowsOf(owner.address).map((row) => row.status);
+    const statuses = paymentRowsOf(owner.address).map((row) => row.status);
     expect(statuses.filter((status) => status === "settled")).toHaveLength(1);
     expect(statuses).not.toContain("unpaid");
   });
@@ -161,11 +157,11 @@ describe("a payer who opens more upto streams than it can pay for", () => {
 
     // The caller leaves the stream: it is charged what it passed on, from the funds its hold kept.
     await reader.cancel();
-    for (let waited = 0; rowsOf(owner.address).some((row) => row.status === "verified") && waited < 10_000;) {
+    for (let waited = 0; paymentRowsOf(owner.address).some((row) => row.status === "verified") && waited < 10_000;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       waited += 100;
     }
-    const rows = rowsOf(owner.address);
+    const rows = paymentRowsOf(owner.address);
     expect(rows.map((row) => row.status).sort()).toEqual(["failed", "settled"]);
     expect(rows.find((row) => row.status === "failed")?.failure_reason).toBe("payer_limit_exceeded");
     expect(await usdcBalance(owner.address)).toBeLessThan(maximum);
@@ -192,7 +188,7 @@ describe("a payer who opens more upto streams than it can pay for", () => {
       await app.stop();
       await rpc.stop();
     }
-    const rows = rowsOf(owner.address);
+    const rows = paymentRowsOf(owner.address);
     expect(rows.map((row) => row.status).sort()).toEqual(["failed", "settled"]);
     expect(rows.find((row) => row.status === "failed")?.failure_reason).toBe("payer_limit_exceeded");
   });
@@ -222,6 +218,6 @@ describe("a payer who opens more upto streams than it can pay for", () => {
       await app.stop();
       await proxy.stop();
     }
-    expect(rowsOf(owner.address).map((row) => row.status)).toEqual(["settled", "settled"]);
+    expect(paymentRowsOf(owner.address).map((row) => row.status)).toEqual(["settled", "settled"]);
   });
 });

@@ -192,6 +192,18 @@ export function ledgerRow(signature: string): Record<string, unknown> | undefine
   }
 }
 
+/** A payer's rows of the shared stack's payments ledger, oldest first, read from its real SQLite file. */
+export function paymentRowsOf(payer: string): { status: string; failure_reason: string | null }[] {
+  const database = new Database(stack().databasePath, { readonly: true });
+  try {
+    return database
+      .prepare("select status, failure_reason from payments where payer = ? order by id")
+      .all(payer.toLowerCase()) as never;
+  } finally {
+    database.close();
+  }
+}
+
 export interface PrepaidCode {
   object: string;
   code: string;

@@ -11,6 +11,7 @@ import {
   OPEN_BRACKET,
   QUOTE,
 } from "./json-text";
+import { SLICE_MS } from "./sliced-json-parse";
 
 /**
  * How deep a body may nest arrays and objects. Far beyond any real request (a JSON Schema of tools rarely passes
@@ -34,8 +35,6 @@ export const MAX_JSON_VALUES = 1_000_000;
 
 /** How many characters the scan reads between two looks at the clock. */
 const CLOCK_EVERY = 1 << 16;
-/** Work between two yields to the event loop (as the sliced parser's). */
-const SLICE_MS = 8;
 
 /** One open array or object: how many members it has so far, and, in an object, where its current key is. */
 interface Frame {

@@ -40,7 +40,7 @@ export class MalformedJson extends Error {}
 /** Characters in a piece: one JSON.parse call reads one or two, a millisecond or two of parsing at most. */
 export const PIECE_CHARS = 64 * 1024;
 /** Work between two yields to the event loop. */
-const SLICE_MS = 8;
+export const SLICE_MS = 8;
 
 type Container = unknown[] | Record<string, unknown>;
 
