@@ -1,23 +1,28 @@
 // npm run bench:attacks: what each shape of unauthenticated attack costs one app process, beside an ordinary call of
-// the same length: 8 prepaid streams run through the app throughout, /health is asked every 10 ms, and the app's
-// resident memory is read every 20 ms. Printed per shape: the longest extra delay of a stream delta beyond the
-// upstream's pacing, the slowest /health answer, the app's peak RSS over its RSS before, and what the attack was
-// answered. Speed and memory are figures here, never assertions.
+// the same length: 20 prepaid streams run through the app throughout and /health is asked every 10 ms, by honest
+// callers in a process of their own (honest-callers-process.ts, from 127.0.0.3), and the app's resident memory is
+// read every 20 ms. Printed per shape: the longest extra delay of a stream delta beyond the upstream's pacing, the
+// slowest /health answer, the app's peak RSS over its RSS before, what the attack was answered and whether the
+// facilitator's breaker stayed closed. Speed and memory are figures here, never assertions.
 import { encodePaymentSignatureHeader, decodePaymentRequiredHeader } from "@x402/core/http";
+import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
+import { createInterface } from "node:readline";
 import { Agent, setGlobalDispatcher } from "undici";
 import { buyBenchKey, benchPayerClient } from "./lib/buy-bench-key";
 import { startBenchStack } from "./lib/bench-stack";
 import { startFreshApp } from "./lib/fresh-app";
 import { pidListeningOn, rssMb } from "./lib/process-memory";
-import { timedStream } from "./lib/timed-stream";
 
-// The benchmark's own calls (the streams, /health, the quotes) come from 127.0.0.2, the attack's raw connections
-// from 127.0.0.1: a bound on one address's connections holds the attacker, not the measurement.
+// The attack's requests come from 127.0.0.2, its raw connections from 127.0.0.1, the honest callers from 127.0.0.3:
+// a bound on one address holds the attacker, not the measurement.
 setGlobalDispatcher(new Agent({ localAddress: "127.0.0.2" }));
 
+type HonestFigures = { worstDelta: number; slowestHealth: number; streams: number; failures: string[] };
+type HealthChecks = { checks: { facilitators: Record<string, { breaker: string }> } };
+
 const DELTA_GAP_MS = 20;
-const STREAMS = 8;
+const STREAMS = 20;
 const stack = await startBenchStack({ deltaGapMs: DELTA_GAP_MS, deltas: 64 });
 const chat = { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "benchmark" }], max_tokens: 16 };
 
@@ -78,21 +83,42 @@ async function rawConnections(port: number, count: number, request: string, hold
   }
   await new Promise((resolve) => setTimeout(resolve, holdMs));
   const open = count - closedEarly;
+  const statuses = read ? [] : await Promise.all(sockets.map(statusLine));
   for (const socket of sockets) socket.destroy();
-  return read ? `${open} of ${count} still open after ${holdMs} ms` : `${count} sent, none read for ${holdMs} ms`;
+  return read
+    ? `${open} of ${count} still open after ${holdMs} ms`
+    : `none read for ${holdMs} ms, then: ${tally(statuses.map((status) => status ?? 0))}`;
+}
+
+/** The status a paused socket was answered with, read now (0 when none came). */
+function statusLine(socket: Socket): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    let text = "";
+    const done = () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0));
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      if (text.includes("\r\n")) done();
+    });
+    socket.once("close", done);
+    setTimeout(done, 2000);
+    socket.resume();
+  });
 }
 
 try {
   const key = await buyBenchKey(stack.appUrl);
-  // A process of its own, with streams cut after 2 s unread (the setting's default is 30).
-  // The quote limit at its default (the bench stack turns it off to measure quoting).
-  const app = await startFreshApp(stack.appUrl, { STREAM_STALL_SECONDS: "2", RATE_LIMIT_QUOTE_RPM: "1200" });
+  // A process of its own, with streams cut after 2 s unread (the setting's default is 30). The quote limit and each
+  // address's share of the provider at their defaults (the bench stack turns them off to measure throughput).
+  const app = await startFreshApp(stack.appUrl, {
+    STREAM_STALL_SECONDS: "2",
+    RATE_LIMIT_QUOTE_RPM: "1200",
+    PROVIDER_CALLS_PER_ADDRESS: "64",
+  });
   const port = Number(new URL(app.url).port);
   const pid = pidListeningOn(port);
   if (pid === undefined) throw new Error("app server process not found");
   const chatUrl = `${app.url}/v1/chat/completions`;
   const streamBody = JSON.stringify({ ...chat, stream: true, max_tokens: 400 });
-  const streamOnce = () => timedStream(chatUrl, { authorization: `Bearer ${key}` }, streamBody, DELTA_GAP_MS);
   // A payment of the first development payer, as the official client signs it; its signature swapped for junk.
   const quoted = await fetch(chatUrl, {
     method: "POST",
@@ -168,38 +194,35 @@ try {
   console.log(
     `# What an attack costs one app process, beside ${STREAMS} prepaid streams (deltas every ${DELTA_GAP_MS} ms)\n`,
   );
+  // Spoken to on its stdin, which its end closing also ends it: not under the guard, which keeps that pipe.
+  const callers = spawn(
+    process.execPath,
+    ["--import", "tsx", "bench/lib/honest-callers-process.ts", app.url, key, String(DELTA_GAP_MS), String(STREAMS)],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: callers.stdout });
+  const nextLine = () => new Promise<string>((resolve) => lines.once("line", resolve));
+  await nextLine();
   for (const [name, attack] of attacks) {
     const before = rssMb(pid);
     let peak = before;
     const memory = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
-    let healthWorst = 0;
-    let probing = true;
-    const probe = (async () => {
-      while (probing) {
-        const started = performance.now();
-        await fetch(`${app.url}/health`).then(
-          (response) => response.body?.cancel(),
-          () => undefined,
-        );
-        healthWorst = Math.max(healthWorst, performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
-    let streaming = true;
-    let worstDelta = 0;
-    const streams = Array.from({ length: STREAMS }, async () => {
-      while (streaming) worstDelta = Math.max(worstDelta, ...(await streamOnce()).gaps);
-    });
+    callers.stdin.write("start\n");
+    // The streams under way before the attack starts.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const answered = await attack();
-    streaming = false;
-    probing = false;
-    await Promise.all([...streams, probe]);
+    const stopped = nextLine();
+    callers.stdin.write("stop\n");
+    const seen = JSON.parse(await stopped) as HonestFigures;
     clearInterval(memory);
-    console.log(`${name}: ${answered}`);
+    const breakers = ((await (await fetch(`${app.url}/health`)).json()) as HealthChecks).checks.facilitators;
+    const closed = Object.values(breakers).every((facilitator) => facilitator.breaker === "closed");
+    console.log(`${name}: ${answered}; facilitator breaker ${closed ? "closed" : "OPEN"}`);
     console.log(
-      `  longest delta delay ${worstDelta.toFixed(0)} ms; slowest /health ${healthWorst.toFixed(0)} ms; peak RSS +${(peak - before).toFixed(0)} MB over ${before.toFixed(0)} MB`,
+      `  longest delta delay ${seen.worstDelta.toFixed(0)} ms; slowest /health ${seen.slowestHealth.toFixed(0)} ms; peak RSS +${(peak - before).toFixed(0)} MB over ${before.toFixed(0)} MB; ${seen.streams} streams served${seen.failures.length ? `, failures: ${seen.failures.join("; ")}` : ""}`,
     );
   }
+  callers.stdin.end();
   await app.stop();
 } finally {
   await stack.stopAll();

@@ -87,6 +87,9 @@ export const sharedSchema = z.object({
   PAYSVC_CATALOG: z.string().trim().optional(),
   // A provider that fails this many calls in a row is skipped for the cooldown, then tried again with one call.
   PROVIDER_FAILURE_THRESHOLD: positiveInteger(3),
+  // Requests one caller (an IPv6 one by its /64) may have under way at once on the routes that call a provider, in
+  // one process: a quarter of the 256 connections the process keeps open to each provider (0: not counted).
+  PROVIDER_CALLS_PER_ADDRESS: nonNegativeInteger(64),
   PROVIDER_COOLDOWN_SECONDS: positiveInteger(30),
   TRUSTED_PROXIES: z
     .string()

@@ -30,6 +30,8 @@ export interface ProviderSettings {
   failureThreshold: number;
   /** How long a provider that reached the threshold is skipped before one call tries it again. */
   cooldownMs: number;
+  /** Requests of one caller under way at once on the routes that call a provider (PROVIDER_CALLS_PER_ADDRESS). */
+  callsPerAddress: number;
 }
 
 /** Configuration of the HTTP service itself (the app process). Every piece must be present. */
@@ -215,6 +217,7 @@ export function loadServiceConfig(
       timeoutMs: values.UPSTREAM_TIMEOUT_MS,
       failureThreshold: values.PROVIDER_FAILURE_THRESHOLD,
       cooldownMs: values.PROVIDER_COOLDOWN_SECONDS * 1000,
+      callsPerAddress: values.PROVIDER_CALLS_PER_ADDRESS,
     },
     freeEmbeddings: freeEmbeddingsSettings(values),
     rateLimits: rateLimitSettings(values),

@@ -15,6 +15,7 @@ import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "./free-tier/client-address";
 import { freeChatWindows, freeEmbeddingsWindows } from "./free-tier/free-windows";
 import { RateLimiter } from "./limits/rate-limiter";
+import { ProviderShares } from "./limits/provider-share";
 import { QuoteLimiter } from "./limits/quote-limiter";
 import { EarlyAdmissions } from "./limits/early-admission";
 import type { CallerWindows } from "./windows/caller-windows";
@@ -54,6 +55,8 @@ export interface AppContext {
   earlyAdmissions: EarlyAdmissions;
   /** How many unpaid quotes one caller may ask of this instance (limits/quote-limiter.ts). */
   quoteLimits: QuoteLimiter;
+  /** How many requests to models one caller may have under way in this process (limits/provider-share.ts). */
+  providerShares: ProviderShares;
   /** This process's metrics (GET /metrics). */
   metrics: ServiceMetrics;
   /** The way out on SIGTERM: what is under way, and the deadline that cuts the streams still running. */
@@ -160,6 +163,9 @@ export async function createAppContext(
     limits,
     earlyAdmissions: new EarlyAdmissions(limits),
     quoteLimits: new QuoteLimiter(config.rateLimits.quotesPerMinute, () => metrics.rateLimited("address", "requests")),
+    providerShares: new ProviderShares(config.providers.callsPerAddress, () =>
+      metrics.rateLimited("address", "concurrent"),
+    ),
     metrics,
     drain,
     writes,

@@ -7,6 +7,7 @@ import type { ApiAnswer } from "./http/api-answer";
 import { answerErrors } from "./http/answer-errors";
 import type { HttpRoute } from "./http/router";
 import { answersSeenBy, challengesAnsweredBy, composeRoute, errorsAnsweredBy } from "./http/route-wrappers";
+import { providerShared } from "./limits/provider-share";
 import { quoteLimited } from "./limits/quote-limited";
 import type { ServiceMetrics } from "./metrics/service-metrics";
 
@@ -14,7 +15,8 @@ import type { ServiceMetrics } from "./metrics/service-metrics";
  * The app's routes, each its endpoint's handler composed with what the route needs around it (http/route-wrappers.ts;
  * the router adds CORS and the errors every route answers the same way). A free endpoint is counted in the metrics
  * from its answer; a paid one is billed (which counts it), its unpaid requests limited per caller, and its errors and
- * 402s answered in its API's shape where it has one of its own.
+ * 402s answered in its API's shape where it has one of its own. A route that calls a provider holds one of its
+ * caller's places there until its answer ends.
  */
 export function appRoutes(
   endpoints: readonly Endpoint[],
@@ -48,6 +50,7 @@ function freeRoute(endpoint: FreeEndpoint, context: () => AppContext) {
     answersSeenBy((answer) => countFreeAnswer(context().metrics, endpoint.paths[0], answer)),
     // Inside the count: an error is counted as the answer it becomes.
     answerErrors,
+    endpoint.uses.includes("providers") ? providerShared(context) : undefined,
   );
 }
 
@@ -59,6 +62,7 @@ function paidRoute(endpoint: PaidEndpoint, extensions: Record<string, unknown> |
     errorAnswer && errorsAnsweredBy(errorAnswer),
     challengeAnswer && challengesAnsweredBy(challengeAnswer),
     quoteLimited(endpoint, context),
+    endpoint.callsProvider ? providerShared(context, endpoint.paths[0]) : undefined,
   );
 }
 

@@ -67,6 +67,8 @@ export async function startBenchStack(upstream: {
           RATE_LIMIT_WALLET_CONCURRENT: "0",
           // Section 3 asks for thousands of quotes a second from one address.
           RATE_LIMIT_QUOTE_RPM: "0",
+          // Section 6 holds hundreds of streams open from one address.
+          PROVIDER_CALLS_PER_ADDRESS: "0",
         },
       },
     );

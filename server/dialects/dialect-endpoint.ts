@@ -24,6 +24,7 @@ export function dialectEndpoint<Parsed extends DialectCall>(
     method: "POST",
     paths: dialect.paths,
     access: ["x402", "prepaid"],
+    callsProvider: true,
     channels: true,
     overlapsVerify: true,
     billedInTokens: true,

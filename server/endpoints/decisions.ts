@@ -15,6 +15,7 @@ export function decisions(catalog: ModelCatalog) {
     method: "POST",
     paths: ["/jev"],
     access: ["x402"],
+    callsProvider: true,
     channels: true,
     overlapsVerify: true,
     schema: requests.schema,

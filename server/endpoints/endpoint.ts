@@ -76,6 +76,8 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
    * bought) waits for the verdict.
    */
   overlapsVerify?: boolean;
+  /** The work calls a provider: each request holds one of its caller's places there (limits/provider-share.ts). */
+  callsProvider?: boolean;
   /** An x402 `batch-settlement` channel may pay for it (answers, not a key purchase), where channels are offered. */
   channels?: boolean;
   /**

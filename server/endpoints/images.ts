@@ -23,6 +23,7 @@ function imageEndpoint(
     method: "POST",
     paths: [path],
     access: ["x402"],
+    callsProvider: true,
     channels: true,
     overlapsVerify: true,
     body: { maxBytes: MAX_IMAGE_BODY_BYTES },

@@ -1,4 +1,5 @@
 import type { ApiAnswer } from "../http/api-answer";
+import { whenAnswerEnds } from "../http/answer-end";
 import type { Admission } from "./rate-limiter";
 
 /**
@@ -8,32 +9,5 @@ import type { Admission } from "./rate-limiter";
  */
 export function limitedAnswer(answer: ApiAnswer, admission: Admission, charged?: () => number | undefined): ApiAnswer {
   Object.assign(answer.headers, admission.headers);
-  const end = () => void admission.end(charged?.());
-  const { body } = answer;
-  // A whole answer is the call's end: nothing of it runs any more (its write is not waited for).
-  if (typeof body === "string") {
-    end();
-    return answer;
-  }
-  const reader = body.getReader();
-  answer.body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        controller.close();
-      } catch (error) {
-        controller.error(error);
-      }
-      end();
-    },
-    async cancel(reason) {
-      try {
-        await reader.cancel(reason);
-      } finally {
-        end();
-      }
-    },
-  });
-  return answer;
+  return whenAnswerEnds(answer, () => void admission.end(charged?.()));
 }

@@ -92,6 +92,19 @@ describe("a facilitator's breaker counts failures, not refusals", () => {
     expect(breakerOf()).toEqual({ state: "closed", failures: 0 });
   });
 
+  it("is not opened by a 4xx without a verdict (a payload it could not read), but is by a refused credential", async () => {
+    answer = { status: 400, body: { error: "invalid payload: signature is not hex" } };
+    for (const outcome of await verifyTimes(THRESHOLD * 3)) expect(outcome).toBeInstanceOf(FacilitatorUnavailableError);
+    answer = { status: 422, body: { error: "unprocessable" } };
+    await verifyTimes(THRESHOLD);
+    expect(verifies).toBe(THRESHOLD * 4);
+    expect(breakerOf()).toEqual({ state: "closed", failures: 0 });
+    // 401: the gateway's own credentials are refused, which every payment meets: that is a failure.
+    answer = { status: 401, body: { error: "unauthorized" } };
+    await verifyTimes(THRESHOLD + 1);
+    expect(breakerOf()).toEqual({ state: "open", failures: THRESHOLD });
+  });
+
   it("is opened by failures (500s), after which the facilitator is not asked", async () => {
     answer = { status: 500, body: { error: "internal error" } };
     await verifyTimes(THRESHOLD + 2);

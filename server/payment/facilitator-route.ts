@@ -68,6 +68,16 @@ export class FacilitatorCallError extends Error {
     return this.status === 429;
   }
 
+  /**
+   * A 4xx other than a refused credential (401, 403, 407) or a rate limit: the facilitator is up and judged the
+   * payment it was sent. That says nothing of its health, so its breaker does not count it: a caller's junk
+   * cannot open the breaker every other payer needs.
+   */
+  get payloadRefused(): boolean {
+    const status = this.status;
+    return status !== undefined && status >= 400 && status < 500 && ![401, 403, 407, 429].includes(status);
+  }
+
   /** The facilitator did nothing with the call: another may be asked without doubt. */
   get didNothing(): boolean {
     return this.unreached || this.rateLimited;
@@ -166,11 +176,12 @@ export class FacilitatorRoute {
   }
 
   /**
-   * A call that failed, told to the breaker: a failure counts towards opening it, but a rate limit (429) only frees
-   * the trial. A verdict (`isValid: false`, a refused settlement) is no failure at all: it is returned, not thrown.
+   * A call that failed, told to the breaker: a failure of the facilitator's own counts towards opening it, but a rate
+   * limit (429) or a payment it refused without a verdict's shape (a 4xx) only frees the trial. A verdict
+   * (`isValid: false`, a refused settlement) is no failure at all: it is returned, not thrown.
    */
   failed(error: FacilitatorCallError): void {
-    if (error.rateLimited) this.breaker.released();
+    if (error.rateLimited || error.payloadRefused) this.breaker.released();
     else this.breaker.failed();
   }
 

@@ -1,0 +1,82 @@
+import { ApiError, isApiError } from "../errors";
+import { whenAnswerEnds } from "../http/answer-end";
+import type { RouteWrapper } from "../http/route-wrappers";
+import type { ServiceMetrics } from "../metrics/service-metrics";
+import { callerGroup } from "../windows/caller-group";
+import type { ClientAddressResolver } from "../free-tier/client-address";
+
+type ShareContext = { providerShares: ProviderShares; clientAddresses: ClientAddressResolver; metrics: ServiceMetrics };
+
+/**
+ * The requests each caller (an IPv6 one by its /64) has under way on the routes that call a provider, in this
+ * process. The process keeps a pool of connections to each provider; a caller that opened streams and read none of
+ * them, or sent many slow calls at once, would otherwise hold as much of it as it liked and leave every other caller
+ * waiting for a connection. Counted in memory, as the pool is the process's own.
+ */
+export class ProviderShares {
+  private readonly running = new Map<string, number>();
+
+  constructor(
+    /** Requests per caller at once; PROVIDER_CALLS_PER_ADDRESS (0: not counted). */
+    readonly perCaller: number,
+    private readonly refused: () => void = () => {},
+  ) {}
+
+  /** Takes one of the caller's places; throws the 429 when it has none left. Returns the place's release. */
+  take(caller: string): () => void {
+    if (this.perCaller === 0) return () => {};
+    const count = this.running.get(caller) ?? 0;
+    if (count >= this.perCaller) {
+      this.refused();
+      throw new ApiError(
+        "rate_limit_exceeded",
+        `Too many requests at once: this address may have ${this.perCaller} requests to models under way at once, and has ${count}; retry when one has ended (read its answers). Nothing was charged.`,
+        {
+          headers: {
+            "Retry-After": "1",
+            "x-ratelimit-limit-requests": String(this.perCaller),
+            "x-ratelimit-remaining-requests": "0",
+          },
+        },
+      );
+    }
+    this.running.set(caller, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.running.get(caller) ?? 1) - 1;
+      if (left === 0) this.running.delete(caller);
+      else this.running.set(caller, left);
+    };
+  }
+
+  /** The requests under way of `caller` (for tests and the operator). */
+  runningOf(caller: string): number {
+    return this.running.get(caller) ?? 0;
+  }
+}
+
+/**
+ * A route that calls a provider: each request holds one of its caller's places from before its body is read until
+ * its answer has ended (a stream's last byte read, or its caller gone). `path`: named in the metrics of a refusal
+ * (a paid route's; a free route counts its answers itself).
+ */
+export function providerShared(context: () => ShareContext, path?: string): RouteWrapper {
+  return (next) => async (request) => {
+    const { providerShares, clientAddresses, metrics } = context();
+    let release: () => void;
+    try {
+      release = providerShares.take(callerGroup(clientAddresses.resolve(request)));
+    } catch (error) {
+      if (path !== undefined && isApiError(error)) metrics.failed(path, error.status, error.code, "refused");
+      throw error;
+    }
+    try {
+      return whenAnswerEnds(await next(request), release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
+}
