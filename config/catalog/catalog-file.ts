@@ -2,6 +2,7 @@ import { limitFields } from "../rate-limits";
 import { z } from "zod";
 import { chatLimits } from "../limits";
 import { catalogKinds, providerApis } from "./model-catalog";
+import { visionEntry } from "./vision";
 
 /**
  * An operator's catalog file (PAYSVC_CATALOG), in JSON. `"extends": "default"` starts from the spec's tables (an
@@ -119,6 +120,8 @@ const entry = z.discriminatedUnion(
       aliases: aliases.optional(),
       // This model's own rate limits, in place of the deployment's (RATE_LIMIT_*) for its calls; 0 turns one off.
       rate_limits: z.strictObject({ key: limitFields(0).optional(), wallet: limitFields(0).optional() }).optional(),
+      // Whether it reads images and how its provider counts them (vision.ts); left out: text only.
+      vision: visionEntry.optional(),
     }),
     z.strictObject({
       ...sold,

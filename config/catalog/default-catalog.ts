@@ -1,4 +1,5 @@
 import type { ChatModel, ImageModel, ModelCatalog, Route } from "./model-catalog";
+import { VISION_DEFAULTS } from "./vision";
 
 /** The spec's context window and the largest output a chat call may ask for. */
 export const DEFAULT_CONTEXT_TOKENS = 1_100_000;
@@ -27,6 +28,8 @@ export function defaultCatalog(routes: DefaultRoutes = {}): ModelCatalog {
     outputUsdPerMillion,
     contextTokens: DEFAULT_CONTEXT_TOKENS,
     maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    // The spec's chat models read images, counted by OpenAI's tiles.
+    vision: { formula: "tiles", ...VISION_DEFAULTS.tiles },
     routes: routesOf(routes.chat, id),
   });
   const image = (id: string, size: string, usdPerImage: string): ImageModel => ({

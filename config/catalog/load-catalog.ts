@@ -221,6 +221,7 @@ function merged(base: ModelCatalog | undefined, models: readonly CatalogEntry[],
     maxOutputTokens: model.limits?.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     ...(model.aliases?.length ? { aliases: model.aliases } : {}),
     ...(model.rate_limits ? { rateLimits: model.rate_limits } : {}),
+    ...(model.vision ? { vision: model.vision } : {}),
     routes: routes(model),
   }));
   const images = of("image").map((model) => ({

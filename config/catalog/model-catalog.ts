@@ -1,4 +1,5 @@
 import type { LimitFields } from "../rate-limits";
+import type { VisionPricing } from "./vision";
 
 /**
  * The catalog in force: every model the deployment sells or serves free, its prices and limits, and the ordered
@@ -49,6 +50,8 @@ export interface ChatModel extends SoldModel {
   aliases?: readonly string[];
   /** Its own rate limits for keys and wallets (the catalog's `rate_limits`), in place of the deployment's. */
   rateLimits?: { key?: LimitFields; wallet?: LimitFields };
+  /** Whether it reads images, and how its provider counts them (the catalog's `vision`); undefined: text only. */
+  vision?: VisionPricing;
 }
 
 /** An image model: the price per image, the same for each of its sizes (USD, before the settlement overhead). */

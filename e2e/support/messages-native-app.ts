@@ -15,8 +15,8 @@ export const CHAT_ROUTE_MODEL_ID = "sol-chat-2026";
 
 /**
  * An app whose catalog serves vendor-a/gpt-6-luna by a route that speaks Anthropic's Messages API natively (a
- * development provider of its own, which records what it is sent), and vendor-a/gpt-6-sol by a chat route of that
- * provider, over the shared stack's chain and database.
+ * development provider of its own, which records what it is sent; images counted by Anthropic's formula), and
+ * vendor-a/gpt-6-sol by a chat route of that provider (text only), over the shared stack's chain and database.
  */
 export async function startMessagesNativeApp() {
   const directory = mkdtempSync(join(tmpdir(), "paysvc-messages-native-"));
@@ -31,6 +31,8 @@ export async function startMessagesNativeApp() {
           id: "vendor-a/gpt-6-luna",
           kind: "chat",
           prices: { input_per_1m: "0.07", output_per_1m: "0.35" },
+          // Counted as Anthropic counts images; vendor-a/gpt-6-sol here reads none.
+          vision: { formula: "pixels" },
           routes: [
             {
               provider: "messages-native",

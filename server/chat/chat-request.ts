@@ -9,11 +9,28 @@ import { forwardedChatFields } from "./priced-fields";
 
 const textPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 
+/** An image, read and priced where the model reads images (vision/image-parts.ts). */
+const imagePart = z.looseObject({
+  type: z.literal("image_url"),
+  image_url: z.looseObject({
+    url: z.string({ error: "must be a string: an https URL or a data URL" }),
+    detail: z.enum(["low", "high", "auto"], { error: "must be low, high or auto" }).optional(),
+  }),
+});
+
+/**
+ * Text and images: every other part (input_audio, file) is refused, since the price covers only the tokens of
+ * text and of images.
+ */
+const contentPart = z.discriminatedUnion("type", [textPart, imagePart], {
+  error: "must be a text or image_url part (audio and file parts are not priced here)",
+});
+
 const message = z.looseObject({
   role: messageRole,
   content: z
-    .union([z.string(), z.array(textPart), z.null()], {
-      error: "must be a string, an array of text parts, or null",
+    .union([z.string(), z.array(contentPart), z.null()], {
+      error: "must be a string, an array of text and image_url parts, or null",
     })
     .optional(),
   name: z.string().optional(),

@@ -1,4 +1,5 @@
 import type { ChatContentPart, ChatMessage, ChatRequestBody, ChatTool } from "../chat/chat-wire";
+import { chatImagePart, imageFrom } from "../vision/image-parts";
 import {
   isCustomTool,
   type ContentBlockParam,
@@ -15,11 +16,14 @@ const MAX_CHAT_STOP_SEQUENCES = 4;
 
 type ImageBlock = Extract<ContentBlockParam, { type: "image" }>;
 
-/** An image block as a chat image part: a base64 source becomes a data URL, a URL source stays one. */
-export function imagePart(block: ImageBlock): ChatContentPart {
+/**
+ * An image block as a chat image part: a base64 source becomes a data URL, a URL source stays one; `param` is the
+ * block's place in the Messages request, which a refusal of the image names.
+ */
+export function imagePart(block: ImageBlock, param: string): ChatContentPart {
   const { source } = block;
   const url = source.type === "base64" ? `data:${source.media_type};base64,${source.data}` : source.url;
-  return { type: "image_url", image_url: { url } };
+  return imageFrom(chatImagePart(url), `${param}.source`);
 }
 
 /** Text parts alone become one string (what every chat provider takes); with an image, the parts stay parts. */
@@ -31,16 +35,16 @@ function userContent(parts: ChatContentPart[]): string | ChatContentPart[] {
 type ToolResultBlock = Extract<ContentBlockParam, { type: "tool_result" }>;
 
 /** A tool result's text (its images go to the user message that follows); an error result says it is one. */
-function toolResultText(block: ToolResultBlock, images: ChatContentPart[]): string {
+function toolResultText(block: ToolResultBlock, images: ChatContentPart[], param: string): string {
   let text: string;
   if (block.content === undefined) text = "";
   else if (typeof block.content === "string") text = block.content;
   else {
     text = "";
-    for (const part of block.content) {
+    block.content.forEach((part, index) => {
       if (part.type === "text") text += part.text;
-      else images.push(imagePart(part));
-    }
+      else images.push(imagePart(part, `${param}.content[${index}]`));
+    });
   }
   return block.is_error ? `Error: ${text}` : text;
 }
@@ -49,16 +53,17 @@ function toolResultText(block: ToolResultBlock, images: ChatContentPart[]): stri
  * A user turn: its tool results first, each a tool message (chat wants them right after the assistant's calls),
  * then its text and images as one user message, if it has any.
  */
-function userMessages(content: Exclude<MessageParam["content"], string>): ChatMessage[] {
+function userMessages(content: Exclude<MessageParam["content"], string>, param: string): ChatMessage[] {
   const tools: ChatMessage[] = [];
   const parts: ChatContentPart[] = [];
-  for (const block of content) {
+  content.forEach((block, index) => {
+    const at = `${param}.content[${index}]`;
     if (block.type === "tool_result") {
-      tools.push({ role: "tool", tool_call_id: block.tool_use_id, content: toolResultText(block, parts) });
+      tools.push({ role: "tool", tool_call_id: block.tool_use_id, content: toolResultText(block, parts, at) });
     } else if (block.type === "text") parts.push({ type: "text", text: block.text });
-    else if (block.type === "image") parts.push(imagePart(block));
+    else if (block.type === "image") parts.push(imagePart(block, at));
     // tool_use and thinking blocks in a user turn have no chat form: dropped.
-  }
+  });
   return parts.length > 0 ? [...tools, { role: "user", content: userContent(parts) }] : tools;
 }
 
@@ -90,12 +95,12 @@ export function toChatMessages(body: MessagesRequest): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const system = typeof body.system === "string" ? body.system : body.system?.map((block) => block.text).join("\n\n");
   if (system) messages.push({ role: "system", content: system });
-  for (const turn of body.messages) {
+  body.messages.forEach((turn, index) => {
     if (typeof turn.content === "string") messages.push({ role: turn.role, content: turn.content });
     else if (turn.role === "system") messages.push({ role: "system", content: textOf(turn.content) });
     else if (turn.role === "assistant") messages.push(assistantMessage(turn.content));
-    else messages.push(...userMessages(turn.content));
-  }
+    else messages.push(...userMessages(turn.content, `messages[${index}]`));
+  });
   return messages;
 }
 

@@ -5,6 +5,7 @@ import type { Quote } from "../billing/payment-method";
 import { ApiError } from "../errors";
 import { chatRequestInputTexts, type CountableChatRequest } from "./count-tokens";
 import { TokenCounter } from "./linear-token-count";
+import { chatImageTokens } from "../vision/image-parts";
 import { quoteTokens } from "./quote-tokens";
 
 /**
@@ -33,18 +34,21 @@ export function quoteCompletion(options: {
 
 /**
  * The input tokens of a chat request as its quote counts them (the chat request sent upstream: messages, tools, and
- * any other field that may carry text, see chatRequestInputTexts), refused over the input limit (the service's, or
+ * any other field that may carry text, see chatRequestInputTexts; its images as the model's provider counts them,
+ * vision/image-parts.ts), refused over the input limit (the service's, or
  * the model's context where the catalog gives it less): the one count every route that counts uses, paid or free.
  * Counting stops soon past the limit, so a body far over it costs no more than one at it; a long input is counted
  * yielding (a promise).
  */
 export function countQuotedInput(model: ChatModel, request: CountableChatRequest): number | Promise<number> {
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
+  // Images first: one that is refused is named before any text is counted.
+  const images = chatImageTokens(model, request.messages);
   const { framing, texts } = chatRequestInputTexts(request);
   // The texts' counter stops past the limit itself (the framing's few tokens aside): one token over is still counted
   // exactly, and named so.
   const counted = countTexts(texts, limit);
-  const checked = ({ tokens, stopped }: CountedTexts) => withinLimit(model, framing + tokens, stopped, limit);
+  const checked = ({ tokens, stopped }: CountedTexts) => withinLimit(model, framing + images + tokens, stopped, limit);
   return counted instanceof Promise ? counted.then(checked) : checked(counted);
 }
 

@@ -21,24 +21,35 @@ function byType(byType: Record<string, z.ZodType>, fallback?: z.ZodType, untyped
   });
 }
 
-const textPart = z.looseObject({
-  type: z.enum(["input_text", "output_text"], { error: "only input_text and output_text parts are supported" }),
-  text: z.string(),
+const textPart = z.looseObject({ type: z.enum(["input_text", "output_text"]), text: z.string() });
+
+/** An image, read and priced where the model reads images (vision/image-parts.ts); by URL or data URL only. */
+const imagePart = z.looseObject({
+  type: z.literal("input_image"),
+  image_url: z.string({ error: "must be an https URL or a data URL (images by file_id are not accepted here)" }),
+  detail: z.enum(["low", "high", "auto"], { error: "must be low, high or auto" }).optional(),
 });
 
-const textContent = z.union([z.string(), z.array(textPart)]);
-
-/** A tool's output: text, or content parts whose text is kept (other parts, such as images, are dropped). */
-const toolOutput = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))], {
-  error: "must be a string or an array of content parts",
+/** Text and images: files and audio are refused, since the price covers only the tokens of text and of images. */
+const contentPart = z.discriminatedUnion("type", [textPart, imagePart], {
+  error: "must be an input_text, output_text or input_image part (file and audio parts are not priced here)",
 });
+
+export type ContentPart = z.output<typeof contentPart>;
+
+const content = z.union([z.string(), z.array(contentPart)], {
+  error: "must be a string or an array of input_text, output_text and input_image parts",
+});
+
+/** A tool's output: text, or text and image parts, as a message's content. */
+const toolOutput = content;
 
 export const messageItem = z.looseObject({
   type: z.literal("message").optional(),
   role: z.enum(["user", "assistant", "system", "developer"], {
     error: "must be one of user, assistant, system, developer",
   }),
-  content: textContent,
+  content,
 });
 
 const functionCallItem = z.looseObject({
@@ -127,7 +138,7 @@ export type FunctionTool = z.output<typeof functionTool>;
 export type CustomTool = z.output<typeof customTool>;
 export type ResponsesTool = FunctionTool | CustomTool | { type: "namespace"; name: string; tools: ResponsesTool[] };
 
-type Output = { call_id: string; output: string | { type: string; text?: string }[] };
+type Output = { call_id: string; output: string | ContentPart[] };
 /** An input item as validated (a hosted or dropped one by its type alone). */
 export type InputItem =
   | (z.output<typeof messageItem> & { type?: "message" })

@@ -102,8 +102,8 @@ function itemPasses(item: unknown): boolean {
 const textPartPasses = (part: unknown) =>
   isObject(part) && oneOf(part.type, TEXT_PART_TYPES) && typeof part.text === "string";
 
-const outputPartPasses = (part: unknown) =>
-  isObject(part) && typeof part.type === "string" && (part.text === undefined || typeof part.text === "string");
+/** A tool output's part: text, as a message's (an image or anything else goes to the schema). */
+const outputPartPasses = textPartPasses;
 
 /**
  * Whether the schema surely passes the body, but for `tools` and `tool_choice` (SCHEMA_CHECKED_FIELDS), which the

@@ -1,9 +1,30 @@
-import type { ChatMessage, ChatRequestBody, ChatTool } from "../chat/chat-wire";
-import type { CustomTool, FunctionTool, ResponsesTool } from "./responses-items";
+import type { ChatContentPart, ChatMessage, ChatRequestBody, ChatTool } from "../chat/chat-wire";
+import { chatImagePart, imageFrom } from "../vision/image-parts";
+import type { ContentPart, CustomTool, FunctionTool, ResponsesTool } from "./responses-items";
 import type { ParsedResponsesRequest, ResponsesRequest } from "./responses-request";
 
-function text(content: string | { text?: string }[]): string {
-  return typeof content === "string" ? content : content.map((part) => part.text ?? "").join("");
+/** An image part as a chat image part, naming its place (`param`) for a refusal. */
+const imageOf = (part: Extract<ContentPart, { type: "input_image" }>, param: string) =>
+  imageFrom(chatImagePart(part.image_url, part.detail), `${param}.image_url`);
+
+/** Content's text parts joined; its images, as chat image parts, into `images`. */
+function split(content: string | ContentPart[], param: string, images: ChatContentPart[]): string {
+  if (typeof content === "string") return content;
+  let text = "";
+  content.forEach((part, index) => {
+    if (part.type === "input_image") images.push(imageOf(part, `${param}[${index}]`));
+    else text += part.text;
+  });
+  return text;
+}
+
+/** A message's content: text alone as one string (what every chat provider takes); with images, chat parts. */
+function messageContent(content: string | ContentPart[], param: string): string | ChatContentPart[] {
+  if (typeof content === "string") return content;
+  if (!content.some((part) => part.type === "input_image")) return split(content, param, []);
+  return content.map((part, index) =>
+    part.type === "input_image" ? imageOf(part, `${param}[${index}]`) : { type: "text", text: part.text },
+  );
 }
 
 /** A custom (freeform) tool's call as a chat function call: its input is the one string argument `input`. */
@@ -23,16 +44,26 @@ export function toChatMessages(body: ResponsesRequest): ChatMessage[] {
     if (previous?.role === "assistant" && previous.tool_calls) previous.tool_calls.push(toolCall);
     else messages.push({ role: "assistant", content: null, tool_calls: [toolCall] });
   };
-  for (const item of body.input) {
+  // Images of tool outputs go to a user message after the outputs, as chat takes no image in a tool message.
+  let outputImages: ChatContentPart[] = [];
+  const flushImages = () => {
+    if (outputImages.length > 0) messages.push({ role: "user", content: outputImages });
+    outputImages = [];
+  };
+  body.input.forEach((item, index) => {
+    const isOutput = item.type === "function_call_output" || item.type === "custom_tool_call_output";
+    if (!isOutput) flushImages();
     if (item.type === "function_call") call(item.call_id, item.name, item.arguments);
     else if (item.type === "custom_tool_call") call(item.call_id, item.name, customArguments(item.input));
     else if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: text(item.output) });
+      const content = split(item.output, `input[${index}].output`, outputImages);
+      messages.push({ role: "tool", tool_call_id: item.call_id, content });
     } else if (item.type === undefined || item.type === "message") {
-      messages.push({ role: item.role, content: text(item.content) });
+      messages.push({ role: item.role, content: messageContent(item.content, `input[${index}].content`) });
     }
     // additional_tools items add tools (toolsOf); reasoning and hosted tools' items are dropped.
-  }
+  });
+  flushImages();
   return messages;
 }
 
