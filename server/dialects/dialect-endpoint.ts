@@ -34,6 +34,7 @@ export function dialectEndpoint<Parsed extends DialectCall>(
       quoteCompletion({
         model: parsed.model,
         request: parsed.chatRequest,
+        beside: parsed.countedBeside,
         maxOutputTokens: parsed.maxOutputTokens,
         network,
         description: `${dialect.name} with ${parsed.model.id}`,

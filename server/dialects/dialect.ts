@@ -25,6 +25,11 @@ export interface DialectCall {
   maxOutputTokens: number;
   /** The caller asked for a stream. */
   stream: boolean;
+  /**
+   * Texts a route that speaks the dialect natively is sent that the canonical request does not carry (Messages'
+   * thinking passed back): counted too, since one quote covers whichever route serves.
+   */
+  countedBeside?: readonly string[];
 }
 
 /**

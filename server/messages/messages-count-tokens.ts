@@ -1,6 +1,6 @@
 import { countQuotedInput } from "../pricing/quote-completion";
 import type { ParsedMessagesRequest } from "./messages-request";
-import { toChatRequest } from "./to-chat-request";
+import { thinkingTexts, toChatRequest } from "./to-chat-request";
 
 /**
  * The answer of `POST /v1/messages/count_tokens`: the input tokens of the request as the quote counts them, that is
@@ -9,5 +9,5 @@ import { toChatRequest } from "./to-chat-request";
  * it costs is a quote's. A promise when the input is long.
  */
 export async function countMessagesTokens(parsed: ParsedMessagesRequest): Promise<{ input_tokens: number }> {
-  return { input_tokens: await countQuotedInput(parsed.model, toChatRequest(parsed)) };
+  return { input_tokens: await countQuotedInput(parsed.model, toChatRequest(parsed), thinkingTexts(parsed.body)) };
 }

@@ -12,7 +12,7 @@ import { MessagesStreamEncoder } from "./messages-stream";
 import { decodeNativeMessage, type DecodedNativeMessage } from "./native-message";
 import { nativeRequestBody } from "./native-request";
 import { decodeNativeStream, encodeNativeEvent, nativeEventsOf } from "./native-stream";
-import { toChatRequest } from "./to-chat-request";
+import { thinkingTexts, toChatRequest } from "./to-chat-request";
 
 /** A Messages request, parsed, with the canonical chat call it is translated to. */
 export interface MessagesCall {
@@ -63,6 +63,7 @@ export const messagesDialect: Dialect<MessagesCall> = {
     return {
       ...parsed,
       chatRequest: toChatRequest(parsed),
+      countedBeside: thinkingTexts(parsed.body),
       stream: parsed.body.stream === true,
       ...(forwardedHeaders ? { forwardedHeaders } : {}),
     };

@@ -150,7 +150,21 @@ export function parseMessagesRequest(value: unknown, catalog: ModelCatalog): Par
   if (!("messages" in value)) throw new ApiError("invalid_request", "messages: Field required", { param: "messages" });
   const body = parseOrThrow(messagesRequestSchema, value);
   requireOutputWithin(model, body.max_tokens, "max_tokens");
+  refuseImagesOutsideUserTurns(body);
   return { body, model, maxOutputTokens: body.max_tokens };
+}
+
+/** Images are read in user turns (and their tool results) only: elsewhere they would be sent unpriced, or lost. */
+function refuseImagesOutsideUserTurns(body: MessagesRequest): void {
+  body.messages.forEach((turn, index) => {
+    if (turn.role === "user" || typeof turn.content === "string") return;
+    const at = turn.content.findIndex((block) => block.type === "image");
+    if (at < 0) return;
+    const param = `messages[${index}].content[${at}]`;
+    throw new ApiError("invalid_request", `${param}: an image may only be in a user turn, not a ${turn.role} one`, {
+      param,
+    });
+  });
 }
 
 /**

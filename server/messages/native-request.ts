@@ -1,5 +1,5 @@
 import { NOT_FORWARDED_FIELDS } from "./messages-fields";
-import { isCustomTool, type ParsedMessagesRequest } from "./messages-request";
+import { isCustomTool, type ContentBlockParam, type ParsedMessagesRequest } from "./messages-request";
 
 /**
  * Tools Anthropic defines that the caller runs (its bash, text editor, computer, memory): they cost tokens only, so
@@ -19,15 +19,61 @@ function withoutCacheControl(value: unknown): unknown {
   return copy;
 }
 
+type Block =
+  | ContentBlockParam
+  | Extract<NonNullable<Extract<ContentBlockParam, { type: "tool_result" }>["content"]>, unknown[]>[number];
+
+/**
+ * A content block with the fields its type has (cache hints left out): what the quote counted, nothing smuggled
+ * beside it in a field the translation would not read.
+ */
+function knownFields(block: Block): Record<string, unknown> {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "image": {
+      const { source } = block;
+      return {
+        type: "image",
+        source:
+          source.type === "base64"
+            ? { type: "base64", media_type: source.media_type, data: source.data }
+            : { type: "url", url: source.url },
+      };
+    }
+    case "tool_use":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+    case "tool_result":
+      return {
+        type: "tool_result",
+        tool_use_id: block.tool_use_id,
+        ...(block.content === undefined
+          ? {}
+          : { content: typeof block.content === "string" ? block.content : block.content.map(knownFields) }),
+        ...(block.is_error === undefined ? {} : { is_error: block.is_error }),
+      };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+  }
+}
+
 /**
  * The body a route that speaks Messages natively is sent: the caller's request as it came (the dropped fields of
- * messages-fields.ts included: the provider honours them; not those of NOT_FORWARDED_FIELDS), with the route's model id, the priced output cap, only
- * the tools that cost tokens alone, and no prompt-cache hints: a cache write is billed above the input rate the
+ * messages-fields.ts included: the provider honours them; not those of NOT_FORWARDED_FIELDS), with the route's model
+ * id, the priced output cap, only the tools that cost tokens alone, each content block with its type's fields alone
+ * (knownFields), and no prompt-cache hints: a cache write is billed above the input rate the
  * quote priced, so input goes uncached, as quoted. Input is the same texts either way, so the count stands.
  */
 export function nativeRequestBody(parsed: ParsedMessagesRequest, providerModel: string): Record<string, unknown> {
   const body = withoutCacheControl(parsed.body) as Record<string, unknown>;
   for (const field of NOT_FORWARDED_FIELDS) delete body[field];
+  body.messages = parsed.body.messages.map((turn) => ({
+    role: turn.role,
+    content: typeof turn.content === "string" ? turn.content : turn.content.map(knownFields),
+  }));
+  if (Array.isArray(parsed.body.system)) body.system = parsed.body.system.map(knownFields);
   body.model = providerModel;
   body.max_tokens = parsed.maxOutputTokens;
   if (parsed.body.tools !== undefined) {

@@ -90,6 +90,22 @@ function textOf(content: Exclude<MessageParam["content"], string>): string {
   return content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
+/**
+ * The thinking passed back in assistant turns (its text, or a redacted block's data): a chat route is not sent it,
+ * but a route that speaks Messages natively is, and its provider may bill it as input, so the quote counts it.
+ */
+export function thinkingTexts(body: MessagesRequest): string[] {
+  const texts: string[] = [];
+  for (const turn of body.messages) {
+    if (typeof turn.content === "string") continue;
+    for (const block of turn.content) {
+      if (block.type === "thinking") texts.push(block.thinking);
+      else if (block.type === "redacted_thinking") texts.push(block.data);
+    }
+  }
+  return texts;
+}
+
 /** The system prompt and the turns of a Messages request as chat messages. */
 export function toChatMessages(body: MessagesRequest): ChatMessage[] {
   const messages: ChatMessage[] = [];

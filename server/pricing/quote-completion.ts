@@ -24,11 +24,13 @@ export function quoteCompletion(options: {
   model: ChatModel;
   /** The chat request as the upstream is sent it. */
   request: CountableChatRequest;
+  /** Texts a native route is sent beside it (DialectCall.countedBeside). */
+  beside?: readonly string[];
   maxOutputTokens: number;
   network: NetworkDefinition;
   description: string;
 }): Quote | Promise<Quote> {
-  const input = countQuotedInput(options.model, options.request);
+  const input = countQuotedInput(options.model, options.request, options.beside);
   return input instanceof Promise ? input.then((tokens) => priced(options, tokens)) : priced(options, input);
 }
 
@@ -40,11 +42,16 @@ export function quoteCompletion(options: {
  * Counting stops soon past the limit, so a body far over it costs no more than one at it; a long input is counted
  * yielding (a promise).
  */
-export function countQuotedInput(model: ChatModel, request: CountableChatRequest): number | Promise<number> {
+export function countQuotedInput(
+  model: ChatModel,
+  request: CountableChatRequest,
+  beside: readonly string[] = [],
+): number | Promise<number> {
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
   // Images first: one that is refused is named before any text is counted.
   const images = chatImageTokens(model, request.messages);
   const { framing, texts } = chatRequestInputTexts(request);
+  texts.push(...beside);
   // The texts' counter stops past the limit itself (the framing's few tokens aside): one token over is still counted
   // exactly, and named so.
   const counted = countTexts(texts, limit);

@@ -4,6 +4,7 @@ import { eachEvent, SseEvent, type EventStream } from "../http/event-stream";
 import { providerRefusal, UpstreamError } from "../upstream/upstream-error";
 import type { ResponsesCall } from "./responses-request";
 import { isHostedTool } from "./hosted-tools";
+import { nativeInput } from "./native-input";
 
 type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json =>
@@ -17,8 +18,8 @@ function pricedTools(tools: unknown): unknown {
 
 /**
  * The Responses API spoken natively by a route (its catalog `api` is "responses"): the request is passed on as it
- * came, its output capped at what is paid for (`max_output_tokens`) and its hosted tools left out
- * (they are billed per use); the answer, whole or streamed, is decoded to the canonical chat answer for billing, each
+ * came, its output capped at what is paid for (`max_output_tokens`), its hosted tools left out (they are billed per
+ * use) and its input exactly what the quote counted (native-input.ts); the answer, whole or streamed, is decoded to the canonical chat answer for billing, each
  * part carrying the native one it came from, which the dialect's encoders pass on with the cost stated.
  */
 export const responsesNative: NativeApi<ResponsesCall> = {
@@ -27,11 +28,7 @@ export const responsesNative: NativeApi<ResponsesCall> = {
   request(parsed, outputCap) {
     const request: Json = { ...parsed.raw, max_output_tokens: outputCap, stream: parsed.stream };
     if ("tools" in request) request.tools = pricedTools(request.tools);
-    if (Array.isArray(request.input)) {
-      request.input = request.input.map((item: unknown) =>
-        isRecord(item) && item.type === "additional_tools" ? { ...item, tools: pricedTools(item.tools) } : item,
-      );
-    }
+    request.input = nativeInput(parsed.body.input, pricedTools);
     return request;
   },
   decodeAnswer: (_parsed, body) => decodeResponse(body),
