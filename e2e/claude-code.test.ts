@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodePng } from "../cli/dev-stack/png";
 import { runClaudeCode } from "./support/coding-agents";
 import { startMessagesNativeApp } from "./support/messages-native-app";
 import { buyPrepaidCode, stack } from "./support/payments";
@@ -42,6 +43,25 @@ async function claudeCodeOn(origin: string) {
 }
 
 describe("Claude Code with a prepaid key", () => {
+  it("answers a prompt with a screenshot attached, the image priced in what the key is charged", async () => {
+    const origin = stack().appUrl;
+    const key = await buyPrepaidCode(payer().privateKey, { model: MODEL, tokens: 100_000 }, "/prepaid/codes", origin);
+    const screenshot = encodePng(1024, 1024, (x, y) => [x % 256, y % 256, 90]);
+    const run = await runClaudeCode({
+      baseUrl: origin,
+      authToken: key.code,
+      model: MODEL,
+      prompt: "What is in this screenshot?",
+      images: [screenshot],
+    });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ type: "result", is_error: false });
+    const { input_tokens, output_tokens } = run.json!.usage;
+    // Claude Code's system prompt and tools, and the image's 765 tokens (OpenAI's tiles: the default catalog's).
+    expect(input_tokens).toBeGreaterThan(1000 + 765);
+    expect(await usedTokens(origin, key.code)).toMatchObject({ used: input_tokens + output_tokens, reserved: 0 });
+  });
+
   it("answers through an OpenAI-compatible route, the key charged the usage it states", async () => {
     await claudeCodeOn(stack().appUrl);
   });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
+import { encodePng } from "../cli/dev-stack/png";
 import { runCodex } from "./support/coding-agents";
 import { startExtraApp } from "./support/extra-app";
 import { balances, buyPrepaidCode, payingOpenAI, quote, stack, type PrepaidCode } from "./support/payments";
@@ -50,12 +51,13 @@ async function used(key: PrepaidCode): Promise<number> {
  * Codex with a fresh 1,000,000-token key for `model` bought at `base`, configured with `name` (the model or an alias
  * of it): it answers, and the key is charged what it reports.
  */
-async function codexOnKey(base: string, model = MODEL, name = model) {
+async function codexOnKey(base: string, model = MODEL, name = model, images?: Buffer[]) {
   const key = await buyPrepaidCode(payer().privateKey, { model, tokens: 1_000_000 }, "/prepaid/codes", base);
-  const run = await runCodex({ baseUrl: key.api_base, apiKey: key.code, model: name, prompt: PROMPT });
+  const run = await runCodex({ baseUrl: key.api_base, apiKey: key.code, model: name, prompt: PROMPT, images });
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
   expect(run.failure).toBeUndefined();
-  expect(run.answer).toContain(`Local development reply to "${PROMPT}"`);
+  // The provider echoes the start of the last user turn: Codex puts an attached image's name first.
+  expect(run.answer).toContain(images ? "Local development reply to" : `Local development reply to "${PROMPT}"`);
   expect(run.usage!.input_tokens).toBeGreaterThan(1000);
   expect(run.usage!.output_tokens).toBeGreaterThan(0);
   expect(await used(key)).toBe(run.usage!.input_tokens + run.usage!.output_tokens);
@@ -65,6 +67,13 @@ async function codexOnKey(base: string, model = MODEL, name = model) {
 describe("Codex CLI with a prepaid key", () => {
   it("answers through a chat route (its request translated), the key charged the usage it reports", async () => {
     await codexOnKey(stack().appUrl);
+  });
+
+  it("answers a prompt with an image attached (-i), the image priced in what the key is charged", async () => {
+    const text = await codexOnKey(stack().appUrl);
+    const run = await codexOnKey(stack().appUrl, MODEL, MODEL, [encodePng(1024, 1024, (x) => [x % 256, 30, 60])]);
+    // The same prompt and tools, and the image's 765 tokens (OpenAI's tiles: the default catalog's).
+    expect(run.usage!.input_tokens - text.usage!.input_tokens).toBeGreaterThanOrEqual(765);
   });
 
   it("answers through a route that speaks Responses natively, sent the request as it came", async () => {

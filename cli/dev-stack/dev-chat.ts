@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { contentText, type CountableMessage } from "../../server/pricing/count-tokens";
-import { devAnswer } from "./dev-answer";
+import { DEV_VISION, devAnswer } from "./dev-answer";
 import { splitIntoDeltas } from "./dev-completion";
 import { ERROR_IN_200, failedAnswer, type DevFaults } from "./dev-faults";
 import { readJson, sendJson } from "../lib/json-http-server";
@@ -82,6 +82,7 @@ export async function devChatCompletion(request: IncomingMessage, response: Serv
     toolChoice: body.tool_choice,
     maxTokens,
     fault,
+    vision: DEV_VISION.openai,
   });
   const { toolCall, reasoningTokens, promptTokens, completionTokens } = answer;
   const completion = { text: answer.text, finishReason: answer.finishReason };

@@ -6,7 +6,8 @@
  * - bad-url: images come back as a non-http URL; bad-shape: a decision answer of the wrong shape;
  * - error-in-200: a chat answer is an error sent with status 200 (a stream's first event, after a comment);
  * - hidden-reasoning: the usage reports 100 reasoning tokens more than the text, and a stream sends it 300 ms late;
- * - no-usage: a stream never reports its usage, even when asked.
+ * - no-usage: a stream never reports its usage, even when asked;
+ * - more-input: the usage reports 1000 input tokens more than the prompt counts, as a provider whose count differs.
  */
 const FAULTS = [
   "http-error",
@@ -19,6 +20,7 @@ const FAULTS = [
   "error-in-200",
   "hidden-reasoning",
   "no-usage",
+  "more-input",
 ] as const;
 
 export type UpstreamFault = "none" | (typeof FAULTS)[number];

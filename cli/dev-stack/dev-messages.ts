@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { contentText } from "../../server/pricing/count-tokens";
 import { messagesRequestSchema } from "../../server/messages/messages-request";
 import { toChatMessages, toChatToolChoice, toChatTools } from "../../server/messages/to-chat-request";
-import { devAnswer, type DevAnswer } from "./dev-answer";
+import { DEV_VISION, devAnswer, type DevAnswer } from "./dev-answer";
 import { LATE_USAGE_MS, type DevChatOptions, type ReceivedChatRequest } from "./dev-chat";
 import { splitIntoDeltas } from "./dev-completion";
 import { failedAnswer } from "./dev-faults";
@@ -76,6 +76,7 @@ export async function devMessages(request: IncomingMessage, response: ServerResp
     toolChoice: body.tool_choice && tools.length > 0 ? toChatToolChoice(body.tool_choice) : undefined,
     maxTokens: body.max_tokens,
     fault,
+    vision: DEV_VISION.anthropic,
   });
   const message = {
     id: `msg_${randomUUID().replace(/-/g, "")}`,

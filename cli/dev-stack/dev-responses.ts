@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { contentText, countChatInputTokens, countTextTokens } from "../../server/pricing/count-tokens";
+import { contentText, countTextTokens } from "../../server/pricing/count-tokens";
 import type { ResponsesRequest } from "../../server/responses/responses-request";
 import { toChatMessages, toChatTools, toolsOf } from "../../server/responses/to-chat-request";
+import { DEV_VISION, devPromptTokens } from "./dev-answer";
 import { devCompletion, splitIntoDeltas } from "./dev-completion";
 import type { DevChatOptions } from "./dev-chat";
 import { failedAnswer } from "./dev-faults";
@@ -47,7 +48,8 @@ export async function devResponses(
   const offered = toolsOf(asRequest);
   const tools = offered.length > 0 ? toChatTools(offered) : undefined;
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
-  const failed = failedAnswer(options.faults.in(contentText(lastUser?.content)));
+  const fault = options.faults.in(contentText(lastUser?.content));
+  const failed = failedAnswer(fault);
   if (failed === "hang") return;
   if (failed) return sendJson(response, failed.status, failed.body, failed.headers);
   const maxTokens = typeof body.max_output_tokens === "number" ? body.max_output_tokens : 4096;
@@ -57,7 +59,7 @@ export async function devResponses(
   const completion = toolCall
     ? { text: "", completionTokens: countTextTokens(toolCall.name) + countTextTokens(toolCall.arguments) }
     : devCompletion(body.model, messages, maxTokens);
-  const inputTokens = countChatInputTokens(messages, tools);
+  const inputTokens = devPromptTokens(messages, tools, DEV_VISION.openai, fault);
   const usage = {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0 },

@@ -73,6 +73,8 @@ type Common = {
   cwd?: string;
   /** Killed after this long; default 45 s (under the e2e test timeout, so a hung agent fails with its output). */
   timeoutMs?: number;
+  /** PNG images attached to the prompt, as a person attaches a screenshot. */
+  images?: Buffer[];
 };
 
 /**
@@ -106,13 +108,36 @@ export async function runClaudeCode(
       CLAUDE_CODE_MAX_RETRIES: String(options.maxRetries ?? 0),
       ...(options.nonStreamingFallback ? {} : { CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK: "1" }),
     };
-    const args = ["-p", options.prompt, "--output-format", "json", "--model", options.model];
+    const cwd = options.cwd ?? workDir(home);
+    if (!options.images?.length) {
+      const args = ["-p", options.prompt, "--output-format", "json", "--model", options.model];
+      const run = await runProcess(CLAUDE_BIN, args, { env, cwd, timeoutMs: options.timeoutMs });
+      return { ...run, json: parseJson(run.stdout.trim()) as ClaudeCodeResult | undefined };
+    }
+    // Images go in as a pasted image does: image blocks of the user's message, read from stream-json input.
+    const message = {
+      type: "user",
+      message: {
+        role: "user",
+        content: [
+          { type: "text", text: options.prompt },
+          ...options.images.map((png) => ({
+            type: "image",
+            source: { type: "base64", media_type: "image/png", data: png.toString("base64") },
+          })),
+        ],
+      },
+    };
+    const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
+    args.push("--model", options.model);
     const run = await runProcess(CLAUDE_BIN, args, {
       env,
-      cwd: options.cwd ?? workDir(home),
+      cwd,
       timeoutMs: options.timeoutMs,
+      input: `${JSON.stringify(message)}\n`,
     });
-    return { ...run, json: parseJson(run.stdout.trim()) as ClaudeCodeResult | undefined };
+    const lines = run.stdout.split("\n").map((line) => parseJson(line.trim()) as { type?: string } | undefined);
+    return { ...run, json: lines.find((line) => line?.type === "result") as ClaudeCodeResult | undefined };
   });
 }
 
@@ -137,6 +162,11 @@ export async function runCodex(
     const env = { ...baseEnv(home), CODEX_HOME: codexHome, [CODEX_KEY_ENV]: options.apiKey };
     const cwd = options.cwd ?? workDir(home);
     const args = [CODEX_LAUNCHER, "exec", "--skip-git-repo-check", "--ephemeral", "--json", "--color", "never"];
+    options.images?.forEach((png, index) => {
+      const file = join(home, `attached-${index}.png`);
+      writeFileSync(file, png);
+      args.push("-i", file);
+    });
     args.push("-m", options.model, "-C", cwd, options.prompt);
     const run = await runProcess(process.execPath, args, { env, cwd, timeoutMs: options.timeoutMs });
     const events = run.stdout
@@ -208,19 +238,20 @@ async function withTempHome<T>(prefix: string, body: (home: string) => Promise<T
 function runProcess(
   command: string,
   args: string[],
-  options: { env: Record<string, string>; cwd: string; timeoutMs?: number },
+  options: { env: Record<string, string>; cwd: string; timeoutMs?: number; input?: string },
 ): Promise<AgentRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       env: options.env as NodeJS.ProcessEnv,
       cwd: options.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = "";
     let stderr = "";
     let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
