@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodePng } from "../cli/dev-stack/png";
+import { startExtraApp } from "./support/extra-app";
 import { startMessagesNativeApp } from "./support/messages-native-app";
 import { buyPrepaidCode, postJson, quote, stack, type PrepaidCode } from "./support/payments";
 
@@ -239,5 +240,70 @@ describe("a route that speaks Messages natively", () => {
     );
     expect(answer.status).toBe(400);
     expect(await answer.text()).toContain("vendor-a/gpt-6-sol does not read images");
+  });
+});
+
+describe("the provider's own count as a check", () => {
+  const METRICS_TOKEN = "vision-metrics-token-0123456789abcdef";
+  let app: Awaited<ReturnType<typeof startExtraApp>>;
+  beforeAll(async () => {
+    app = await startExtraApp({ METRICS_TOKEN });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const metric = async (name: string) => {
+    const text = await (
+      await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
+    const line = text
+      .split("\n")
+      .find(
+        (entry) =>
+          entry.startsWith(`${name}{`) && entry.includes(`model="${MODEL}"`) && entry.includes('direction="over"'),
+      );
+    return line === undefined ? 0 : Number(line.split(" ").at(-1));
+  };
+
+  it("charges a key the provider's input where it reports more than counted, never more than reserved; the metric counts it", async () => {
+    const code = (
+      await buyPrepaidCode(payer().privateKey, { model: MODEL, tokens: 100_000 }, "/prepaid/codes", app.url)
+    ).code;
+    const openai = new OpenAI({ apiKey: code, baseURL: `${app.url}/v1`, maxRetries: 0 });
+    const ask = (maxTokens: number) => ({
+      model: MODEL,
+      max_tokens: maxTokens,
+      messages: [{ role: "user" as const, content: "[paysvc-dev-fault:more-input] count me" }],
+    });
+    const counted = await quotedInput("/v1/chat/completions", ask(2000), app.url);
+    const [timesBefore, tokensBefore] = [
+      await metric("paysvc_input_count_differences_total"),
+      await metric("paysvc_input_count_difference_tokens_total"),
+    ];
+
+    let before = await used(code, app.url);
+    const whole = await openai.chat.completions.create(ask(2000));
+    expect(whole.usage!.prompt_tokens).toBe(counted + 1000);
+    expect((await used(code, app.url)) - before).toBe(counted + 1000 + whole.usage!.completion_tokens);
+
+    before = await used(code, app.url);
+    let output = 0;
+    for await (const chunk of await openai.chat.completions.create({
+      ...ask(2000),
+      stream: true,
+      stream_options: { include_usage: true },
+    })) {
+      if (chunk.usage) output = chunk.usage.completion_tokens;
+    }
+    expect((await used(code, app.url)) - before).toBe(counted + 1000 + output);
+
+    // Reserved: the input as counted and 100 output tokens; the provider's 1000 more are charged up to that.
+    before = await used(code, app.url);
+    await openai.chat.completions.create(ask(100));
+    expect((await used(code, app.url)) - before).toBe(counted + 100);
+
+    expect((await metric("paysvc_input_count_differences_total")) - timesBefore).toBe(3);
+    expect((await metric("paysvc_input_count_difference_tokens_total")) - tokensBefore).toBe(3000);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { completionTokens } from "../chat/chat-usage";
+import { completionTokens, promptTokens } from "../chat/chat-usage";
 import { streamMeter, type EventReading, type StreamMeter } from "./stream-meter";
 
 // Every field is caught where it is read: one odd field (a provider's null, a number where text was expected)
@@ -31,7 +31,10 @@ const chatChunkSchema = z.looseObject({
     .catch(undefined),
   // A count that is not a whole non-negative number is no report.
   usage: z
-    .looseObject({ completion_tokens: z.number().int().nonnegative().optional().catch(undefined) })
+    .looseObject({
+      completion_tokens: z.number().int().nonnegative().optional().catch(undefined),
+      prompt_tokens: z.number().int().nonnegative().optional().catch(undefined),
+    })
     .nullable()
     .optional()
     .catch(null),
@@ -55,7 +58,7 @@ function chatChunkText(chunk: ChatChunk): string {
 
 /**
  * The canonical chat completion stream (chat/chat-wire.ts), which every dialect's call is metered as: usage from
- * `usage.completion_tokens` of any chunk, text from the deltas.
+ * `usage.completion_tokens` (and the input's, `prompt_tokens`) of any chunk, text from the deltas.
  */
 export function chatStreamMeter(options: { allowedOutput: number }): StreamMeter {
   const read = (event: object): EventReading => {
@@ -63,7 +66,11 @@ export function chatStreamMeter(options: { allowedOutput: number }): StreamMeter
     // Only an array in place of the chunk fails: nothing in it to read.
     if (!parsed.success) return {};
     const chunk = parsed.data;
-    return { outputTokens: chunk.usage?.completion_tokens, text: chatChunkText(chunk) };
+    return {
+      outputTokens: chunk.usage?.completion_tokens,
+      inputTokens: chunk.usage?.prompt_tokens,
+      text: chatChunkText(chunk),
+    };
   };
   return streamMeter(options.allowedOutput, read);
 }
@@ -71,5 +78,6 @@ export function chatStreamMeter(options: { allowedOutput: number }): StreamMeter
 /** How billing reads the output tokens of a call billed in tokens: a whole completion's usage, or its stream. */
 export const chatUsageReader = {
   fromJson: completionTokens,
+  inputFromJson: promptTokens,
   streamMeter: (allowedOutput: number): StreamMeter => chatStreamMeter({ allowedOutput }),
 };

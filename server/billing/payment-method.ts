@@ -116,7 +116,13 @@ export interface BillableCall {
    * How the call's output tokens are read, where a prepaid key may pay: such a call may also be paid with x402
    * `upto` and charged the tokens used.
    */
-  usage?: { fromJson(body: unknown): number | undefined; streamMeter(allowedOutput: number): StreamMeter };
+  usage?: {
+    /** The output tokens a whole answer reports. */
+    fromJson(body: unknown): number | undefined;
+    /** The input tokens a whole answer (or a stream's usage event, as `{usage}`) reports. */
+    inputFromJson(body: unknown): number | undefined;
+    streamMeter(allowedOutput: number): StreamMeter;
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import type { Storage } from "../storage/storage";
 import { UpstreamError } from "../upstream/upstream-error";
-import { chatStreamMeter } from "./chat-stream-meter";
+import { chatUsageReader } from "./chat-stream-meter";
 import type { BillableCall, PaymentSession } from "./payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
 import { eachEvent, parseEventStream, type EventStream } from "../http/event-stream";
@@ -59,10 +59,7 @@ describe("prepaid billing on a real SQLite file", () => {
       tokens: { model, input, maxOutput, decimals: 6 },
     },
     quoteMs: 0,
-    usage: {
-      fromJson: (body) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
-      streamMeter: (allowedOutput) => chatStreamMeter({ allowedOutput }),
-    },
+    usage: chatUsageReader,
   });
   async function granted(code: string, billable: BillableCall, leaseMs = 60_000): Promise<PaymentSession> {
     const result = await new PrepaidPayment(store, code, leaseMs, metrics, writes).authorize(billable);

@@ -10,6 +10,7 @@ import { serverTiming } from "../http/server-timing";
 import { unknownPrepaidKey } from "../prepaid/prepaid-code";
 import type { PrepaidKeyStore, Reservation } from "../prepaid/prepaid-key-store";
 import { prepaidTokensCost } from "../pricing/prepaid-token-cost";
+import { chargedInput } from "../pricing/used-tokens-charge";
 import { UpstreamError } from "../upstream/upstream-error";
 import { prepaidCost, withUsageCost, type AnswerCost } from "./answer-cost";
 import { meteredStream } from "./metered-stream";
@@ -65,11 +66,17 @@ export class PrepaidPayment implements PaymentMethod {
       const remaining = await writes.write("prepaid_charge", ended, () => store.settle(reservation, charged));
       return { charged, remaining };
     };
-    /** Charges the input plus the output (never more than reserved). */
+    /**
+     * Charges the input plus the output, never more than reserved: the input as counted, or as the provider reported
+     * it where that is more (chargedInput).
+     */
     let chargedSoFar: number | undefined;
-    const charge = (outputTokens: number) =>
+    const charge = (outputTokens: number, reportedInput: number | undefined) =>
       (settled ??= (async () => {
-        const charged = tokens.input + Math.min(outputTokens, reservation.allowedOutput);
+        metrics.inputCounted(model, tokens.input, reportedInput);
+        const input = chargedInput(tokens.input, reportedInput);
+        const output = Math.min(outputTokens, reservation.allowedOutput);
+        const charged = Math.min(input + output, tokens.input + reservation.allowedOutput);
         chargedSoFar = charged;
         metrics.prepaid("charged", model, charged);
         return end(charged);
@@ -95,7 +102,7 @@ export class PrepaidPayment implements PaymentMethod {
         const settlement = await phase(
           timings,
           "settle",
-          () => charge(usage.fromJson(answer.body) ?? reservation.allowedOutput),
+          () => charge(usage.fromJson(answer.body) ?? reservation.allowedOutput, usage.inputFromJson(answer.body)),
           { parent },
         );
         const cost = costOf(settlement);
@@ -110,8 +117,9 @@ export class PrepaidPayment implements PaymentMethod {
         return { answer: whole, outcome: "prepaid", payment: "prepaid", timings, chargedTokens };
       }
       headers["Server-Timing"] = serverTiming(timings);
-      const metered = meteredStream(answer.stream.body, usage.streamMeter(reservation.allowedOutput), {
-        charge: async (outputTokens) => void (await charge(outputTokens)),
+      const meter = usage.streamMeter(reservation.allowedOutput);
+      const metered = meteredStream(answer.stream.body, meter, {
+        charge: async (outputTokens) => void (await charge(outputTokens, meter.reportedInput)),
         release,
         graceMs: STREAM_USAGE_GRACE_MS,
       });
@@ -120,7 +128,7 @@ export class PrepaidPayment implements PaymentMethod {
       const charged = async (reported: Record<string, unknown>) => {
         const outputTokens = usage.fromJson({ usage: reported });
         if (outputTokens === undefined) return undefined;
-        return costOf(await charge(outputTokens)).usage;
+        return costOf(await charge(outputTokens, usage.inputFromJson({ usage: reported }))).usage;
       };
       const stated = withStreamUsageCost(metered, charged, call.request.trace);
       // A stream is charged after its answer starts (at its usage event or its end): no settle time for the metrics.

@@ -21,11 +21,14 @@ export interface StreamMeter {
   readonly usageReported: boolean;
   /** True once any output text was seen. */
   readonly hasOutput: boolean;
+  /** The input tokens the provider reported, once it did. */
+  readonly reportedInput: number | undefined;
 }
 
 /** What one event told: reported output tokens, output text. */
 export interface EventReading {
   outputTokens?: number;
+  inputTokens?: number;
   text?: string;
 }
 
@@ -37,6 +40,7 @@ export interface EventReading {
  */
 export function streamMeter(allowedOutput: number, read: (event: object) => EventReading): StreamMeter {
   let outputTokens: number | undefined;
+  let inputTokens: number | undefined;
   let text = "";
   let brokeOff = false;
   return {
@@ -46,6 +50,7 @@ export function streamMeter(allowedOutput: number, read: (event: object) => Even
       if (isErrorObject(json)) brokeOff = true;
       const reading = read(json);
       if (reading.outputTokens !== undefined) outputTokens = reading.outputTokens;
+      if (reading.inputTokens !== undefined) inputTokens = reading.inputTokens;
       if (reading.text) text += reading.text;
     },
     result(completed) {
@@ -55,6 +60,9 @@ export function streamMeter(allowedOutput: number, read: (event: object) => Even
     },
     get usageReported() {
       return outputTokens !== undefined || brokeOff;
+    },
+    get reportedInput() {
+      return inputTokens;
     },
     get hasOutput() {
       return text !== "";

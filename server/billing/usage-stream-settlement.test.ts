@@ -12,7 +12,7 @@ import { PaymentGateway } from "../payment/payment-gateway";
 import type { DecodedPayment } from "../payment/payment-signature";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import { dataOfFixture } from "./__fixtures__/events";
-import { chatStreamMeter } from "./chat-stream-meter";
+import { chatUsageReader } from "./chat-stream-meter";
 import { PaidRetries } from "./paid-retries";
 import type { BillableCall } from "./payment-method";
 import { SignedPayment } from "./schemes/signed-payment";
@@ -114,10 +114,7 @@ describe("an upto stream and its payment's deadline", () => {
       request: new Request("http://paysvc.test/v1/chat/completions", { method: "POST" }),
       endpoint: "/v1/chat/completions",
       quote: { amount: 1_000_000n, model: "vendor-a/gpt-5.6-sol", tokens: { input: 10, maxOutput: 4000 } },
-      usage: {
-        fromJson: (body: unknown) => (body as { usage?: { completion_tokens?: number } }).usage?.completion_tokens,
-        streamMeter: (allowedOutput: number) => chatStreamMeter({ allowedOutput }),
-      },
+      usage: chatUsageReader,
     } as unknown as BillableCall;
     const verdict = Promise.resolve({ verifyMs: 1, facilitator: "test" });
     const payment = { nonce, payer: "0xpayer", version: 2, payload } as unknown as DecodedPayment;

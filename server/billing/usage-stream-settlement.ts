@@ -13,8 +13,11 @@ export interface UsageStreamPayment {
   call: BillableCall;
   accepted: AcceptedPayment;
   upstreamMs: number;
-  /** What the call costs for the output tokens it used (the most it may cost when they are unknown). */
-  charge(outputTokens: number | undefined): bigint;
+  /**
+   * What the call costs for the output tokens it used (the most it may cost when they are unknown), and the input
+   * tokens the provider reported.
+   */
+  charge(outputTokens: number | undefined, reportedInput?: number): bigint;
   /** What an answer says an amount is. */
   price(amount: bigint): X402Price;
   log(outcome: string, reason?: string, transaction?: string, settled?: bigint): void;
@@ -40,8 +43,8 @@ export function uptoDeadlineProblem(deadline: number | undefined, now = Date.now
 export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): EventStream {
   const usage = payment.call.usage!;
   let settled: Promise<AnswerCost | undefined> | undefined;
-  const settle = (outputTokens: number) => (settled ??= settleUsage(payment, outputTokens));
   const meter = usage.streamMeter(payment.call.quote.tokens!.maxOutput);
+  const settle = (outputTokens: number) => (settled ??= settleUsage(payment, outputTokens, meter.reportedInput));
   const { deadline } = payment.accepted;
   // At the deadline's margin, a stream not settled yet is settled at once for what was passed on (as one cut short),
   // whether or not its caller is still reading, and cut.
@@ -51,7 +54,7 @@ export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): 
       : cutBefore(body, deadline * 1000 - UPTO_SETTLE_MARGIN_MS, () => {
           if (settled) return false;
           const output = meter.result(false);
-          settled = output === undefined ? settleNothing(payment) : settleUsage(payment, output);
+          settled = output === undefined ? settleNothing(payment) : settleUsage(payment, output, meter.reportedInput);
           return true;
         });
   const metered = meteredStream(cut, meter, {
@@ -62,7 +65,8 @@ export function settledOnUsage(body: EventStream, payment: UsageStreamPayment): 
   const statedCost = async (reported: Record<string, unknown>) => {
     const outputTokens = usage.fromJson({ usage: reported });
     if (outputTokens === undefined) return undefined;
-    return (await settle(outputTokens))?.usage;
+    const input = usage.inputFromJson({ usage: reported });
+    return (await (settled ??= settleUsage(payment, outputTokens, input)))?.usage;
   };
   const costed = withStreamUsageCost(metered, statedCost, payment.call.request.trace);
   if (deadline === undefined) return costed;
@@ -142,9 +146,13 @@ function endedOnCut(source: EventStream, failed: () => SseEvent): EventStream {
 }
 
 /** Takes the usage's charge: what the answer cost, with the transaction once known; undefined when refused. */
-async function settleUsage(payment: UsageStreamPayment, outputTokens: number): Promise<AnswerCost | undefined> {
+async function settleUsage(
+  payment: UsageStreamPayment,
+  outputTokens: number,
+  reportedInput: number | undefined,
+): Promise<AnswerCost | undefined> {
   const { accepted, call, services } = payment;
-  const amount = payment.charge(outputTokens);
+  const amount = payment.charge(outputTokens, reportedInput);
   const taking = await accepted.take(amount);
   if (taking.kind === "refused") {
     // Delivered and refused: a debt on record (`unpaid`, the amount it came to), and its payer is served

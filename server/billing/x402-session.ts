@@ -121,7 +121,7 @@ export class X402Session {
     // What every answer built below says it cost, taken or not: what this payment takes.
     const amount =
       answer.kind === "json" && scheme.chargesUse
-        ? this.used(this.start.call.usage?.fromJson(answer.body))
+        ? this.used(this.start.call.usage?.fromJson(answer.body), this.start.call.usage?.inputFromJson(answer.body))
         : this.start.priced.amount;
     answer = { ...answer, price: this.priceOf(amount) };
     const taking = await this.accepted.take(amount);
@@ -147,7 +147,7 @@ export class X402Session {
     const body = settledOnUsage(answer.stream.body, {
       ...this.start,
       upstreamMs: this.timings.upstream,
-      charge: (outputTokens) => this.used(outputTokens),
+      charge: (outputTokens, reportedInput) => this.used(outputTokens, reportedInput),
       price: (amount) => this.priceOf(amount),
       log: this.log,
     });
@@ -188,14 +188,16 @@ export class X402Session {
 
   /**
    * What a call charged what it used costs for the output tokens it wrote, at their price (the most the payment
-   * allows when unknown); a call not billed in tokens costs its price.
+   * allows when unknown), and the input the provider reported where it is more than counted; a call not billed in
+   * tokens costs its price.
    */
-  private used(outputTokens: number | undefined): bigint {
+  private used(outputTokens: number | undefined, reportedInput?: number): bigint {
     const { tokens, amount: quoted } = this.start.call.quote;
     const maximum = this.start.priced.amount;
     if (!tokens) return maximum;
-    const { network } = this.start.services.gateway;
-    return usedTokensCharge({ tokens, quoted, maximum, outputTokens, network });
+    const { gateway, metrics } = this.start.services;
+    if (reportedInput !== undefined) metrics.inputCounted(tokens.model.id, tokens.input, reportedInput);
+    return usedTokensCharge({ tokens, quoted, maximum, outputTokens, reportedInput, network: gateway.network });
   }
 
   /** The ledger's record of what taking came to, and its log line. */

@@ -53,6 +53,8 @@ export class ServiceMetrics {
   private readonly phases;
   private readonly prepaidTokens;
   private readonly freeTierRefusals;
+  private readonly inputCountDifferences;
+  private readonly inputCountDifferenceTokens;
   private readonly rateLimitRefusals;
   private readonly facilitatorErrors;
   private readonly upstreamErrors;
@@ -103,6 +105,18 @@ export class ServiceMetrics {
       name: "paysvc_prepaid_tokens_total",
       help: "Prepaid-key tokens reserved for calls and charged to keys, by model",
       labelNames: ["model", "kind"] as const,
+      registers,
+    });
+    this.inputCountDifferences = new Counter({
+      name: "paysvc_input_count_differences_total",
+      help: "Calls whose provider reported another input token count than the quote counted, by model and direction (over: the provider counted more)",
+      labelNames: ["model", "direction"] as const,
+      registers,
+    });
+    this.inputCountDifferenceTokens = new Counter({
+      name: "paysvc_input_count_difference_tokens_total",
+      help: "Input tokens by which providers' counts differed from the quotes', by model and direction",
+      labelNames: ["model", "direction"] as const,
       registers,
     });
     this.freeTierRefusals = new Counter({
@@ -214,6 +228,17 @@ export class ServiceMetrics {
 
   prepaid(kind: "reserved" | "charged", model: string, tokens: number): void {
     this.prepaidTokensOf(model, kind).inc(tokens);
+  }
+
+  /**
+   * A provider's input count beside the quote's, for a call billed in tokens: where they differ, how often and by
+   * how much, so that an operator sees a formula that is off.
+   */
+  inputCounted(model: string, counted: number, reported: number | undefined): void {
+    if (reported === undefined || reported === counted) return;
+    const direction = reported > counted ? "over" : "under";
+    this.inputCountDifferences.inc({ model, direction });
+    this.inputCountDifferenceTokens.inc({ model, direction }, Math.abs(reported - counted));
   }
 
   /** A paid call refused by a rate limit of its payer. */
