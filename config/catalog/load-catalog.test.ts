@@ -430,3 +430,43 @@ describe("a chat model's own rate limits", () => {
     ]);
   });
 });
+
+describe("a chat model's vision", () => {
+  it("is read with its formula's published constants where the file gives none, and absent means text only", () => {
+    const models = [
+      chat("house/eyes", { vision: { formula: "patches", multiplier: "1.62" } }),
+      chat("house/claude", { vision: { formula: "pixels", max_image_bytes: 1_000_000 } }),
+      chat("house/text"),
+    ];
+    const catalog = loadCatalog(source({ file: file({ extends: "default", models }) }));
+    expect(findChatModel(catalog, "house/eyes")?.vision).toEqual({
+      formula: "patches",
+      patchSize: 32,
+      maxPatches: 1536,
+      multiplier: "1.62",
+      maxImageBytes: 20 * 1024 * 1024,
+    });
+    expect(findChatModel(catalog, "house/claude")?.vision).toMatchObject({
+      formula: "pixels",
+      pixelsPerToken: 750,
+      maxImageBytes: 1_000_000,
+    });
+    expect(findChatModel(catalog, "house/text")?.vision).toBeUndefined();
+    expect(findChatModel(catalog, "vendor-a/gpt-6-luna")?.vision).toMatchObject({ formula: "tiles", baseTokens: 85 });
+  });
+
+  it("is refused with an unknown formula, a constant of another formula, or a bad value", () => {
+    const bad = [
+      chat("house/a", { vision: { formula: "guess" } }),
+      chat("house/b", { vision: { formula: "tiles", multiplier: "2" } }),
+      chat("house/c", { vision: { formula: "patches", multiplier: "0" } }),
+      chat("house/d", { vision: { formula: "pixels", max_image_bytes: 100 * 1024 * 1024 } }),
+    ];
+    expect(problems({ file: file({ extends: "default", models: bad }) })).toEqual([
+      expect.stringContaining("models[0].vision"),
+      expect.stringContaining("models[1].vision"),
+      expect.stringContaining("models[2].vision.multiplier"),
+      expect.stringContaining("models[3].vision.max_image_bytes"),
+    ]);
+  });
+});
