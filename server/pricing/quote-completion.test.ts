@@ -3,7 +3,7 @@ import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { chatLimits } from "../../config/limits";
 import { getNetwork } from "../../networks";
 import { countChatInputTokens } from "./count-tokens";
-import { highestChatQuote, quoteCompletion, YIELDING_INPUT_CHARS } from "./quote-completion";
+import { countQuotedInput, highestChatQuote, quoteCompletion, YIELDING_INPUT_CHARS } from "./quote-completion";
 
 const polygon = getNetwork("eip155:137");
 
@@ -54,5 +54,30 @@ describe("quoteCompletion", () => {
     for (const content of ["ledger ".repeat(3_000_000), "1234567 ".repeat(limit / 2)]) {
       await expect(quoteOf(content)).rejects.toMatchObject({ code: "context_length_exceeded", message });
     }
+  });
+});
+
+describe("countQuotedInput with images", () => {
+  const luna = defaultCatalog().chat.find((model) => model.id === "vendor-a/gpt-6-luna")!;
+  const withImages = (count: number) => ({
+    messages: [
+      {
+        role: "user",
+        content: Array.from({ length: count }, () => ({
+          type: "image_url",
+          image_url: { url: "https://images.example.invalid/a.png", detail: "low" },
+        })),
+      },
+    ],
+  });
+
+  it("adds each image's tokens (an image by URL at the formula's most: 85 at low detail)", () => {
+    const text = countQuotedInput(luna, { messages: [{ role: "user", content: [] }] }) as number;
+    expect(countQuotedInput(luna, withImages(3))).toBe(text + 3 * 85);
+  });
+
+  it("stops reading images past the model's limit, and says the input is over it", () => {
+    const small = { ...luna, contextTokens: 1000 };
+    expect(() => countQuotedInput(small, withImages(10_000))).toThrow(/more than 1000 tokens; the limit is 1000/);
   });
 });

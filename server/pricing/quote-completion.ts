@@ -49,13 +49,14 @@ export function countQuotedInput(
 ): number | Promise<number> {
   const limit = Math.min(chatLimits.maxInputTokens, model.contextTokens);
   // Images first: one that is refused is named before any text is counted.
-  const images = chatImageTokens(model, request.messages);
+  const images = chatImageTokens(model, request.messages, limit);
   const { framing, texts } = chatRequestInputTexts(request);
   texts.push(...beside);
   // The texts' counter stops past the limit itself (the framing's few tokens aside): one token over is still counted
   // exactly, and named so.
   const counted = countTexts(texts, limit);
-  const checked = ({ tokens, stopped }: CountedTexts) => withinLimit(model, framing + images + tokens, stopped, limit);
+  const checked = ({ tokens, stopped }: CountedTexts) =>
+    withinLimit(model, framing + images + tokens, stopped || images > limit, limit);
   return counted instanceof Promise ? counted.then(checked) : checked(counted);
 }
 

@@ -27,14 +27,20 @@ export function chatImagePart(
 /**
  * The input tokens of every image of a canonical chat request, as the model's provider counts them: each read for
  * its dimensions (a data URL's header; an https URL of a public host counts the formula's most), each refused with
- * a 400 naming it where it breaks the rules (image-source.ts); any image to a model without vision is a 400.
+ * a 400 naming it where it breaks the rules (image-source.ts); any image to a model without vision is a 400. Once
+ * past `limit`, the rest are not read (the count is then a lower bound, over the limit).
  */
-export function chatImageTokens(model: ChatModel, messages: readonly CountableMessage[]): number {
+export function chatImageTokens(
+  model: ChatModel,
+  messages: readonly CountableMessage[],
+  limit = Number.POSITIVE_INFINITY,
+): number {
   let tokens = 0;
   messages.forEach((message, index) => {
     if (!Array.isArray(message.content)) return;
     message.content.forEach((part: unknown, partIndex) => {
-      if (!isImagePart(part)) return;
+      // Past the limit, the request is refused whatever the rest: no more image is read for it.
+      if (tokens > limit || !isImagePart(part)) return;
       const param = origins.get(part) ?? `messages[${index}].content[${partIndex}].image_url.url`;
       const { vision } = model;
       if (!vision) {
