@@ -25,7 +25,8 @@ describe("an image part's source", () => {
     expect(refusal(dataUrl("image/svg+xml", Buffer.from("<svg/>")))).toMatch(/image\/png, image\/jpeg/);
     expect(refusal(dataUrl("image/jpeg", png))).toMatch(/says image\/jpeg but the image is png/);
     expect(refusal(dataUrl("image/png", Buffer.from("not an image at all, just text")))).toMatch(/not a PNG/);
-    expect(refusal("data:image/png;base64,@@@@")).toMatch(/not valid base64/);
+    expect(refusal("data:image/png;base64,@@@")).toMatch(/not valid base64/);
+    expect(refusal("data:image/png;base64,@@@@")).toMatch(/not a PNG/);
     expect(refusal(dataUrl("image/png", png), 100)).toMatch(/at most 100 bytes/);
     expect(refusal("data:image/png,rawbytes")).toMatch(/base64/);
   });
