@@ -200,7 +200,8 @@ function statusOf(socket: Socket): Promise<number | undefined> {
       if (text.includes("\r\n")) done();
     });
     socket.once("close", done);
-    setTimeout(done, 2000);
+    // A loaded app may take seconds to take a connection off its queue and answer it.
+    setTimeout(done, 15_000);
     socket.resume();
   });
 }
@@ -340,16 +341,23 @@ describe("one instance under each attack in turn, honest callers served througho
     await streamer.close();
   }, 120_000);
 
-  it("5,000 connections sending half a request: all but the address's 256 closed at once", async () => {
+  it("5,000 connections sending half a request: all but the address's 256 closed as they are accepted", async () => {
     let sockets: (Socket & { closedAt?: number })[] = [];
+    const open = () => sockets.filter((socket) => socket.closedAt === undefined).length;
     const { failures } = await underLoad(async () => {
       const half = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Le";
       sockets = await rawConnections("127.0.0.4", HALF_REQUESTS, half, 3_000, true);
+      // The kernel completes connections before the app accepts them: on a loaded machine some still wait in its
+      // queue after 3 s, and each is closed as soon as the app takes it.
+      await waitFor(async () => open() <= CONNECTIONS_PER_ADDRESS, {
+        timeoutMs: 60_000,
+        what: `at most ${CONNECTIONS_PER_ADDRESS} of the half requests left open`,
+      });
     });
-    const open = sockets.filter((socket) => socket.closedAt === undefined).length;
+    const left = open();
     for (const socket of sockets) socket.destroy();
     expect(failures).toEqual([]);
-    expect(open).toBeLessThanOrEqual(CONNECTIONS_PER_ADDRESS);
-    expect(open).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(CONNECTIONS_PER_ADDRESS);
+    expect(left).toBeGreaterThan(0);
   }, 120_000);
 });
