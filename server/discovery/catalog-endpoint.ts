@@ -1,3 +1,4 @@
+import type { PaymentScheme } from "../storage/payment-scheme";
 export type CatalogAccess = "x402" | "free" | "prepaid-bearer";
 
 /** One method and path of an endpoint, as the discovery documents describe it (an alias is one more entry). */
@@ -19,7 +20,7 @@ export interface CatalogEndpoint {
    * used) for answers billed in tokens, and `batch-settlement` (a channel's voucher, charged as `upto` would be or
    * the quote) for answers, where the deployment offers them.
    */
-  schemes?: readonly ("exact" | "upto" | "batch-settlement")[];
+  schemes?: readonly PaymentScheme[];
   /** How the price is computed, in words (paid endpoints). */
   pricing?: string;
   streaming?: boolean;

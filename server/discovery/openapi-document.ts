@@ -1,3 +1,4 @@
+import { paymentSchemes } from "../storage/payment-scheme";
 import { API_DESCRIPTION_VERSION } from "../../config/version";
 import { paymentInfo, schemesOf, type DeploymentFacts } from "./deployment-facts";
 
@@ -38,7 +39,7 @@ const paymentRequiredSchema = {
         required: ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"],
         properties: {
           scheme: {
-            enum: ["exact", "upto", "batch-settlement"],
+            enum: [...paymentSchemes],
             description:
               "exact: pay amount; upto (offered after exact for chat and Responses, where the deployment settles it): sign amount as a maximum, be charged the tokens used; batch-settlement (chat, Responses, images, decisions, where offered): a voucher from a channel you deposited into once, for at most amount more, charged as upto would be (images and decisions: amount)",
           },

@@ -21,6 +21,7 @@ import { settleSpan, verifySpan } from "../tracing/facilitator-spans";
 import type { Span } from "../tracing/span";
 import { settlementOf, verdictOf } from "./facilitator-answers";
 import { CircuitBreaker } from "../upstream/circuit-breaker";
+import type { PaymentScheme } from "../storage/payment-scheme";
 import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
 import { channelMinDeposit, RequirementsTemplates, type RequirementTerms } from "./requirements-templates";
 
@@ -69,9 +70,8 @@ export class FacilitatorCallError extends Error {
   }
 
   /**
-   * A 4xx other than a refused credential (401, 403, 407) or a rate limit: the facilitator is up and judged the
-   * payment it was sent. That says nothing of its health, so its breaker does not count it: a caller's junk
-   * cannot open the breaker every other payer needs.
+   * A 4xx but a refused credential (401, 403, 407) or a rate limit: the facilitator is up and judged the payment it
+   * was sent, which says nothing of its health: a caller's junk cannot open the breaker every other payer needs.
    */
   get payloadRefused(): boolean {
     const status = this.status;
@@ -215,13 +215,13 @@ export class FacilitatorRoute {
   }
 
   /** The requirements this facilitator would serve for `amount` of the asset under `scheme` (initialized first). */
-  async build(scheme: "exact" | "upto" | "batch-settlement", terms: RequirementTerms): Promise<PaymentRequirements> {
+  async build(scheme: PaymentScheme, terms: RequirementTerms): Promise<PaymentRequirements> {
     await this.initialize();
     return await this.templates.requirements(scheme, terms);
   }
 
   /** The requirements as the resource server builds them (initialized). */
-  private async built(scheme: "exact" | "upto" | "batch-settlement", terms: RequirementTerms) {
+  private async built(scheme: PaymentScheme, terms: RequirementTerms) {
     const { network } = this.settings;
     const [requirements] = await this.server.buildPaymentRequirements({
       scheme,

@@ -1,10 +1,7 @@
+import type { PaymentScheme } from "../storage/payment-scheme";
 import type { PaymentStatus } from "../storage/payment-status";
 
-/**
- * How a payment is settled: its amount (`exact`); at most its amount, what the call used (`upto`); or charged to a
- * channel's running total, claimed later with others (`batch-settlement`).
- */
-export type PaymentScheme = "exact" | "upto" | "batch-settlement";
+export type { PaymentScheme } from "../storage/payment-scheme";
 
 export interface NewPayment {
   nonce: string;

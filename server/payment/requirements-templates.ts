@@ -1,7 +1,8 @@
+import type { PaymentScheme } from "../storage/payment-scheme";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 
-type Scheme = "exact" | "upto" | "batch-settlement";
+type Scheme = PaymentScheme;
 
 /** How many amounts' requirements a route keeps built (a few hundred bytes each). */
 const AMOUNTS_KEPT = 1024;

@@ -8,8 +8,9 @@ import type { PayerFundsSource } from "../../payment/payer-funds";
 import type { PayerHoldStore } from "../../payment/payer-holds";
 import type { Authorization, BillableCall, ChallengeCode, Verified, X402Services } from "../payment-method";
 import type { Refusal } from "../refusal";
+import type { PaymentScheme as LedgerScheme } from "../../storage/payment-scheme";
 
-export type SchemeName = "exact" | "upto" | "batch-settlement";
+export type SchemeName = LedgerScheme;
 
 /** What a 402 offers of one scheme: the requirements to sign, and the extensions they need declared. */
 export interface SchemeOffer {

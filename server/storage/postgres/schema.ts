@@ -1,3 +1,4 @@
+import { paymentSchemes } from "../payment-scheme";
 import { bigint, boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 
@@ -16,9 +17,8 @@ export const payments = pgTable(
     nonce: text("nonce").notNull().unique(),
     payer: text("payer").notNull(),
     amount: numeric("amount", { precision: 78, scale: 0 }).notNull(),
-    scheme: text("scheme", { enum: ["exact", "upto"] })
-      .notNull()
-      .default("exact"),
+    // Every scheme a row is written with (channels' rows are batch-settlement): a TypeScript check, no column type.
+    scheme: text("scheme", { enum: paymentSchemes }).notNull().default("exact"),
     settledAmount: numeric("settled_amount", { precision: 78, scale: 0 }),
     /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
     unpaidAmount: numeric("unpaid_amount", { precision: 78, scale: 0 }),

@@ -1,3 +1,4 @@
+import { paymentSchemes } from "../payment-scheme";
 import { integer, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 
@@ -19,9 +20,8 @@ export const payments = sqliteTable(
     payer: text("payer").notNull(),
     /** What the payer signed for: the price (`exact`), or the most the call may settle (`upto`). */
     amount: text("amount").notNull(),
-    scheme: text("scheme", { enum: ["exact", "upto"] })
-      .notNull()
-      .default("exact"),
+    // Every scheme a row is written with (channels' rows are batch-settlement): a TypeScript check, no column type.
+    scheme: text("scheme", { enum: paymentSchemes }).notNull().default("exact"),
     /** What moved on chain, once settled: the amount (`exact`), or the tokens used at their price (`upto`). */
     settledAmount: text("settled_amount"),
     /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
