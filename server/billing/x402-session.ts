@@ -114,13 +114,13 @@ export class X402Session {
       throw error;
     });
     if (refused) return this.drop(answer).then(() => refused);
-    const { scheme, overlapped } = this.accepted;
-    if (answer.kind === "stream" && scheme.chargesUse) return this.finishOnUsage(answer);
-    if (answer.kind === "stream" && overlapped) return this.finishWhileSettling(answer);
+    const { settles } = this.accepted;
+    if (answer.kind === "stream" && settles === "on-usage") return this.finishOnUsage(answer);
+    if (answer.kind === "stream" && settles === "while-streaming") return this.finishWhileSettling(answer);
     const { timings } = this;
     // What every answer built below says it cost, taken or not: what this payment takes.
     const amount =
-      answer.kind === "json" && scheme.chargesUse
+      answer.kind === "json" && settles === "on-usage"
         ? this.used(this.start.call.usage?.fromJson(answer.body), this.start.call.usage?.inputFromJson(answer.body))
         : this.start.priced.amount;
     answer = { ...answer, price: this.priceOf(amount) };

@@ -57,7 +57,8 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
   try {
     const paymentId = await claim(acceptance, scheme, payment, identified.id !== undefined);
     const inDebt = await indebted(acceptance, payment.payer);
-    if (inDebt && scheme.name === "upto" && call.streams) {
+    // A stream charged its use is taken after it is delivered: a payer in debt pays streams before they are sent.
+    if (inDebt && scheme.chargesUse && call.streams) {
       await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_in_debt" });
       throw refuse(
         "payer_in_debt",
@@ -68,7 +69,7 @@ export async function acceptSigned(scheme: PaymentScheme, acceptance: Acceptance
     const exposure = needsHold(scheme, acceptance, overlapped)
       ? await holdExposure(services, signedExposure(scheme, payment, acceptance.priced.amount))
       : undefined;
-    if (exposure?.kind === "over" && scheme.name === "upto") {
+    if (exposure?.kind === "over" && scheme.chargesUse) {
       await services.ledger.update(paymentId, { status: "failed", failureReason: "payer_limit_exceeded" });
       throw refuse("payer_limit_exceeded", exposure.message);
     }

@@ -39,7 +39,8 @@ export class ChannelVoucher implements AcceptedPayment {
   readonly nonce;
   readonly version = 2;
   readonly verdict;
-  readonly overlapped = false;
+  /** Charged what the answer used, committed to the channel's running total. */
+  readonly settles = "on-usage" as const;
   /** The channel held for this request while its answer is passed on (channel-hold.ts). */
   private readonly held: { stop(): void } | undefined;
 

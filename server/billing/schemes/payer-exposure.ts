@@ -48,13 +48,14 @@ const WAIT_STEP_MS = 100;
  * `exact` stream passed on while it settles (overlap order). Everything else is settled before its answer leaves.
  */
 export function needsHold(scheme: PaymentScheme, acceptance: Acceptance, overlapped: boolean): boolean {
-  if (scheme.name === "upto") return true;
-  return scheme.name === "exact" && overlapped && acceptance.call.streams === true;
+  if (scheme.chargesUse) return true;
+  return overlapped && acceptance.call.streams === true;
 }
 
 /** What an `exact` or `upto` payment claims of its payer's funds. */
 export function signedExposure(scheme: PaymentScheme, payment: DecodedPayment, amount: bigint): ExposureRequest {
-  const upto = scheme.name === "upto";
+  // A signed payment charged its use is upto's: a Permit2 transfer, maybe with a sponsored permit.
+  const upto = scheme.chargesUse;
   const { nonce: key, payer, deadline } = payment;
   return { key, payer, amount, permit2: upto, deadline, permit: upto ? sponsoredPermit(payment) : undefined };
 }
