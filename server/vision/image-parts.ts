@@ -1,6 +1,5 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import { ApiError } from "../errors";
-import type { CountableMessage } from "../pricing/count-tokens";
 import { ImageRefused, imageSource } from "./image-source";
 import { imageTokens, largestImageTokens, type ImageDetail } from "./image-tokens";
 
@@ -32,7 +31,7 @@ export function chatImagePart(
  */
 export function chatImageTokens(
   model: ChatModel,
-  messages: readonly CountableMessage[],
+  messages: readonly { content?: unknown }[],
   limit = Number.POSITIVE_INFINITY,
 ): number {
   let tokens = 0;
