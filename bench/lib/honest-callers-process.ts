@@ -1,6 +1,6 @@
-// Honest callers of one app (from 127.0.0.3), in a process of their own so that an attack sent by the benchmark's process does not
-// delay their own event loop and figures: `node --import tsx bench/lib/honest-callers-process.ts <app URL> <prepaid
-// key> <delta gap ms> <streams>` prints "ready"; each "start" line on its stdin starts <streams> streams read in a
+// Honest callers of one app (from 127.0.0.3), in a process of their own so that an attack sent by the benchmark's
+// process does not delay their own event loop and figures: `node --import tsx bench/lib/honest-callers-process.ts
+// <app URL> <prepaid key> <delta gap ms> <streams>` prints "ready"; each "start" line on its stdin starts <streams> streams read in a
 // loop and /health asked every 10 ms, each "stop" line stops them and prints a JSON line: the longest delay of a
 // streamed delta beyond the upstream's pacing, the slowest /health answer (ms), and how many streams ended.
 import { createInterface } from "node:readline";
