@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import type { ConnectionLimits } from "../../config/service-config";
 import { normalizeAddress } from "../free-tier/client-address";
 import { callerGroup } from "../windows/caller-group";
+import { CallerPlaces } from "../windows/caller-places";
 
 /** How often Node looks for requests whose headers or body are late: often enough for the timeouts to hold. */
 const TIMEOUT_CHECK_MS = 1_000;
@@ -27,19 +28,13 @@ export function createAppServer(
     handle,
   );
   server.maxConnections = limits.total;
-  const open = new Map<string, number>();
+  const open = new CallerPlaces(limits.perAddress);
   server.on("connection", (socket: Socket) => {
     const address = normalizeAddress(socket.remoteAddress);
     if (address === undefined || trusted(address)) return;
-    const group = callerGroup(address);
-    const count = (open.get(group) ?? 0) + 1;
-    if (count > limits.perAddress) return void socket.destroy();
-    open.set(group, count);
-    socket.once("close", () => {
-      const left = (open.get(group) ?? 1) - 1;
-      if (left > 0) open.set(group, left);
-      else open.delete(group);
-    });
+    const release = open.take(callerGroup(address));
+    if (!release) return void socket.destroy();
+    socket.once("close", release);
   });
   return server;
 }

@@ -3,6 +3,7 @@ import { whenAnswerEnds } from "../http/answer-end";
 import type { RouteWrapper } from "../http/route-wrappers";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import { callerGroup } from "../windows/caller-group";
+import { CallerPlaces } from "../windows/caller-places";
 import type { ClientAddressResolver } from "../free-tier/client-address";
 
 type ShareContext = { providerShares: ProviderShares; clientAddresses: ClientAddressResolver; metrics: ServiceMetrics };
@@ -14,23 +15,25 @@ type ShareContext = { providerShares: ProviderShares; clientAddresses: ClientAdd
  * waiting for a connection. Counted in memory, as the pool is the process's own.
  */
 export class ProviderShares {
-  private readonly running = new Map<string, number>();
+  private readonly running: CallerPlaces;
 
   constructor(
     /** Requests per caller at once; PROVIDER_CALLS_PER_ADDRESS (0: not counted). */
     readonly perCaller: number,
     private readonly refused: () => void = () => {},
-  ) {}
+  ) {
+    this.running = new CallerPlaces(perCaller);
+  }
 
   /** Takes one of the caller's places; throws the 429 when it has none left. Returns the place's release. */
   take(caller: string): () => void {
     if (this.perCaller === 0) return () => {};
-    const count = this.running.get(caller) ?? 0;
-    if (count >= this.perCaller) {
+    const release = this.running.take(caller);
+    if (!release) {
       this.refused();
       throw new ApiError(
         "rate_limit_exceeded",
-        `Too many requests at once: this address may have ${this.perCaller} requests to models under way at once, and has ${count}; retry when one has ended (read its answers). Nothing was charged.`,
+        `Too many requests at once: this address has ${this.perCaller} requests to models under way, the most it may have; retry when one has ended (read its answers). Nothing was charged.`,
         {
           headers: {
             "Retry-After": "1",
@@ -40,20 +43,12 @@ export class ProviderShares {
         },
       );
     }
-    this.running.set(caller, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.running.get(caller) ?? 1) - 1;
-      if (left === 0) this.running.delete(caller);
-      else this.running.set(caller, left);
-    };
+    return release;
   }
 
-  /** The requests under way of `caller` (for tests and the operator). */
+  /** The requests under way of `caller`. */
   runningOf(caller: string): number {
-    return this.running.get(caller) ?? 0;
+    return this.running.heldBy(caller);
   }
 }
 
