@@ -79,3 +79,26 @@ describe("an answer's end", () => {
     expect(ended).toBe(1);
   });
 });
+
+describe("an answer's end awaited by two concerns", () => {
+  it("wraps the stream once and tells both, in order, once", async () => {
+    const told: string[] = [];
+    const answer: ApiAnswer = {
+      status: 200,
+      headers: {},
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("a"));
+          controller.close();
+        },
+      }),
+    };
+    const first = whenAnswerEnds(answer, () => told.push("limits")).body;
+    const second = whenAnswerEnds(answer, () => told.push("share")).body;
+    expect(second).toBe(first);
+    const reader = (second as ReadableStream<Uint8Array>).getReader();
+    while (!(await reader.read()).done);
+    await reader.cancel();
+    expect(told).toEqual(["limits", "share"]);
+  });
+});
