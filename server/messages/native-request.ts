@@ -67,9 +67,11 @@ function knownFields(block: Block): Record<string, unknown> {
  * quote priced, so input goes uncached, as quoted. Input is the same texts either way, so the count stands.
  */
 export function nativeRequestBody(parsed: ParsedMessagesRequest, providerModel: string): Record<string, unknown> {
-  const body = withoutCacheControl(parsed.body) as Record<string, unknown>;
+  // The messages are rebuilt block by block below: the copy that leaves out cache hints is of the rest alone.
+  const { messages, ...rest } = parsed.body;
+  const body = withoutCacheControl(rest) as Record<string, unknown>;
   for (const field of NOT_FORWARDED_FIELDS) delete body[field];
-  body.messages = parsed.body.messages.map((turn) => ({
+  body.messages = messages.map((turn) => ({
     role: turn.role,
     content: typeof turn.content === "string" ? turn.content : turn.content.map(knownFields),
   }));

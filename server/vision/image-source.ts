@@ -53,10 +53,11 @@ function dataImage(url: string, maxBytes: number): ImageSource {
   // header is the provider's to refuse, and a call it refuses is charged nothing.
   if (data.length % 4 !== 0) throw new ImageRefused("the data URL's image is not valid base64");
   const size = sizeOf(data);
-  if (size === undefined || MEDIA_TYPES[`image/${size.type}`] === undefined) {
+  const found = size && MEDIA_TYPES[`image/${size.type}`];
+  if (size === undefined || found === undefined) {
     throw new ImageRefused(`the data is not a PNG, JPEG, GIF or WebP image (declared ${mediaType})`);
   }
-  if (MEDIA_TYPES[`image/${size.type}`] !== declared) {
+  if (found !== declared) {
     throw new ImageRefused(
       `the data URL says ${mediaType} but the image is ${size.type === "jpg" ? "a JPEG" : size.type}`,
     );
