@@ -2,7 +2,8 @@ import { PayerFundsReader } from "./payment/payer-funds";
 import { chainRpcUrlOf, type ServiceConfig } from "../config/service-config";
 import { catalogModels } from "../config/catalog/model-catalog";
 import { identifierHoldMs, PaidRetries } from "./billing/paid-retries";
-import { X402Payment } from "./billing/x402-payment";
+import type { PaymentMethods } from "./billing/payment-methods";
+import { paymentMethods } from "./payment-registry";
 import { pricedRequestCodec, type LiveGas } from "./billing/x402-price";
 import type { PricedRequest } from "./billing/schemes/payment-scheme";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
@@ -40,8 +41,8 @@ export interface AppContext {
   storage: Storage;
   prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
-  /** Payment per request, in any x402 scheme; the prepaid key, the other way to pay, is per call. */
-  x402: X402Payment;
+  /** The ways a call is paid for (a prepaid key, x402, MPP), which billing asks (billing/payment-methods.ts). */
+  payments: PaymentMethods;
   /** The endpoints as the discovery documents describe them. */
   catalog: readonly CatalogEndpoint[];
   /** The providers of every model of the catalog in force, in order, with their circuit breakers. */
@@ -147,7 +148,7 @@ export async function createAppContext(
     storage,
     prepaidKeys,
     gateway,
-    x402: new X402Payment({
+    payments: await paymentMethods(config, storage, {
       ...services,
       signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
       funds: new PayerFundsReader(config.network, chainRpcUrlOf(config)),

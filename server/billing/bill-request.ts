@@ -5,9 +5,7 @@ import { isApiError } from "../errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
-import { prepaidCodeOf } from "./payment-carried";
-import type { BillableCall, Finished, PaymentMethod, PreparedAnswer } from "./payment-method";
-import { PrepaidPayment } from "./prepaid-payment";
+import type { BillableCall, Finished, PreparedAnswer } from "./payment-method";
 import { chatUsageReader } from "./chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
@@ -15,7 +13,8 @@ import { countUngranted } from "../limits/quote-limited";
 import { phase, type Timings } from "./phase";
 
 /**
- * Every paid request, one path: parse -> quote -> authorize (x402, or a prepaid key where the endpoint takes one)
+ * Every paid request, one path: parse -> quote -> authorize (by the payment method whose credential it carries, or
+ * the 402 of every method: payment-methods.ts)
  * -> work -> finish (settle, or charge the usage) -> answer. Nothing is charged for work that failed. Each request
  * is counted once in the metrics, with what it came to.
  */
@@ -23,7 +22,7 @@ export async function billRequest(
   context: Pick<
     AppContext,
     | "config"
-    | "x402"
+    | "payments"
     | "prepaidKeys"
     | "metrics"
     | "providers"
@@ -42,7 +41,8 @@ export async function billRequest(
   // A request refused before its payment is looked at is invalid; after, refused.
   let refusedAs: "invalid" | "refused" = "invalid";
   try {
-    const { method, code } = paymentMethod(context, endpoint, request);
+    const found = context.payments.credentialOf(endpoint, request);
+    const code = found?.method.admissionKey?.(found.credential);
     const timings: Timings = {};
     const { trace } = request;
     const { body, parsed, quote } = await phase(
@@ -82,7 +82,7 @@ export async function billRequest(
     // A key seen before is admitted in the same turn as its reservation (early-admission.ts).
     const { earlyAdmissions } = context;
     const asked = earlyAdmissions.ask(code, limited);
-    const authorization = await method.authorize(call).catch(async (error: unknown) => {
+    const authorization = await context.payments.authorize(call, found).catch(async (error: unknown) => {
       await earlyAdmissions.giveBack(asked);
       // An unknown or spent key is unpaid work for its caller, as a quote is.
       if (isApiError(error) && error.status === 401) countUngranted(context, path, request);
@@ -133,21 +133,6 @@ export async function billRequest(
     } else metrics.request(path, "error");
     throw error;
   }
-}
-
-/**
- * A prepaid key where the endpoint takes one and the request carries one (where its API reads it: the bearer
- * unless told); x402 otherwise (whatever its scheme).
- */
-function paymentMethod(
-  context: Pick<AppContext, "config" | "x402" | "prepaidKeys" | "metrics" | "writes">,
-  endpoint: PaidEndpoint,
-  request: ApiRequest,
-): { method: PaymentMethod; code?: string } {
-  const code = prepaidCodeOf(endpoint, request);
-  if (code === undefined) return { method: context.x402 };
-  const { prepaidKeys, config, metrics, writes } = context;
-  return { method: new PrepaidPayment(prepaidKeys, code, config.prepaid.reservationTtlMs, metrics, writes), code };
 }
 
 /** What a call counts against a tokens-per-minute limit until it ends: its input and output cap (none for others). */

@@ -169,7 +169,7 @@ export type ChallengeCode =
   | "payer_limit_exceeded"
   | "payer_in_debt";
 
-/** x402 and prepaid keys: the two ways a call is paid for. */
-export interface PaymentMethod {
+/** Authorizes one call (a prepaid key's reservation, an x402 payment's acceptance), as a method's authorize runs it. */
+export interface CallAuthorizer {
   authorize(call: BillableCall): Promise<Authorization>;
 }

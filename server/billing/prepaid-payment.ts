@@ -17,7 +17,34 @@ import { meteredStream } from "./metered-stream";
 import { withStreamUsageCost } from "./stream-usage-cost";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { DeferredWrites } from "../storage/deferred-writes";
-import type { Authorization, BillableCall, Finished, PaymentMethod } from "./payment-method";
+import type { Authorization, BillableCall, CallAuthorizer, Finished } from "./payment-method";
+import type { PaymentMethod } from "./payment-methods";
+import { prepaidCodeOf } from "./payment-carried";
+
+/** What a prepaid key's calls work with: the keys, a reservation's lease, the metrics, the deferred writes. */
+export interface PrepaidServices {
+  prepaidKeys: PrepaidKeyStore;
+  reservationTtlMs: number;
+  metrics: ServiceMetrics;
+  writes: DeferredWrites;
+}
+
+/**
+ * Prepaid keys as a payment method: the key a request carries where its endpoint takes one (where its API reads it:
+ * the bearer unless told), which a limit's early admission knows its payer by. It offers nothing in a 402: a key is
+ * bought with a payment.
+ */
+export function prepaidKeyMethod(services: PrepaidServices): PaymentMethod<string> {
+  return {
+    name: "prepaid",
+    credential: prepaidCodeOf,
+    admissionKey: (code) => code,
+    authorize: (call, code) => {
+      const { prepaidKeys, reservationTtlMs, metrics, writes } = services;
+      return new PrepaidPayment(prepaidKeys, code, reservationTtlMs, metrics, writes).authorize(call);
+    },
+  };
+}
 
 /**
  * A call billed to a prepaid key instead of paid with x402: reserve, let the work use the output cap the
@@ -25,7 +52,7 @@ import type { Authorization, BillableCall, Finished, PaymentMethod } from "./pay
  * release the rest. A call that fails before any output releases everything; a stream is metered as it passes
  * (see metered-stream.ts). Each answer says what its tokens cost at the key's price and what the key has left.
  */
-export class PrepaidPayment implements PaymentMethod {
+export class PrepaidPayment implements CallAuthorizer {
   constructor(
     private readonly store: PrepaidKeyStore,
     private readonly code: string,

@@ -92,6 +92,7 @@ describe("an upto stream and its payment's deadline", () => {
       payer: "0xpayer",
       amount: 1_000_000n,
       scheme: "upto",
+      method: "x402",
       network: network.id,
       resource: "http://service.test/v1/chat/completions",
       endpoint: "/v1/chat/completions",

@@ -1,13 +1,14 @@
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { errorObject, errorStatus } from "../errors";
-import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, textAnswer, type ApiAnswer } from "../http/api-answer";
+import { errorObject } from "../errors";
+import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";
 import { withStreamUsageCost } from "./stream-usage-cost";
 import { base64Json, documentParts, extensionMembers, headJsonOf } from "../payment/payment-required-json";
 import { v1Requirements } from "../payment/x402-v1";
-import type { BillableCall, ChallengeCode, PreparedAnswer } from "./payment-method";
+import type { BillableCall, PreparedAnswer } from "./payment-method";
+import type { ChallengePart, Problem } from "./payment-methods";
 import type { PricedRequest } from "./schemes/payment-scheme";
 import type { CallTrace } from "../tracing/call-trace";
 
@@ -41,18 +42,17 @@ export function paymentRequiredDocument(
 }
 
 /**
- * A 402: x402's v2 document in PAYMENT-REQUIRED, and a JSON body of the same terms with OpenAI's error object; on a
- * network with an x402 v1 name (`v1Network`) the body's terms are the v1 document, which v1 clients read from it.
- * The body's extensions are the quote's breakdown alone: the protocol's other extensions (the endpoint's `bazaar`
- * schema, `payment-identifier`, a scheme's declarations; two thirds of a document) are for x402 v2 clients, which
- * read the header, so the body does not carry them a second time.
+ * x402's part of a 402: its v2 document in PAYMENT-REQUIRED, and a JSON body of the same terms with OpenAI's error
+ * object; on a network with an x402 v1 name (`v1Network`) the body's terms are the v1 document, which v1 clients
+ * read from it. The body's extensions are the quote's breakdown alone: the protocol's other extensions (the
+ * endpoint's `bazaar` schema, `payment-identifier`, a scheme's declarations; two thirds of a document) are for x402
+ * v2 clients, which read the header, so the body does not carry them a second time.
  */
-export function paymentChallenge(
+export function x402ChallengePart(
   paymentRequired: PaymentRequired,
-  code: ChallengeCode,
-  message: string,
+  { code, message }: Problem,
   v1Network?: string,
-): ApiAnswer {
+): ChallengePart {
   // This is the path of every quote: the extensions' JSON is written once for both documents, the shared members
   // (every extension but the quote) once for every quote of a path (payment-required-json.ts), and `error` is
   // appended to a document as its last member.
@@ -70,10 +70,7 @@ export function paymentChallenge(
       : Buffer.from(withError(message, document), "utf8").toString("base64");
   const quoteOnly = members && { own: members.own, shared: undefined };
   const body = v1Network ? v1DocumentParts(paymentRequired, v1Network, quoteOnly) : documentParts(headJson, quoteOnly);
-  return textAnswer(withError(errorObject(code, message), body), "application/json", {
-    status: errorStatus(code),
-    headers: { "PAYMENT-REQUIRED": header, "Cache-Control": "no-store" },
-  });
+  return { headers: { "PAYMENT-REQUIRED": header }, body: withError(errorObject(code, message), body) };
 }
 
 /** x402 v1's document of the same terms, for v1 clients, which read the body; with the extensions given. */

@@ -25,6 +25,8 @@ import { eventStreamOf } from "./__fixtures__/events";
 import { readChunks } from "./__fixtures__/read-chunks";
 import type { BillableCall, PreparedAnswer } from "./payment-method";
 import { PaidRetries } from "./paid-retries";
+import { PaymentMethods } from "./payment-methods";
+import type { PaidEndpoint } from "../endpoints/endpoint";
 import { X402Payment } from "./x402-payment";
 
 const network = getNetwork("eip155:137");
@@ -106,7 +108,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
 
   /** The 402 of an unpaid call, then the official client's signature for it (under a payment-identifier if given). */
   async function signedCall(id?: string): Promise<{ signature: string; nonce: string }> {
-    const challenge = await payment.authorize(call());
+    const challenge = await authorize(call());
     if (challenge.kind !== "answer") throw new Error("expected a 402");
     const required = decodePaymentRequiredHeader(challenge.answer.headers["payment-required"]!);
     const client = new x402Client();
@@ -118,11 +120,18 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     return { signature: encodePaymentSignatureHeader(payload), nonce };
   }
 
+  /** The call authorized as billing does: by the registry, x402 its one method (the one given, else `payment`). */
+  function authorize(billable: BillableCall, method: X402Payment = payment) {
+    const registry = new PaymentMethods([method], method);
+    const endpoint = { access: ["x402"] } as unknown as PaidEndpoint;
+    return registry.authorize(billable, registry.credentialOf(endpoint, billable.request));
+  }
+
   const statusOf = async (nonce: string) => (await ledger.findByNonce(nonce))?.status;
   const json: PreparedAnswer = { kind: "json", body: { ok: true } };
 
   it("answers an unpaid call 402 with the exact amount, to the pay-to, and asks nothing of the facilitator", async () => {
-    const result = await payment.authorize(call());
+    const result = await authorize(call());
     expect(result.kind).toBe("answer");
     if (result.kind !== "answer") return;
     expect(result.answer.status).toBe(402);
@@ -134,7 +143,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
 
   it("verifies, lets the work run, settles once after it, and records the settlement", async () => {
     const { signature, nonce } = await signedCall();
-    const result = await payment.authorize(call(signature));
+    const result = await authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     expect(result.session.grant.payment?.nonce).toBe(nonce);
     expect(facilitator.verified).toBe(1);
@@ -152,8 +161,8 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
 
   it("refuses the same signature a second time before the facilitator is asked", async () => {
     const { signature } = await signedCall();
-    expect((await payment.authorize(call(signature))).kind).toBe("granted");
-    const replay = await payment.authorize(call(signature));
+    expect((await authorize(call(signature))).kind).toBe("granted");
+    const replay = await authorize(call(signature));
     expect(replay.kind).toBe("answer");
     if (replay.kind === "answer")
       expect(JSON.parse(replay.answer.body as string).error.code).toBe("payment_already_used");
@@ -162,7 +171,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
 
   it("settles nothing when the work fails, and says the payment was not taken", async () => {
     const { signature, nonce } = await signedCall();
-    const result = await payment.authorize(call(signature));
+    const result = await authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     const error = await result.session
       .failed(new UpstreamError("status", "upstream answered 500", 500))
@@ -175,7 +184,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   it("refuses a payment the facilitator rejects, and never settles it", async () => {
     facilitator.verdict = { isValid: false, invalidReason: "insufficient_funds", payer: payer.address };
     const { signature, nonce } = await signedCall();
-    const result = await payment.authorize(call(signature));
+    const result = await authorize(call(signature));
     expect(result.kind === "answer" && result.answer.status).toBe(402);
     expect(await statusOf(nonce)).toBe("failed");
     expect(facilitator.settled).toBe(0);
@@ -189,7 +198,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       transaction: "",
     };
     const { signature, nonce } = await signedCall();
-    const result = await payment.authorize(call(signature));
+    const result = await authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     let undone = 0;
     const finished = await result.session.finish({ ...json, onUnsettled: () => void undone++ });
@@ -207,7 +216,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   it("delivers the work when the settlement's outcome is unknown, and keeps the row for reconciliation", async () => {
     facilitator.settlement = new Error("socket hang up");
     const { signature, nonce } = await signedCall();
-    const result = await payment.authorize(call(signature));
+    const result = await authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     const finished = await result.session.finish(json);
     const answer = finished.answer;
@@ -228,7 +237,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       network: network.id,
     };
     const { signature, nonce } = await signedCall();
-    const result = await payment.authorize(call(signature));
+    const result = await authorize(call(signature));
     if (result.kind !== "granted") throw new Error("expected a grant");
     let undone = 0;
     const finished = await result.session.finish({ ...json, onUnsettled: () => void undone++ });
@@ -252,21 +261,21 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   it("holds a payment-identifier while its request runs: a retry signed anew meanwhile is charged nothing", async () => {
     const id = `held-${Date.now()}-while-it-runs`;
     const first = await signedCall(id);
-    const running = await payment.authorize(call(first.signature));
+    const running = await authorize(call(first.signature));
     if (running.kind !== "granted") throw new Error("expected a grant");
     // The connection dropped; the client signs a new payment under the same id while the first is answered.
     const second = await signedCall(id);
-    const meanwhile = await payment.authorize(call(second.signature));
+    const meanwhile = await authorize(call(second.signature));
     expect(meanwhile.kind === "answer" && meanwhile.answer.status).toBe(409);
     expect(errorCode(meanwhile)).toBe("payment_identifier_busy");
     expect(await statusOf(second.nonce)).toBeUndefined();
     // Another request under the same id is a conflict, held or kept.
-    const other = await payment.authorize(call((await signedCall(id)).signature, '{"n":2}'));
+    const other = await authorize(call((await signedCall(id)).signature, '{"n":2}'));
     expect(errorCode(other)).toBe("payment_identifier_conflict");
     expect(facilitator.verified).toBe(1);
     await running.session.finish(json);
     // Once answered, the same retry gets the kept answer, and only the first payment is settled.
-    const after = await payment.authorize(call(second.signature));
+    const after = await authorize(call(second.signature));
     expect(after.kind === "answer" && after.outcome).toBe("replayed");
     expect(facilitator.settled).toBe(1);
     expect(await statusOf(second.nonce)).toBeUndefined();
@@ -275,15 +284,15 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   it("lets go of a payment-identifier whose request failed or was refused: a retry then pays and runs", async () => {
     const id = `held-${Date.now()}-then-failed`;
     const first = await signedCall(id);
-    const failing = await payment.authorize(call(first.signature));
+    const failing = await authorize(call(first.signature));
     if (failing.kind !== "granted") throw new Error("expected a grant");
     await failing.session.failed(new UpstreamError("status", "upstream answered 500", 500)).catch(() => undefined);
     facilitator.verdict = { isValid: false, invalidReason: "insufficient_funds", payer: payer.address };
-    const rejected = await payment.authorize(call((await signedCall(id)).signature));
+    const rejected = await authorize(call((await signedCall(id)).signature));
     expect(errorCode(rejected)).toBe("payment_rejected");
     facilitator.verdict = { isValid: true, payer: payer.address };
     const retry = await signedCall(id);
-    const granted = await payment.authorize(call(retry.signature));
+    const granted = await authorize(call(retry.signature));
     expect(granted.kind).toBe("granted");
     if (granted.kind !== "granted") return;
     const finished = await granted.session.finish(json);
@@ -298,10 +307,10 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       begin select raise(abort, 'the disk is full'); end`);
     try {
       const id = `unkept-${Date.now()}-answer`;
-      const granted = await payment.authorize(call((await signedCall(id)).signature));
+      const granted = await authorize(call((await signedCall(id)).signature));
       if (granted.kind !== "granted") throw new Error("expected a grant");
       expect((await granted.session.finish(json)).outcome).toBe("paid");
-      const retry = await payment.authorize(call((await signedCall(id)).signature));
+      const retry = await authorize(call((await signedCall(id)).signature));
       expect(retry.kind).toBe("granted");
     } finally {
       schema.exec("drop trigger refuse_kept_answer");
@@ -312,7 +321,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
   it("replays a kept answer for its own payment only: a copy with another signature is judged, not replayed", async () => {
     const id = `kept-${Date.now()}-forged-copy`;
     const { signature } = await signedCall(id);
-    const granted = await payment.authorize(call(signature));
+    const granted = await authorize(call(signature));
     if (granted.kind !== "granted") throw new Error("expected a grant");
     await granted.session.finish(json);
     const payload = JSON.parse(Buffer.from(signature, "base64").toString("utf8")) as {
@@ -321,13 +330,13 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
     // Another signature of the same payment: 65 bytes, recovering to someone else. The chain cannot be asked here
     // whether the payer is a contract wallet that vouches for it: refused as unavailable, and nobody else is asked.
     payload.payload.signature = `0x${"11".repeat(64)}1b`;
-    const forged = await payment
-      .authorize(call(Buffer.from(JSON.stringify(payload)).toString("base64")))
-      .catch((error: unknown) => error);
+    const forged = await authorize(call(Buffer.from(JSON.stringify(payload)).toString("base64"))).catch(
+      (error: unknown) => error,
+    );
     expect(forged).toMatchObject({ code: "service_unavailable", status: 503 });
     expect(facilitator.verified).toBe(1);
     // The payment itself again, byte for byte as its ledger row keeps it: the facilitator is not asked.
-    const replayed = await payment.authorize(call(signature));
+    const replayed = await authorize(call(signature));
     expect(replayed.kind === "answer" && replayed.outcome).toBe("replayed");
     expect(facilitator.verified).toBe(1);
     expect(facilitator.settled).toBe(1);
@@ -356,7 +365,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
         settlement: { order: "overlap", strictAfterUnpaidMs: 60_000 },
       });
       const { signature, nonce } = await signedCall();
-      const result = await overlapping.authorize({ ...call(signature), overlapsVerify: true });
+      const result = await authorize({ ...call(signature), overlapsVerify: true }, overlapping);
       if (result.kind !== "granted") throw new Error("expected a grant");
       const chunks = readChunks("chat-with-usage");
       const stream: PreparedAnswer = {
@@ -383,7 +392,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
       ...call(signature),
       quote: { amount: 9999n, display: {}, description: "Chat", model: "vendor-a/gpt-6-luna" },
     };
-    const result = await payment.authorize(other);
+    const result = await authorize(other);
     expect(result.kind === "answer" && JSON.parse(result.answer.body as string).error.code).toBe("payment_mismatch");
     expect(facilitator.verified).toBe(0);
   });

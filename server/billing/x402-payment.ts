@@ -1,13 +1,16 @@
 import { isApiError } from "../errors";
-import { atomicToDecimal } from "../money";
+import type { ApiRequest } from "../http/api-request";
 import { decodeBase64Json, MalformedPaymentError } from "../payment/payment-signature";
-import type { Authorization, BillableCall, ChallengeCode, PaymentMethod } from "./payment-method";
-import { Refusal } from "./refusal";
+import type { Authorization, BillableCall, ChallengeCode } from "./payment-method";
+import type { CallPricing, PaymentMethod, PaymentTerms, Problem } from "./payment-methods";
+import type { Refusal } from "./refusal";
 import type { PaymentHeader, PaymentScheme, PricedRequest, SchemeServices } from "./schemes/payment-scheme";
 import { PAYMENT_SCHEMES } from "./schemes/payment-schemes";
-import { paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
+import { paymentRequiredDocument, x402ChallengePart } from "./x402-challenge";
 import { priceCall, type LiveGas } from "./x402-price";
-import { X402Session } from "./x402-session";
+import { X402Session, type PaymentEnvelope } from "./x402-session";
+
+export type { PaymentEnvelope } from "./x402-session";
 
 /** What x402 billing works with: the services its schemes use, and the live gas of quotes. */
 export interface X402PaymentOptions extends SchemeServices {
@@ -15,66 +18,93 @@ export interface X402PaymentOptions extends SchemeServices {
   gas?: LiveGas;
 }
 
-/**
- * x402 per request, whatever the scheme: quote (402, each scheme's offer); then with a payment, the scheme it was
- * signed with accepts it (matches, claims, verifies: schemes/), the work runs, and the session takes what the work
- * is charged. No path takes a payment for work that was not done, and no answer goes out before its verdict.
- */
-export class X402Payment implements PaymentMethod {
-  constructor(private readonly options: X402PaymentOptions) {}
+/** The x402 payment headers a request carries: v2's PAYMENT-SIGNATURE, v1's X-PAYMENT. */
+export interface X402Credential {
+  v2: string | null;
+  v1: string | null;
+}
 
-  async authorize(call: BillableCall): Promise<Authorization> {
-    const entered = performance.now();
-    const { gateway } = this.options;
-    const priced = await this.price(call);
-    const refuse = (code: ChallengeCode, message: string) => new Refusal(this.challenge(call, priced, code, message));
+/** A payment signed for x402, to accept for a call: how it came, what it is, and how to refuse it. */
+export interface SignedForCall {
+  call: BillableCall;
+  priced: PricedRequest;
+  header: PaymentHeader;
+  refuse(code: ChallengeCode, message: string): Refusal;
+  envelope: PaymentEnvelope;
+  /** When the billing of the call began (performance.now()). */
+  entered: number;
+}
+
+const X402: PaymentEnvelope = { protocol: "x402" };
+
+/**
+ * x402 per request, whatever the scheme: quote (its part of the 402, each scheme's offer); then with a payment,
+ * the scheme it was signed with accepts it (matches, claims, verifies: schemes/), the work runs, and the session
+ * takes what the work is charged. No path takes a payment for work that was not done, and no answer goes out before
+ * its verdict. It also prices every call the registry quotes (the price an x402 `exact` payment pays).
+ */
+export class X402Payment implements PaymentMethod<X402Credential>, CallPricing {
+  readonly name = "x402";
+  readonly howToPay =
+    "Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE (x402)";
+  readonly network;
+
+  constructor(private readonly options: X402PaymentOptions) {
+    this.network = options.gateway.network;
+  }
+
+  credential(_endpoint: unknown, request: ApiRequest): X402Credential | undefined {
+    const v2 = request.headers.get("payment-signature");
+    const v1 = request.headers.get("x-payment");
+    return v2 || v1 ? { v2, v1 } : undefined;
+  }
+
+  /** Whether the header (v2's, else v1's) is base64 of a JSON object, as any payment is. */
+  plausible({ v2, v1 }: X402Credential): boolean {
     try {
-      const header = paymentHeader(call, refuse);
-      if (!header) {
-        const total = `${atomicToDecimal(priced.amount, gateway.network.usdc.decimals)} USD`;
-        throw refuse(
-          "payment_required",
-          `Payment required: ${total} in USDC on ${gateway.network.id}. Sign the requirements in the PAYMENT-REQUIRED header and repeat the request with PAYMENT-SIGNATURE.`,
-        );
-      }
-      const scheme = schemeOf(header, priced, refuse);
-      const offered = priced.offers[scheme.name]!.requirements;
-      const accepted = await scheme.accept({ services: this.options, call, priced, offered, header, refuse });
-      if ("kind" in accepted) return accepted;
-      const session = new X402Session({ services: this.options, call, priced, accepted, entered });
-      return {
-        kind: "granted",
-        session: { grant: session.grant, timings: session.timings, failed: session.failed, finish: session.finish },
-      };
-    } catch (error) {
-      if (error instanceof Refusal) return error.authorization;
-      throw error;
+      const json = decodeBase64Json(v2 || v1 || "", "the payment header");
+      return typeof json === "object" && json !== null && !Array.isArray(json);
+    } catch {
+      return false;
     }
   }
 
+  challenge(call: BillableCall, priced: PricedRequest, problem: Problem) {
+    const document = paymentRequiredDocument(call, priced, this.options.retries.declaration);
+    return x402ChallengePart(document, problem, this.options.gateway.v1Network);
+  }
+
+  async authorize(call: BillableCall, credential: X402Credential, terms: PaymentTerms): Promise<Authorization> {
+    const entered = performance.now();
+    const priced = await terms.priced();
+    const refuse = (code: ChallengeCode, message: string) => terms.refuse(priced, code, message);
+    const header = paymentHeader(credential, refuse);
+    return this.accept({ call, priced, header, refuse, envelope: X402, entered });
+  }
+
+  /** A payment signed for x402 (in whichever envelope it came), accepted by its scheme: the session to work in. */
+  async accept(signed: SignedForCall): Promise<Authorization> {
+    const { call, priced, header, refuse, envelope, entered } = signed;
+    const scheme = schemeOf(header, priced, refuse);
+    const offered = priced.offers[scheme.name]!.requirements;
+    const acceptance = { services: this.options, call, priced, offered, header, refuse, protocol: envelope.protocol };
+    const accepted = await scheme.accept(acceptance);
+    if ("kind" in accepted) return accepted;
+    const session = new X402Session({ services: this.options, call, priced, accepted, entered, refuse, envelope });
+    return {
+      kind: "granted",
+      session: { grant: session.grant, timings: session.timings, failed: session.failed, finish: session.finish },
+    };
+  }
+
   /** The call's price and each scheme's offer; a facilitator that cannot say what it supports is counted. */
-  private price(call: BillableCall): Promise<PricedRequest> {
+  price(call: BillableCall): Promise<PricedRequest> {
     return priceCall(this.options.gateway, call, PAYMENT_SCHEMES, this.options.gas).catch((error: unknown) => {
       if (isApiError(error) && error.code === "facilitator_unavailable") {
         this.options.metrics.facilitatorFailed("supported");
       }
       throw error;
     });
-  }
-
-  /** A 402 with the call's terms: built only for an answer that needs it (a paid request that succeeds does not). */
-  private challenge(
-    call: BillableCall,
-    priced: PricedRequest,
-    code: ChallengeCode,
-    message: string,
-  ): Extract<Authorization, { kind: "answer" }> {
-    const document = paymentRequiredDocument(call, priced, this.options.retries.declaration);
-    return {
-      kind: "answer",
-      answer: paymentChallenge(document, code, message, this.options.gateway.v1Network),
-      outcome: code === "payment_required" ? "quoted" : "refused",
-    };
   }
 }
 
@@ -84,18 +114,14 @@ type Refuse = (code: ChallengeCode, message: string) => Refusal;
  * The payment header: v2 in PAYMENT-SIGNATURE (its JSON read once, for every step after), v1 in X-PAYMENT (v2 is
  * read when both come).
  */
-function paymentHeader(call: BillableCall, refuse: Refuse): PaymentHeader | undefined {
-  const v2 = call.request.headers.get("payment-signature");
-  if (v2) {
-    try {
-      return { value: v2, version: 2, json: decodeBase64Json(v2, "PAYMENT-SIGNATURE") };
-    } catch (error) {
-      if (error instanceof MalformedPaymentError) throw refuse("payment_invalid", error.message);
-      throw error;
-    }
+function paymentHeader({ v2, v1 }: X402Credential, refuse: Refuse): PaymentHeader {
+  if (!v2) return { value: v1!, version: 1 };
+  try {
+    return { value: v2, version: 2, json: decodeBase64Json(v2, "PAYMENT-SIGNATURE") };
+  } catch (error) {
+    if (error instanceof MalformedPaymentError) throw refuse("payment_invalid", error.message);
+    throw error;
   }
-  const v1 = call.request.headers.get("x-payment");
-  return v1 ? { value: v1, version: 1 } : undefined;
 }
 
 /** The scheme a payment was signed with, among those the 402 offered for this call (x402 v1 has only `exact`). */

@@ -3,15 +3,25 @@ import type { ApiAnswer } from "../http/api-answer";
 import { UpstreamError } from "../upstream/upstream-error";
 import { usedTokensCharge } from "../pricing/used-tokens-charge";
 import { logPaidRequest } from "./paid-request-log";
-import type { BillableCall, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
+import type { BillableCall, ChallengeCode, Finished, PreparedAnswer, X402Price, X402Services } from "./payment-method";
 import { Refusal } from "./refusal";
 import type { AcceptedPayment, PricedRequest, Taking } from "./schemes/payment-scheme";
 import { streamedWhileSettling } from "./stream-while-settling";
 import { settledOnUsage } from "./usage-stream-settlement";
-import { paidAnswer, paymentChallenge, paymentRequiredDocument } from "./x402-challenge";
+import { paidAnswer } from "./x402-challenge";
+import type { PaymentProtocol } from "../storage/payment-method-name";
 import type { CallTrace } from "../tracing/call-trace";
 
 type SessionTimings = { quote: number; verify: number; upstream: number; settle: number; total: number };
+
+/**
+ * The protocol an x402 payment came in (x402 itself, or another protocol's envelope around the same signed
+ * authorization: MPP), and how its paid answers state the settlement: x402's PAYMENT-RESPONSE unless rewritten.
+ */
+export interface PaymentEnvelope {
+  protocol: PaymentProtocol;
+  receipt?(headers: Record<string, string>): void;
+}
 
 /** What a session starts from: the call, its price, the payment its scheme accepted, and when billing began. */
 export interface SessionStart {
@@ -21,6 +31,10 @@ export interface SessionStart {
   accepted: AcceptedPayment;
   /** When the billing of the call began (performance.now()). */
   entered: number;
+  /** The payment refused: the call's 402 with `code` and `message`, to answer. */
+  refuse(code: ChallengeCode, message: string): Refusal;
+  /** The protocol the payment came by, and how a paid answer states its settlement in it. */
+  envelope: PaymentEnvelope;
 }
 
 /**
@@ -68,7 +82,8 @@ export class X402Session {
       return undefined;
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
-      return { answer: error.authorization.answer, outcome: "refused", payment: "x402", timings: this.timings };
+      const { protocol } = this.start.envelope;
+      return { answer: error.authorization.answer, outcome: "refused", payment: protocol, timings: this.timings };
     }
   }
 
@@ -212,7 +227,9 @@ export class X402Session {
     // v1 clients read the settlement from X-PAYMENT-RESPONSE (same encoding); PAYMENT-RESPONSE stays for all.
     const settlement = answer.headers["payment-response"];
     if (this.accepted.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
-    return { answer, outcome, payment: "x402", timings: this.timings, settledAmount: settled };
+    const { envelope } = this.start;
+    if (settlement) envelope.receipt?.(answer.headers);
+    return { answer, outcome, payment: envelope.protocol, timings: this.timings, settledAmount: settled };
   }
 
   /** The payment was refused when taken: the work is dropped and undone, and the caller told why. */
@@ -223,14 +240,9 @@ export class X402Session {
   ): Promise<Finished> {
     await this.record(amount, refused);
     await this.drop(answer);
-    const { call, priced, services } = this.start;
-    const document = paymentRequiredDocument(call, priced, services.retries.declaration);
     const detail = refused.message ? ` (${refused.message})` : "";
     const message = `Settlement failed: ${refused.reason}${detail}`;
-    return this.finished(
-      paymentChallenge(document, "settlement_failed", message, services.gateway.v1Network),
-      "refused",
-    );
+    return this.finished(this.start.refuse("settlement_failed", message).authorization.answer, "refused");
   }
 
   private sinceEntry(): number {

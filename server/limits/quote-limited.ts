@@ -1,29 +1,27 @@
 import type { AppContext } from "../app-context";
-import { carriesX402Payment, prepaidCodeOf } from "../billing/payment-carried";
 import type { PaidEndpoint } from "../endpoints/endpoint";
 import { isApiError } from "../errors";
 import type { ApiRequest } from "../http/api-request";
 import { checkedFirst, type RouteWrapper } from "../http/route-wrappers";
-import { decodeBase64Json } from "../payment/payment-signature";
 import { callerGroup } from "../windows/caller-group";
 
 type QuoteContext = Pick<AppContext, "quoteLimits" | "clientAddresses" | "metrics">;
+type PaidContext = QuoteContext & Pick<AppContext, "payments">;
 
 /** Requests counted as unpaid before their body was read: a refusal of their credential does not count them again. */
 const counted = new WeakSet<ApiRequest>();
 
 /**
  * A paid route's unpaid requests counted per caller before any of the body is read (quote-limiter.ts): those with
- * no payment and no prepaid key (each asks its price), and those whose payment header does not even decode (the
- * header alone says it will be granted nothing). A caller over the limit is answered 429 and counted as refused.
+ * no credential of any payment method (each asks its price), and those whose credential does not even decode (it
+ * alone says it will be granted nothing). A caller over the limit is answered 429 and counted as refused.
  * Requests whose payment or key is refused later are counted then (countUngranted).
  */
-export function quoteLimited(endpoint: PaidEndpoint, context: () => QuoteContext): RouteWrapper {
+export function quoteLimited(endpoint: PaidEndpoint, context: () => PaidContext): RouteWrapper {
   const [path] = endpoint.paths;
   return checkedFirst((request) => {
     const quoteContext = context();
-    if (!quoteContext.quoteLimits.counts || prepaidCodeOf(endpoint, request) !== undefined) return;
-    if (carriesX402Payment(request) && decodesAsPayment(request)) return;
+    if (!quoteContext.quoteLimits.counts || quoteContext.payments.carriesPlausible(endpoint, request)) return;
     counted.add(request);
     countUnpaid(quoteContext, path, request);
   });
@@ -45,16 +43,5 @@ function countUnpaid({ quoteLimits, clientAddresses, metrics }: QuoteContext, pa
   } catch (error) {
     if (isApiError(error)) metrics.failed(path, error.status, error.code, "refused");
     throw error;
-  }
-}
-
-/** Whether the request's x402 payment header (v2's, else v1's) is base64 of a JSON object, as any payment is. */
-function decodesAsPayment(request: ApiRequest): boolean {
-  const header = request.headers.get("payment-signature") ?? request.headers.get("x-payment") ?? "";
-  try {
-    const json = decodeBase64Json(header, "the payment header");
-    return typeof json === "object" && json !== null && !Array.isArray(json);
-  } catch {
-    return false;
   }
 }

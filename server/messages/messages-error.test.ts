@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../errors";
-import { paymentChallenge } from "../billing/x402-challenge";
+import { x402ChallengePart } from "../billing/x402-challenge";
+import { textAnswer } from "../http/api-answer";
 import { messagesChallengeAnswer, messagesErrorAnswer, messagesErrorType, messagesStreamError } from "./messages-error";
 
 describe("messagesErrorAnswer", () => {
@@ -65,7 +66,9 @@ describe("messagesStreamError", () => {
 describe("messagesChallengeAnswer", () => {
   it("words billing's 402 in Anthropic's form, keeping its status, PAYMENT-REQUIRED and the x402 document", () => {
     const document = { x402Version: 2, accepts: [{ scheme: "exact", amount: "1200" }], extensions: { quote: {} } };
-    const challenge = paymentChallenge(document as never, "payment_required", "Payment required");
+    const problem = { code: "payment_required" as const, message: "Payment required" };
+    const part = x402ChallengePart(document as never, problem);
+    const challenge = textAnswer(part.body!, "application/json", { status: 402, headers: part.headers });
     const answer = messagesChallengeAnswer(challenge);
     expect(answer.status).toBe(402);
     expect(answer.headers["payment-required"]).toBe(challenge.headers["payment-required"]);

@@ -1,4 +1,5 @@
 import type { PaymentScheme } from "../storage/payment-scheme";
+import type { PaymentProtocol } from "../storage/payment-method-name";
 import type { PaymentStatus } from "../storage/payment-status";
 
 export type { PaymentScheme } from "../storage/payment-scheme";
@@ -9,6 +10,8 @@ export interface NewPayment {
   /** What the payer signed for: the price (`exact`), or the most the call may settle (`upto`). */
   amount: bigint;
   scheme: PaymentScheme;
+  /** The protocol the payment came by. */
+  method: PaymentProtocol;
   network: string;
   resource: string;
   /** The endpoint's own path (aliases give their endpoint's) and the model of the call, for reports. */
@@ -42,6 +45,7 @@ export interface PaymentRecord {
   payer: string;
   amount: bigint;
   scheme: PaymentScheme;
+  method: PaymentProtocol;
   /** What moved on chain, once settled; null before (and on rows settled before it was recorded). */
   settledAmount: bigint | null;
   /** What an `unpaid` row's stream delivered, at the quote's rates; null on every other row. */

@@ -12,6 +12,7 @@ const payment = (nonce: string): NewPayment => ({
   payer: "0xpayer",
   amount: 123_456_789_012_345_678_901_234_567_890n,
   scheme: "exact",
+  method: "x402",
   network: "eip155:137",
   resource: "http://service.test/v1/chat/completions",
   endpoint: "/v1/chat/completions",

@@ -9,6 +9,7 @@ import type { PayerHoldStore } from "../../payment/payer-holds";
 import type { Authorization, BillableCall, ChallengeCode, Verified, X402Services } from "../payment-method";
 import type { Refusal } from "../refusal";
 import type { PaymentScheme as LedgerScheme } from "../../storage/payment-scheme";
+import type { PaymentProtocol } from "../../storage/payment-method-name";
 
 export type SchemeName = LedgerScheme;
 
@@ -52,6 +53,8 @@ export interface Acceptance {
   header: PaymentHeader;
   /** The payment refused: the 402 with the call's terms, `code` and `message`, to throw. */
   refuse(code: ChallengeCode, message: string): Refusal;
+  /** The protocol the payment came by (its ledger row's `method`). */
+  protocol: PaymentProtocol;
 }
 
 /**

@@ -18,11 +18,12 @@ export function takingOf(settlement: Settlement, settleMs: number): Taking {
 
 /** A payment's ledger row as first written: what it is for, who pays, under which key, as the caller sent it. */
 export function paymentRow(
-  { call, priced, header, services }: Acceptance,
+  { call, priced, header, services, protocol }: Acceptance,
   row: Pick<Parameters<PaymentLedger["claim"]>[0], "nonce" | "payer" | "scheme">,
 ): Parameters<PaymentLedger["claim"]>[0] {
   return {
     ...row,
+    method: protocol,
     amount: priced.amount,
     network: services.gateway.network.id,
     resource: call.resourceUrl,

@@ -1,4 +1,5 @@
 import { paymentSchemes } from "../payment-scheme";
+import { paymentProtocols } from "../payment-method-name";
 import { bigint, boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 
@@ -19,6 +20,8 @@ export const payments = pgTable(
     amount: numeric("amount", { precision: 78, scale: 0 }).notNull(),
     // Every scheme a row is written with (channels' rows are batch-settlement): a TypeScript check, no column type.
     scheme: text("scheme", { enum: paymentSchemes }).notNull().default("exact"),
+    /** The protocol it came by: x402, or MPP (an x402 `exact` payment in MPP's envelope). */
+    method: text("method", { enum: paymentProtocols }).notNull().default("x402"),
     settledAmount: numeric("settled_amount", { precision: 78, scale: 0 }),
     /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */
     unpaidAmount: numeric("unpaid_amount", { precision: 78, scale: 0 }),

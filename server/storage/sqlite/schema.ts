@@ -1,4 +1,5 @@
 import { paymentSchemes } from "../payment-scheme";
+import { paymentProtocols } from "../payment-method-name";
 import { integer, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
 
@@ -22,6 +23,8 @@ export const payments = sqliteTable(
     amount: text("amount").notNull(),
     // Every scheme a row is written with (channels' rows are batch-settlement): a TypeScript check, no column type.
     scheme: text("scheme", { enum: paymentSchemes }).notNull().default("exact"),
+    /** The protocol it came by: x402, or MPP (an x402 `exact` payment in MPP's envelope). */
+    method: text("method", { enum: paymentProtocols }).notNull().default("x402"),
     /** What moved on chain, once settled: the amount (`exact`), or the tokens used at their price (`upto`). */
     settledAmount: text("settled_amount"),
     /** What a stream delivered before its settlement was refused (`unpaid`), at the quote's rates. */

@@ -1,0 +1,1 @@
+ALTER TABLE "payments" ADD COLUMN "method" text DEFAULT 'x402' NOT NULL;
