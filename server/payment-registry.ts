@@ -1,5 +1,5 @@
 import type { ServiceConfig } from "../config/service-config";
-import { PaymentMethods, type PaymentMethod } from "./billing/payment-methods";
+import { PaymentMethods } from "./billing/payment-methods";
 import { prepaidKeyMethod } from "./billing/prepaid-payment";
 import { X402Payment, type X402PaymentOptions } from "./billing/x402-payment";
 import { mppMethod } from "./mpp/mpp-method";
@@ -16,15 +16,17 @@ export async function paymentMethods(
 ): Promise<PaymentMethods> {
   const { metrics, writes } = x402Options;
   const x402 = new X402Payment(x402Options);
-  const methods: PaymentMethod[] = [
-    prepaidKeyMethod({
-      prepaidKeys: storage.prepaidKeys,
-      reservationTtlMs: config.prepaid.reservationTtlMs,
-      metrics,
-      writes,
-    }),
-    x402,
-    ...(await mppMethod(config, storage, x402)),
-  ];
-  return new PaymentMethods(methods, x402);
+  const methods = new PaymentMethods(x402)
+    .register(
+      prepaidKeyMethod({
+        prepaidKeys: storage.prepaidKeys,
+        reservationTtlMs: config.prepaid.reservationTtlMs,
+        metrics,
+        writes,
+      }),
+    )
+    .register(x402);
+  const mpp = await mppMethod(config, storage, x402);
+  if (mpp) methods.register(mpp);
+  return methods;
 }

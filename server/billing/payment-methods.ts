@@ -76,10 +76,20 @@ export interface CallPricing {
  * and names no method. One 402 carries every method's challenge, for one price.
  */
 export class PaymentMethods {
-  constructor(
-    readonly methods: readonly PaymentMethod[],
-    private readonly pricing: CallPricing,
-  ) {}
+  private readonly list: PaymentMethod[] = [];
+
+  constructor(private readonly pricing: CallPricing) {}
+
+  /** The methods, in the order their credentials are looked for. */
+  get methods(): readonly PaymentMethod[] {
+    return this.list;
+  }
+
+  /** Adds a method, looked for after those registered before it. */
+  register<Credential>(method: PaymentMethod<Credential>): this {
+    this.list.push(method as PaymentMethod);
+    return this;
+  }
 
   /** The first credential the request carries, of the methods its endpoint takes; undefined when it carries none. */
   credentialOf(endpoint: PaymentAccess, request: ApiRequest): FoundCredential | undefined {

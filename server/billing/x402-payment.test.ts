@@ -122,7 +122,7 @@ describe("x402 billing, against a fake facilitator and a real SQLite ledger", ()
 
   /** The call authorized as billing does: by the registry, x402 its one method (the one given, else `payment`). */
   function authorize(billable: BillableCall, method: X402Payment = payment) {
-    const registry = new PaymentMethods([method], method);
+    const registry = new PaymentMethods(method).register(method);
     const endpoint = { access: ["x402"] } as unknown as PaidEndpoint;
     return registry.authorize(billable, registry.credentialOf(endpoint, billable.request));
   }

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceConfig } from "../../config/service-config";
-import type { PaymentMethod } from "../billing/payment-methods";
 import type { X402Payment } from "../billing/x402-payment";
 import type { Storage } from "../storage/storage";
 import { MppPayment } from "./mpp-payment";
@@ -15,9 +14,13 @@ const NEVER = Date.UTC(9999, 0, 1);
  * the first instance to start over the database and read by every other, so that any instance takes a challenge
  * another issued, and no other deployment's.
  */
-export async function mppMethod(config: ServiceConfig, storage: Storage, x402: X402Payment): Promise<PaymentMethod[]> {
+export async function mppMethod(
+  config: ServiceConfig,
+  storage: Storage,
+  x402: X402Payment,
+): Promise<MppPayment | undefined> {
   const { network } = config;
-  if (network.kind !== "evm") return [];
+  if (network.kind !== "evm") return undefined;
   const now = Date.now();
   const secretKey = await storage.quoteHolds.hold(SECRET_KEY, randomBytes(32).toString("base64url"), now, NEVER);
   const terms = {
@@ -26,5 +29,5 @@ export async function mppMethod(config: ServiceConfig, storage: Storage, x402: X
     decimals: network.usdc.decimals,
     lifetimeSeconds: config.paymentTimeoutSeconds,
   };
-  return [new MppPayment(terms, x402)];
+  return new MppPayment(terms, x402);
 }
