@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import type { OperatorView } from "../../server/index";
@@ -257,6 +258,20 @@ function Dashboard({ view }: { view: OperatorView }) {
           <dd data-figure="active-keys">{prepaid.activeKeys}</dd>
           <dt>Tokens outstanding on them</dt>
           <dd data-figure="tokens-outstanding">{prepaid.tokensOutstanding.toLocaleString("en-US")}</dd>
+        </dl>
+      </section>
+
+      <section className="card">
+        <h2>Payments by protocol</h2>
+        <dl className="facts" data-testid="protocols">
+          {Object.entries(report.methods).map(([method, figures]) => (
+            <Fragment key={method}>
+              <dt>{method === "mpp" ? "MPP" : method} payments in these 30 days</dt>
+              <dd data-figure={`${method}-payments`}>
+                {figures.count}, {figures.amountUsd} USD settled
+              </dd>
+            </Fragment>
+          ))}
         </dl>
       </section>
 

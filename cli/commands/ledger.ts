@@ -189,6 +189,7 @@ function text(report: LedgerReport): string {
     heading,
     `prepaid: ${count(prepaid.keysSold, "key")} sold (${prepaid.tokensSold} tokens); ${prepaid.tokensOutstanding} tokens outstanding on ${count(prepaid.activeKeys, "active key")}`,
     `needing a look: ${outcomes.join(", ")}`,
+    `by protocol: ${byProtocol(report)}`,
     table([...reportRows(report), reportRow("TOTAL", "", "", report.total)]),
     ...unpaidPayers(report),
   ].join("\n");
@@ -204,6 +205,13 @@ function unpaidPayers({ unpaidPayers: payers }: LedgerReport): string[] {
     amountAtomic.toString(),
   ]);
   return ["unpaid payers:", table([["PAYER", "UNPAID", "UNPAID_USD", "UNPAID_ATOMIC"], ...rows])];
+}
+
+/** Each protocol's payments and what they settled: `x402 12 payments (0.0123 USD settled), mpp 3 payments (...)`. */
+export function byProtocol({ methods }: LedgerReport): string {
+  return Object.entries(methods)
+    .map(([method, figures]) => `${method} ${count(figures.count, "payment")} (${figures.amountUsd} USD settled)`)
+    .join(", ");
 }
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

@@ -11,9 +11,12 @@ import type { ApiRequest } from "./api-request";
 export const ALLOWED_HEADERS =
   "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, X-Api-Key, Anthropic-Version, Anthropic-Beta";
 
-/** What a page may read besides the CORS-safelisted headers: the price, the settlement, timings, cost, balance. */
+/**
+ * What a page may read besides the CORS-safelisted headers: the price and the settlement (x402's and MPP's),
+ * timings, cost, balance.
+ */
 export const EXPOSED_HEADERS =
-  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Server-Timing, X-Paysvc-Cost, X-Paysvc-Prepaid-Remaining, X-Paysvc-Provider";
+  "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt, Server-Timing, X-Paysvc-Cost, X-Paysvc-Prepaid-Remaining, X-Paysvc-Provider";
 
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours, Firefox at 24). */
 export const MAX_AGE_SECONDS = "86400";

@@ -11,14 +11,15 @@ const row = (
   status: LedgerReportRow["status"],
   count: number,
   amount: bigint,
-) => ({ period, endpoint, model: endpoint && "m", status, count, amount }) satisfies LedgerReportRow;
+  method: LedgerReportRow["method"] = "x402",
+) => ({ period, endpoint, model: endpoint && "m", status, method, count, amount }) satisfies LedgerReportRow;
 
 describe("the ledger report", () => {
   const rows = [
     row("2026-11-26", "/v1/chat/completions", "settled", 2, 2_000n),
     row("2026-11-26", "/v1/chat/completions", "unpaid", 1, 300n),
     row("2026-11-26", "/prepaid/codes", "settled", 1, 8_000n),
-    row("2026-11-27", "/v1/chat/completions", "settled", 1, 1_000n),
+    row("2026-11-27", "/v1/chat/completions", "settled", 1, 1_000n, "mpp"),
     row("2026-11-27", "/v1/chat/completions", "settle_unknown", 1, 1_000n),
     row("2026-11-27", null, "unsettled", 1, 500n),
   ];
@@ -36,6 +37,10 @@ describe("the ledger report", () => {
       unpaid: { count: 1, amountAtomic: 300n, amountUsd: "0.000300" },
       settle_unknown: { count: 1, amountAtomic: 1_000n, amountUsd: "0.001000" },
       unsettled: { count: 1, amountAtomic: 500n, amountUsd: "0.000500" },
+    });
+    expect(report.methods).toEqual({
+      x402: { count: 6, amountAtomic: 10_000n, amountUsd: "0.010000" },
+      mpp: { count: 1, amountAtomic: 1_000n, amountUsd: "0.001000" },
     });
     expect(report.prepaid).toBe(prepaid);
     expect(report.lines.at(-1)).toMatchObject({ endpoint: "(unrecorded)", model: "(unrecorded)" });

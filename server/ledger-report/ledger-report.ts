@@ -3,6 +3,7 @@ import { atomicToDecimal } from "../money";
 import type { LedgerReportRow, PaymentLedger, ReportPeriod, UnpaidPayer } from "../payment/payment-ledger";
 import type { PrepaidKeyStore, PrepaidSummary } from "../prepaid/prepaid-key-store";
 import type { PaymentStatus } from "../storage/payment-status";
+import type { PaymentProtocol } from "../storage/payment-method-name";
 
 /**
  * The ledger report, one definition for `paysvc ledger report` and the operator's page (/operator): the same
@@ -50,6 +51,8 @@ export interface LedgerReport {
   total: ReportFigures;
   /** Every status found, over the whole period. */
   statuses: Partial<Record<PaymentStatus, StatusFigures>>;
+  /** Each protocol's payments over the whole period, and what they settled. */
+  methods: Partial<Record<PaymentProtocol, StatusFigures>>;
   /** Keys sold since `since`; tokens outstanding on every active key, whenever sold. */
   prepaid: PrepaidSummary;
   /** The payers delivered answers they did not pay for since `since` (served settled-first for a while), the most first. */
@@ -84,7 +87,11 @@ export function ledgerReport(
   const lines = new Map<string, ReportLine>();
   const total = { requests: {} as Partial<Record<PaymentStatus, number>>, revenueAtomic: 0n, unpaidAtomic: 0n };
   const statuses: Partial<Record<PaymentStatus, StatusFigures>> = {};
+  const methods: Partial<Record<PaymentProtocol, StatusFigures>> = {};
   for (const row of rows) {
+    const method = (methods[row.method] ??= { count: 0, amountAtomic: 0n, amountUsd: "" });
+    method.count += row.count;
+    if (row.status === "settled") method.amountAtomic += row.amount;
     const endpoint = row.endpoint ?? "(unrecorded)";
     const model = row.model ?? "(unrecorded)";
     const key = JSON.stringify([row.period, endpoint, model]);
@@ -113,7 +120,9 @@ export function ledgerReport(
     }
     lines.set(key, line);
   }
-  for (const figures of Object.values(statuses)) figures.amountUsd = usd(figures.amountAtomic);
+  for (const figures of [...Object.values(statuses), ...Object.values(methods)]) {
+    figures.amountUsd = usd(figures.amountAtomic);
+  }
   return {
     network: network.id,
     since: since.toISOString(),
@@ -121,6 +130,7 @@ export function ledgerReport(
     lines: [...lines.values()].map((line) => ({ ...line, revenueUsd: usd(line.revenueAtomic) })),
     total: { ...total, revenueUsd: usd(total.revenueAtomic) },
     statuses,
+    methods,
     prepaid,
     unpaidPayers: unpaid.map(({ payer, count, amount }) => ({
       payer,

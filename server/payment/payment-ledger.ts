@@ -104,13 +104,17 @@ export interface UnpaidPayer {
   amount: bigint;
 }
 
-/** The payments of one period, endpoint, model and status. Endpoint and model are null on rows from before them. */
+/**
+ * The payments of one period, endpoint, model, status and protocol. Endpoint and model are null on rows from before
+ * them.
+ */
 export interface LedgerReportRow {
   /** `2026-11-23` by day, `2026-11-23T14:00Z` by hour. */
   period: string;
   endpoint: string | null;
   model: string | null;
   status: PaymentStatus;
+  method: PaymentProtocol;
   count: number;
   /** In atomic units, the sum of what they settled, for `unpaid` rows of what they delivered, else of what was signed for. */
   amount: bigint;

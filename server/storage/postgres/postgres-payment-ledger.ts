@@ -121,10 +121,10 @@ export class PostgresPaymentLedger implements PaymentLedger {
   async report(since: Date, period: ReportPeriod): Promise<LedgerReportRow[]> {
     const format = period === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24":00Z"';
     const { rows } = await this.database.$client.query<Omit<LedgerReportRow, "amount"> & { amount: string }>(
-      `select to_char(created_at at time zone 'UTC', $1) as period, endpoint, model, status,
+      `select to_char(created_at at time zone 'UTC', $1) as period, endpoint, model, status, method,
         count(*)::integer as count, sum(coalesce(settled_amount, unpaid_amount, amount))::text as amount
       from payments where created_at >= $2
-      group by 1, 2, 3, 4 order by 1, coalesce(endpoint, ''), coalesce(model, ''), 4`,
+      group by 1, 2, 3, 4, 5 order by 1, coalesce(endpoint, ''), coalesce(model, ''), 4, 5`,
       [format, since],
     );
     return rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));

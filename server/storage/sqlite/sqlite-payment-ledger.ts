@@ -133,9 +133,9 @@ export class SqlitePaymentLedger implements PaymentLedger {
     const format = period === "day" ? "%Y-%m-%d" : "%Y-%m-%dT%H:00Z";
     const rows = this.database.$client
       .prepare<[string, number], Omit<LedgerReportRow, "count" | "amount"> & { amount: string }>(
-        `select strftime(?, created_at / 1000, 'unixepoch') as period, endpoint, model, status,
+        `select strftime(?, created_at / 1000, 'unixepoch') as period, endpoint, model, status, method,
           coalesce(settled_amount, unpaid_amount, amount) as amount
-        from payments where created_at >= ? order by 1, coalesce(endpoint, ''), coalesce(model, ''), status`,
+        from payments where created_at >= ? order by 1, coalesce(endpoint, ''), coalesce(model, ''), status, method`,
       )
       .iterate(format, since.getTime());
     const report: LedgerReportRow[] = [];
@@ -145,7 +145,8 @@ export class SqlitePaymentLedger implements PaymentLedger {
         last?.period === group.period &&
         last.endpoint === group.endpoint &&
         last.model === group.model &&
-        last.status === group.status;
+        last.status === group.status &&
+        last.method === group.method;
       if (same) {
         last.count += 1;
         last.amount += BigInt(amount);
