@@ -78,11 +78,11 @@ describe("a payment method registered by a test alone", () => {
       () => config.corsOrigins,
     );
     const lifecycle = { drain: context.drain, network: config.network.id };
-    let handle: ReturnType<typeof nodeHandler> | undefined;
-    server = createServer((request, response) => void handle!(request, response));
+    server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    handle = nodeHandler(router, url, () => false, lifecycle);
+    const handle = nodeHandler(router, url, () => false, lifecycle);
+    server.on("request", (request, response) => void handle(request, response));
   });
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
