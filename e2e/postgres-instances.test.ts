@@ -9,7 +9,9 @@ import { createPublicClient, createTestClient, createWalletClient, erc20Abi, htt
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { polygon as polygonChain } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Mppx, evm } from "mppx/client";
 import { waitFor } from "../cli/dev-stack/wait-for";
+import { getNetwork, type EvmNetwork } from "../networks";
 import { decimalToAtomic } from "../server/money";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
 import { paidStream, statedCost } from "./support/paid-stream";
@@ -116,6 +118,51 @@ describe("two instances over one PostgreSQL database", () => {
       what: "the settled payment's row to be recorded",
     });
     expect(await rows()).toEqual([{ status: "settled" }]);
+  });
+
+  it("takes MPP beside x402 on both: a challenge one issued is paid at the other, once; both kinds side by side", async () => {
+    const network = getNetwork(NETWORK) as EvmNetwork;
+    const account = privateKeyToAccount(payer(4).privateKey as `0x${string}`);
+    const mpp = Mppx.create({
+      methods: [evm({ account, maxAmount: "5", authorization: network.usdc.eip712, decimals: network.usdc.decimals })],
+      polyfill: false,
+    });
+    const body = chatBody("an MPP challenge of one instance, paid at the other");
+    const challenged = await post(`${urls[0]}/v1/chat/completions`, body);
+    expect(challenged.status).toBe(402);
+    const credential = await mpp.createCredential(challenged);
+    const price = BigInt(
+      (await quoteOf({ ...started.stack, appUrl: urls[0]! }, "/v1/chat/completions", body)).accepts[0]!.amount,
+    );
+    const before = await balance(payer(4).address);
+    const paid = await post(`${urls[1]}/v1/chat/completions`, body, { authorization: credential });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("payment-receipt")).toBeTruthy();
+    await paid.json();
+    const replayed = await post(`${urls[0]}/v1/chat/completions`, body, { authorization: credential });
+    expect(replayed.status).toBe(402);
+    expect((await replayed.json()).error.code).toBe("payment_already_used");
+    expect(before - (await balance(payer(4).address))).toBe(price);
+    // x402 at one instance and MPP at the other, at once.
+    const x402Before = await balance(payer(6).address);
+    const mppBefore = await balance(payer(4).address);
+    const call = (pay: typeof fetch, url: string) =>
+      pay(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then(async (response) => [response.status, await response.text()][0]);
+    const statuses = await Promise.all(
+      [0, 1, 2].flatMap(() => [call(paidFetch(6), urls[0]!), call(mpp.fetch as typeof fetch, urls[1]!)]),
+    );
+    expect(statuses).toEqual(Array(6).fill(200));
+    expect(x402Before - (await balance(payer(6).address))).toBe(3n * price);
+    expect(mppBefore - (await balance(payer(4).address))).toBe(3n * price);
+    const methods = await started.query<{ method: string; status: string }>(
+      "select method, status from payments where payer = $1 order by id",
+      [payer(4).address.toLowerCase()],
+    );
+    expect(methods.map((row) => row.method)).toEqual(Array(4).fill("mpp"));
   });
 
   it("keeps a quote taken at one instance payable at the other at its held amount after gas moved", async () => {
