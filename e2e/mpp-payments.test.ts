@@ -283,6 +283,21 @@ describe("MPP beside x402, paid by mppx's own client and evm charge method", () 
     expect(rowsOf(x402Payer.address).map((row) => row.method)).toEqual(Array(4).fill("x402"));
   });
 
+  it("says in llms.txt, AI-AGENTS.md, the OpenAPI document and /.well-known/x402 that both protocols are taken, and how", async () => {
+    const text = async (path: string) => (await fetch(`${stack().appUrl}${path}`)).text();
+    expect(await text("/llms.txt")).toContain("WWW-Authenticate: Payment");
+    const agents = await text("/AI-AGENTS.md");
+    expect(agents).toContain("## MPP (the Machine Payments Protocol)");
+    expect(agents).toContain('import { Mppx, evm } from "mppx/client";');
+    const manifest = JSON.parse(await text("/.well-known/x402"));
+    expect(manifest.mpp).toMatchObject({ offered: true, chainId: polygon.chainId, receipt: "Payment-Receipt" });
+    const openapi = JSON.parse(await text("/openapi.json"));
+    const chat = openapi.paths[CHAT].post;
+    expect(chat.responses[402].headers["WWW-Authenticate"]).toBeDefined();
+    expect(chat.responses[200].headers["Payment-Receipt"]).toBeDefined();
+    expect(chat.parameters.map((parameter: { name: string }) => parameter.name)).toContain("Authorization");
+  });
+
   it("agrees with the chain in paysvc ledger reconcile, and the report counts each protocol", async () => {
     const env = {
       NETWORK: "eip155:137",

@@ -97,6 +97,17 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     const refund = await fetch(`${stack().appUrl}/v1/channels/refund`);
     expect(refund.status).toBe(404);
     expect((await refund.json()).error.message).toMatch(/no batch-settlement channels/);
+    // MPP is EVM only: no challenge beside the x402 one, and the documents say why.
+    const challenged = await fetch(`${stack().appUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(chatBody("x")),
+    });
+    expect(challenged.status).toBe(402);
+    expect(challenged.headers.get("www-authenticate")).toBeNull();
+    const manifest = await (await fetch(`${stack().appUrl}/.well-known/x402`)).json();
+    expect(manifest.mpp).toEqual({ offered: false, reason: expect.stringContaining("MPP is not offered on Solana") });
+    expect(agents).toContain("MPP is not offered on Solana");
   });
 
   it("takes the official SVM client's payment for a chat completion and a prepaid pack, exactly the quote", async () => {

@@ -1,3 +1,4 @@
+import { offersMpp } from "../../server/mpp/mpp-method";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -108,5 +109,6 @@ export function factsOf(config: DeploymentConfig, models: ModelCatalog): Deploym
     models,
     upto: config.upto && getNetwork(config.network).kind === "evm",
     channels: config.channels && getNetwork(config.network).kind === "evm",
+    mpp: offersMpp(getNetwork(config.network)),
   };
 }

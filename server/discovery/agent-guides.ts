@@ -5,6 +5,7 @@ import { prepaidPacks } from "../../config/prepaid-packs";
 import { atomicToDecimal } from "../money";
 import { highestChatQuote } from "../pricing/quote-completion";
 import { schemesOf, type DeploymentFacts } from "./deployment-facts";
+import { mppLines, mppSentence } from "./mpp-guide";
 
 /** The catalog's highest chat quote in USD, and the whole dollars at or above it a spend control should allow. */
 function spendCeiling(facts: DeploymentFacts): { highest: string; dollars: number } {
@@ -120,7 +121,7 @@ export function llmsTxt(facts: DeploymentFacts): string {
   return [
     "# paysvc",
     "",
-    `> Pay-per-request, OpenAI-compatible model gateway on ${facts.network.id}: chat completions, a Responses API, image generation and editing, structured decisions and prepaid keys, paid per request in USDC with x402 (no account, no API key), plus free embeddings and a rate-limited free chat.`,
+    `> Pay-per-request, OpenAI-compatible model gateway on ${facts.network.id}: chat completions, a Responses API, image generation and editing, structured decisions and prepaid keys, paid per request in USDC with x402 (no account, no API key), plus free embeddings and a rate-limited free chat.${mppSentence(facts)}`,
     "",
     ...flowSteps(facts),
     "",
@@ -233,13 +234,14 @@ export function aiAgentsMd(facts: DeploymentFacts): string {
     ...uptoLines(facts),
     ...channelLines(facts),
     ...v1ClientLines(facts),
+    ...mppLines(facts),
     "## Safe retries (payment-identifier)",
     "",
     'Every 402 declares the x402 payment-identifier extension (@x402/extensions/payment-identifier). Put an id of your own (16 to 128 letters, digits, - and _) in the payment\'s extensions["payment-identifier"].info.id, e.g. appendPaymentIdentifierToExtensions(payload.extensions, generatePaymentId()). If the connection drops after you paid, send the same request again with the same id (the same payment, or one signed anew): you get the first answer again (header Idempotent-Replayed: true) and are charged once. The same id with another request is refused (409 payment_identifier_conflict); a payment signed anew while the first request under the id is still being answered is refused and not taken (409 payment_identifier_busy): send it again shortly. Answers are kept for the time the extension states (1 hour by default). Streamed answers are not kept and cannot be replayed: retrying a stream needs a new payment.',
     "",
     "## Prepaid keys",
     "",
-    `POST ${facts.origin}/prepaid/codes {model, tokens} (or /prepaid/codes/auto) with x402 returns a key (paysvc_pk_...). Use it as the API key: new OpenAI({ apiKey: key, baseURL: "${facts.prepaidApiBase}" }); chat completions and responses are then billed to its token budget (input + output). Status: GET ${facts.prepaidApiBase}/prepaid/status with Authorization: Bearer <key>.`,
+    `POST ${facts.origin}/prepaid/codes {model, tokens} (or /prepaid/codes/auto) with x402 (or MPP) returns a key (paysvc_pk_...). Use it as the API key: new OpenAI({ apiKey: key, baseURL: "${facts.prepaidApiBase}" }); chat completions and responses are then billed to its token budget (input + output). Status: GET ${facts.prepaidApiBase}/prepaid/status with Authorization: Bearer <key>.`,
     "",
     "## What an answer cost",
     "",

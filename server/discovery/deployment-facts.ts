@@ -18,6 +18,8 @@ export interface DeploymentFacts {
   upto: boolean;
   /** `batch-settlement` channels are offered (EVM, configured; where the facilitator lists them). */
   channels: boolean;
+  /** MPP's evm charge is offered beside x402 (EVM networks). */
+  mpp: boolean;
 }
 
 /** The schemes a paid endpoint of this deployment takes. */

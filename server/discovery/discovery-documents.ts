@@ -22,7 +22,10 @@ export const discoveryDocuments = {
 
 export type DiscoveryDocumentName = keyof typeof discoveryDocuments;
 
-export function deploymentFacts(context: Pick<AppContext, "config" | "catalog">, request: ApiRequest): DeploymentFacts {
+export function deploymentFacts(
+  context: Pick<AppContext, "config" | "catalog" | "payments">,
+  request: ApiRequest,
+): DeploymentFacts {
   return {
     origin: publicOrigin(context.config, request),
     network: context.config.network,
@@ -33,12 +36,13 @@ export function deploymentFacts(context: Pick<AppContext, "config" | "catalog">,
     models: context.config.catalog,
     upto: context.config.upto && context.config.network.kind === "evm",
     channels: context.config.channels !== undefined && context.config.network.kind === "evm",
+    mpp: context.payments.methods.some((method) => method.name === "mpp"),
   };
 }
 
 /** The served form of a discovery document. */
 export function serveDiscoveryDocument(
-  context: Pick<AppContext, "config" | "catalog">,
+  context: Pick<AppContext, "config" | "catalog" | "payments">,
   request: ApiRequest,
   name: DiscoveryDocumentName,
 ): ApiAnswer {

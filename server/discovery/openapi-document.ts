@@ -1,5 +1,6 @@
 import { paymentSchemes } from "../storage/payment-scheme";
 import { API_DESCRIPTION_VERSION } from "../../config/version";
+import { mppSentence } from "./mpp-guide";
 import { paymentInfo, schemesOf, type DeploymentFacts } from "./deployment-facts";
 
 const errorSchema = {
@@ -112,6 +113,10 @@ const paidAnswerHeaders = {
     description: "x402 v1 payments: the same settlement, where v1 clients read it",
     schema: { type: "string" },
   },
+  "Payment-Receipt": {
+    description: "MPP payments: base64url of the JSON receipt (method evm, reference: the transaction)",
+    schema: { type: "string" },
+  },
   "X-Paysvc-Cost": {
     description: "what the answer cost, USD as a decimal string (whole answers)",
     schema: { type: "string" },
@@ -159,6 +164,14 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
         description: "Payment required, or the payment was refused (error.code says why); nothing was charged",
         headers: {
           "PAYMENT-REQUIRED": { description: "base64 of the JSON payment requirements", schema: { type: "string" } },
+          ...(facts.mpp
+            ? {
+                "WWW-Authenticate": {
+                  description: "MPP: a Payment challenge (method evm, intent charge) for the same amount",
+                  schema: { type: "string" },
+                },
+              }
+            : {}),
         },
         content: { "application/json": { schema: { $ref: `#/components/schemas/${bodySchema}` } } },
       };
@@ -195,6 +208,17 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
           description: "base64 of the JSON x402 payment payload",
           schema: { type: "string" },
         },
+        ...(facts.mpp
+          ? [
+              {
+                name: "Authorization",
+                in: "header",
+                required: false,
+                description: "MPP: Payment <credential>, answering the 402's WWW-Authenticate challenge",
+                schema: { type: "string" },
+              },
+            ]
+          : []),
         ...(v1Network
           ? [
               {
@@ -217,7 +241,7 @@ export function openApiDocument(facts: DeploymentFacts): Record<string, unknown>
     info: {
       title: `paysvc (${facts.network.id})`,
       version: API_DESCRIPTION_VERSION,
-      description: `Pay-per-request model gateway. Paid endpoints answer 402 with the exact price; pay in USDC on ${facts.network.id} with x402 (exact scheme) and repeat the request with PAYMENT-SIGNATURE. Prepaid keys work as bearer tokens at ${facts.prepaidApiBase}.`,
+      description: `Pay-per-request model gateway. Paid endpoints answer 402 with the exact price; pay in USDC on ${facts.network.id} with x402 (exact scheme) and repeat the request with PAYMENT-SIGNATURE.${mppSentence(facts)} Prepaid keys work as bearer tokens at ${facts.prepaidApiBase}.`,
     },
     servers: [{ url: facts.origin }],
     paths,

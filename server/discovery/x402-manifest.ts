@@ -1,6 +1,7 @@
 import { pricingRules } from "../../config/limits";
 import { decimalToAtomic } from "../money";
 import { paymentInfo, schemesOf, type DeploymentFacts } from "./deployment-facts";
+import { mppManifest, mppSentence } from "./mpp-guide";
 
 /**
  * GET /.well-known/x402. No standard exists yet: `version`, `resources` and `instructions` are what today's
@@ -14,7 +15,8 @@ export function x402Manifest(facts: DeploymentFacts): Record<string, unknown> {
   return {
     version: 1,
     resources: paid.map((endpoint) => `${facts.origin}${endpoint.path}`),
-    instructions: `POST a request to a resource without payment to get HTTP 402 with the exact price in the PAYMENT-REQUIRED header (base64 JSON, x402 v2). Sign a USDC transfer on ${facts.network.id} for exactly accepts[0] with the exact scheme and repeat the identical request with PAYMENT-SIGNATURE.${facts.upto ? " Where a 402 also offers the upto scheme (chat and Responses, streamed or not), you may sign its amount as a maximum instead (a Permit2 authorization, @x402/evm/upto/client) and be charged only the tokens used." : ""}${facts.channels ? " Where a 402 offers batch-settlement, deposit once into a channel and pay each request with a signed voucher (@x402/evm/batch-settlement/client): no transaction per request." : ""} See ${facts.origin}/llms.txt and ${facts.origin}/openapi.json.`,
+    instructions: `POST a request to a resource without payment to get HTTP 402 with the exact price in the PAYMENT-REQUIRED header (base64 JSON, x402 v2). Sign a USDC transfer on ${facts.network.id} for exactly accepts[0] with the exact scheme and repeat the identical request with PAYMENT-SIGNATURE.${facts.upto ? " Where a 402 also offers the upto scheme (chat and Responses, streamed or not), you may sign its amount as a maximum instead (a Permit2 authorization, @x402/evm/upto/client) and be charged only the tokens used." : ""}${facts.channels ? " Where a 402 offers batch-settlement, deposit once into a channel and pay each request with a signed voucher (@x402/evm/batch-settlement/client): no transaction per request." : ""} ${mppSentence(facts)} See ${facts.origin}/llms.txt and ${facts.origin}/openapi.json.`,
+    mpp: mppManifest(facts),
     x402Version: 2,
     items: paid.map((endpoint) => ({
       resource: `${facts.origin}${endpoint.path}`,

@@ -6,7 +6,7 @@ function documentEndpoint(name: DiscoveryDocumentName, docs: EndpointDocs) {
     method: "GET",
     paths: [`/${name}`],
     access: ["free"],
-    uses: ["config", "catalog"],
+    uses: ["config", "catalog", "payments"],
     handle: (context, request) => serveDiscoveryDocument(context, request, name),
     docs,
   });
