@@ -4,7 +4,7 @@ import type { Authorization, BillableCall, ChallengeCode } from "../billing/paym
 import type { ChallengePart, PaymentMethod, PaymentTerms, Problem } from "../billing/payment-methods";
 import type { PricedRequest } from "../billing/schemes/payment-scheme";
 import type { PaymentEnvelope, X402Payment } from "../billing/x402-payment";
-import { chargeChallenge, challengeHeader, type ChargeTerms } from "./charge-challenge";
+import { challengeHeader, type ChargeTerms } from "./charge-challenge";
 import { chargeCredential, decodesAsCredential } from "./charge-credential";
 
 /**
@@ -50,8 +50,7 @@ export class MppPayment implements PaymentMethod<string> {
   }
 
   challenge(call: BillableCall, priced: PricedRequest, _problem: Problem): ChallengePart {
-    const challenge = chargeChallenge(this.terms, call, priced.offers.exact.requirements);
-    return { headers: { "WWW-Authenticate": challengeHeader(challenge) } };
+    return { headers: { "WWW-Authenticate": challengeHeader(this.terms, call, priced.offers.exact.requirements) } };
   }
 
   async authorize(call: BillableCall, header: string, terms: PaymentTerms): Promise<Authorization> {
