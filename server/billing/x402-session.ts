@@ -9,6 +9,7 @@ import type { AcceptedPayment, PricedRequest, Taking } from "./schemes/payment-s
 import { streamedWhileSettling } from "./stream-while-settling";
 import { settledOnUsage } from "./usage-stream-settlement";
 import { paidAnswer } from "./x402-challenge";
+import type { SettlingSession } from "./settlements";
 import type { PaymentProtocol } from "../storage/payment-method-name";
 import type { CallTrace } from "../tracing/call-trace";
 
@@ -129,15 +130,25 @@ export class X402Session {
       throw error;
     });
     if (refused) return this.drop(answer).then(() => refused);
-    const { settles } = this.accepted;
-    if (answer.kind === "stream" && settles === "on-usage") return this.finishOnUsage(answer);
-    if (answer.kind === "stream" && settles === "while-streaming") return this.finishWhileSettling(answer);
+    // The payment's settlement mode decides how it is taken (settlements.ts).
+    return this.accepted.settles.finish(this.settling(), answer);
+  };
+
+  /** What the payment's settlement mode drives. */
+  private settling(): SettlingSession {
+    const { usage } = this.start.call;
+    return {
+      takeBeforeAnswer: (answer, amount) => this.takeBeforeAnswer(answer, amount),
+      takeWhileStreaming: (answer) => this.finishWhileSettling(answer),
+      takeOnUsage: (answer) => this.finishOnUsage(answer),
+      price: this.start.priced.amount,
+      used: (answer) => this.used(usage?.fromJson(answer.body), usage?.inputFromJson(answer.body)),
+    };
+  }
+
+  /** Takes `amount` before the answer leaves; the answer says it cost that, taken or not. */
+  private async takeBeforeAnswer(answer: PreparedAnswer, amount: bigint): Promise<Finished> {
     const { timings } = this;
-    // What every answer built below says it cost, taken or not: what this payment takes.
-    const amount =
-      answer.kind === "json" && settles === "on-usage"
-        ? this.used(this.start.call.usage?.fromJson(answer.body), this.start.call.usage?.inputFromJson(answer.body))
-        : this.start.priced.amount;
     answer = { ...answer, price: this.priceOf(amount) };
     const taking = await this.accepted.take(amount);
     timings.settle = taking.settleMs;
@@ -155,7 +166,7 @@ export class X402Session {
     const afterSent = answer.kind === "json" ? () => void this.start.services.keep(record()) : undefined;
     const paid = paidAnswer(answer, taking.settlement, timings, { afterSent, trace: this.trace });
     return this.finished(paid, "paid", amount);
-  };
+  }
 
   /** A stream charged what it used goes out at once, taken on its usage as it passes (usage-stream-settlement.ts). */
   private finishOnUsage(answer: Extract<PreparedAnswer, { kind: "stream" }>): Promise<Finished> {

@@ -7,6 +7,7 @@ import type { Verified } from "../payment-method";
 import type { Acceptance, AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
 import { holdChannel } from "../../channels/channel-hold";
 import { paymentRow, takingOf } from "./taking";
+import { chargedOnUsage } from "../settlements";
 
 /** How long the scheme reserves a channel for one request: the payment's timeout, within 5 s and 10 minutes. */
 const reservationLifetimeMs = (maxTimeoutSeconds: number) =>
@@ -40,7 +41,7 @@ export class ChannelVoucher implements AcceptedPayment {
   readonly version = 2;
   readonly verdict;
   /** Charged what the answer used, committed to the channel's running total. */
-  readonly settles = "on-usage" as const;
+  readonly settles = chargedOnUsage;
   /** The channel held for this request while its answer is passed on (channel-hold.ts). */
   private readonly held: { stop(): void } | undefined;
 

@@ -8,6 +8,7 @@ import type { PayerFundsSource } from "../../payment/payer-funds";
 import type { PayerHoldStore } from "../../payment/payer-holds";
 import type { Authorization, BillableCall, ChallengeCode, Verified, X402Services } from "../payment-method";
 import type { Refusal } from "../refusal";
+import type { SettlementMode } from "../settlements";
 import type { PaymentScheme as LedgerScheme } from "../../storage/payment-scheme";
 import type { PaymentProtocol } from "../../storage/payment-method-name";
 
@@ -67,14 +68,6 @@ export type Taking =
   | { kind: "refused"; reason: string; message?: string; facilitator?: string; settleMs: number };
 
 /**
- * When an accepted payment is taken, chosen by the payment as it is accepted: before its answer leaves, at its
- * price (`before-answer`); at its price while a stream is passed on (`while-streaming`, a whole answer still before
- * it leaves); or for what the answer used, which it states (`on-usage`: a whole answer before it leaves, a stream as
- * its usage event passes).
- */
-export type SettlementTiming = "before-answer" | "while-streaming" | "on-usage";
-
-/**
  * A payment accepted for one call, as the session drives it whatever its scheme: the work runs, then the payment
  * takes what the work is charged (or is released), and the ledger records what that came to.
  */
@@ -86,8 +79,8 @@ export interface AcceptedPayment {
   readonly version: 1 | 2;
   /** The facilitator's verdict: rejects with the Refusal to answer, or the facilitator's failure. */
   readonly verdict: Promise<Verified>;
-  /** How it is taken against the answer: the session follows it, whatever the scheme. */
-  readonly settles: SettlementTiming;
+  /** How it is taken against the answer (settlements.ts): the session follows it, whatever the scheme. */
+  readonly settles: SettlementMode;
   /** Unix seconds by which the payment must be taken (upto's Permit2 deadline). */
   readonly deadline?: number;
   /** The caller's payment-identifier, held for this payment: a whole answer is kept under it for a retry. */

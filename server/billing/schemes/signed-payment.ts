@@ -4,7 +4,8 @@ import type { HeldExposure } from "./payer-exposure";
 import type { DecodedPayment } from "../../payment/payment-signature";
 import type { facilitatorTerms } from "../../payment/x402-v1";
 import type { BillableCall, Verified, X402Services } from "../payment-method";
-import type { AcceptedPayment, PaymentScheme, SettlementTiming, Taking } from "./payment-scheme";
+import type { AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
+import { chargedOnUsage, settledBeforeAnswer, settledWhileStreaming, type SettlementMode } from "../settlements";
 import { takingOf } from "./taking";
 
 /** A payment signed for one call (exact, upto): claimed in the ledger by its nonce, verified, then settled once. */
@@ -34,7 +35,7 @@ export class SignedPayment implements AcceptedPayment {
   readonly nonce;
   readonly version;
   readonly verdict;
-  readonly settles: SettlementTiming;
+  readonly settles: SettlementMode;
   readonly deadline;
   readonly identifier;
   private held: Promise<void> | undefined;
@@ -43,7 +44,11 @@ export class SignedPayment implements AcceptedPayment {
     ({ scheme: this.scheme, verdict: this.verdict, identifier: this.identifier } = start);
     // Charged its use (upto): on its usage; at its price, a stream passed on while it settles where the work started
     // before the verdict (overlap order); else before the answer leaves.
-    this.settles = start.scheme.chargesUse ? "on-usage" : start.overlapped ? "while-streaming" : "before-answer";
+    this.settles = start.scheme.chargesUse
+      ? chargedOnUsage
+      : start.overlapped
+        ? settledWhileStreaming
+        : settledBeforeAnswer;
     ({ payer: this.payer, nonce: this.nonce, version: this.version, deadline: this.deadline } = start.payment);
     // A payment refused while the work ran is never taken: its hold ends with the verdict.
     this.verdict.catch(() => this.endHold());
@@ -73,14 +78,15 @@ export class SignedPayment implements AcceptedPayment {
     const timings: Timings = {};
     // What this settlement takes is all the payer's funds must still cover for it (an upto payment's use, not its
     // maximum): its other payments may count on the rest at once, whether or not it has landed when they read them.
-    if (this.settles === "on-usage") await this.start.hold?.lower(amount).catch(() => undefined);
+    const { chargesUse } = this.start.scheme;
+    if (chargesUse) await this.start.hold?.lower(amount).catch(() => undefined);
     try {
       const settlement = await phase(
         timings,
         "settle",
         (span) =>
           gateway.settle(payload, requirements, {
-            amount: this.settles === "on-usage" ? amount : undefined,
+            amount: chargesUse ? amount : undefined,
             verifiedBy: facilitator,
             payment: this.start.payment,
             span,
