@@ -1,5 +1,5 @@
 import { privateKeyProblem, type NetworkDefinition } from "../networks";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 
 /** x402 `batch-settlement` channels, as this deployment offers them (EVM networks only). */
 export interface ChannelSettings {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
 import { freePort } from "../cli/dev-stack/next-app";
 import type { ProviderOutage } from "../cli/dev-stack/dev-faults";
-import { decimalToAtomic, divideRoundingUp } from "../server/money";
+import { decimalToAtomic, divideRoundingUp } from "../server/core/money";
 import { startExtraApp } from "./support/extra-app";
 import {
   balances,

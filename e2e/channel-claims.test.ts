@@ -15,7 +15,7 @@ import { localBatchSettlementAbi, localUsdcAbi } from "../cli/dev-stack/local-ch
 import { getNetwork, type EvmNetwork } from "../networks";
 import { chainFor } from "../networks/viem-chain";
 import { startNetworkStack } from "./support/network-stack";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { channelClient } from "./support/channel-client";
 import { fundedPayer } from "./support/funded-payer";
 import { polygon, quote, stack, usdcBalance } from "./support/payments";

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { startExtraApp } from "./support/extra-app";
 import { channelClient } from "./support/channel-client";
 import { fundedPayer } from "./support/funded-payer";

@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../config/catalog/default-catalog";
 import { findChatModel } from "../config/catalog/model-catalog";
-import { atomicToDecimal, decimalToAtomic } from "../server/money";
+import { atomicToDecimal, decimalToAtomic } from "../server/core/money";
 import { balances, buyPrepaidCode, chatBody, payingOpenAI, quote, stack, type PrepaidCode } from "./support/payments";
 
 const payer = () => stack().payers[7]!;

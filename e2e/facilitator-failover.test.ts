@@ -2,7 +2,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { startExtraApp } from "./support/extra-app";
 import { startFacilitatorFront } from "./support/facilitator-front";
 import { fundedPayer } from "./support/funded-payer";

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../cli/dev-stack/next-app";
 import { startLocalUpstream, type LocalUpstream } from "../cli/dev-stack/local-upstream";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { fundedPayer } from "./support/funded-payer";
 import { startService, stopService } from "./support/paysvc-service";
 import {

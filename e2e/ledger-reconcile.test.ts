@@ -17,7 +17,7 @@ import {
   usdcBalance,
 } from "./support/payments";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
-import { atomicToDecimal } from "../server/money";
+import { atomicToDecimal } from "../server/core/money";
 import { paysvc } from "./support/run-paysvc";
 
 const payer = () => stack().payers[5]!;

@@ -3,7 +3,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startExtraApp } from "./support/extra-app";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { buyPrepaidCode, payingOpenAI, postJson, quote, stack, uptoPaymentClient } from "./support/payments";
 import { requestFrom } from "./support/request-from";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { balances, ledgerRow, officialPayment, postJson, quote, stack } from "./support/payments";
-import { atomicToDecimal } from "../server/money";
+import { atomicToDecimal } from "../server/core/money";
 
 const PATH = "/jev";
 const payer = () => stack().payers[5]!;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFacilitatorProxy } from "./support/facilitator-proxy";
 import { paysvc } from "./support/run-paysvc";
 import { defaultCatalog } from "../config/catalog/default-catalog";
-import { atomicToDecimal, decimalToAtomic } from "../server/money";
+import { atomicToDecimal, decimalToAtomic } from "../server/core/money";
 import { countTextTokens } from "../server/pricing/count-tokens";
 import { startExtraApp } from "./support/extra-app";
 import { fundedPayer } from "./support/funded-payer";

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Mppx, evm } from "mppx/client";
 import { waitFor } from "../cli/dev-stack/wait-for";
 import { getNetwork, type EvmNetwork } from "../networks";
-import { decimalToAtomic } from "../server/money";
+import { decimalToAtomic } from "../server/core/money";
 import { balanceOf, chatBody, payingClient, quoteOf } from "./support/network-stack";
 import { paidStream, statedCost } from "./support/paid-stream";
 import { startPostgresStack } from "./support/postgres-stack";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { atomicToDecimal } from "../server/money";
+import { atomicToDecimal } from "../server/core/money";
 import { launchChromium } from "./support/chromium";
 import { balances, polygon, quote, stack } from "./support/payments";
 import { injectTestWallet, type TestWalletOptions } from "./support/test-wallet";

@@ -14,7 +14,7 @@ import { endpointsFor } from "./endpoints";
 import { nodeHandler } from "./http/node-handler";
 import { Router } from "./http/router";
 import { appRoutes } from "./app-routes";
-import { logEvent } from "./log";
+import { logEvent } from "./core/log";
 import { operatorRoutes } from "./operator/operator-routes";
 import { hasOperatorSession } from "./operator/operator-session";
 import { operatorView, type OperatorView } from "./operator/operator-view";

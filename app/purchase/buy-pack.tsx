@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { atomicToDecimal } from "../../server/money";
+import { atomicToDecimal } from "../../server/core/money";
 import type { EvmPurchaseNetwork, WalletPurchaseTerms } from "../../server/console/wallet-purchase";
 import {
   legacyInjectedWallet,

@@ -1,7 +1,7 @@
 "use client";
 
 import { CopyButton } from "../copy-button";
-import { decimalToAtomic } from "../../server/money";
+import { decimalToAtomic } from "../../server/core/money";
 import type { EvmPurchaseNetwork, SvmPurchaseNetwork, WalletPurchaseTerms } from "../../server/console/wallet-purchase";
 import type { BrowserWallet } from "./browser-wallet";
 import type { PackQuote, PackRequest, PrepaidCode } from "./wallet-payment";

@@ -10,7 +10,7 @@ import { wrapFetchWithPayment } from "@x402/fetch";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount, PAYER_ACCOUNT_INDEXES } from "../../cli/dev-stack/dev-accounts";
-import { decimalToAtomic } from "../../server/money";
+import { decimalToAtomic } from "../../server/core/money";
 import { ms, percentile } from "./stats";
 import { voucherCheckMs } from "./voucher-floor";
 

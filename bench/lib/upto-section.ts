@@ -13,7 +13,7 @@ import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { devAccount, PAYER_ACCOUNT_INDEXES } from "../../cli/dev-stack/dev-accounts";
-import { decimalToAtomic } from "../../server/money";
+import { decimalToAtomic } from "../../server/core/money";
 import { serverTimings } from "./server-timing";
 import { ms, percentile } from "./stats";
 

@@ -10,7 +10,7 @@ import {
   type ClaimServices,
 } from "../../server/channels/channel-claims";
 import { ReceiverPayouts } from "../../server/channels/receiver-payouts";
-import { atomicToDecimal } from "../../server/money";
+import { atomicToDecimal } from "../../server/core/money";
 import { channelScheme } from "../../server/payment/channel-scheme";
 import { gatewayFor } from "../../server/payment/gateway-for";
 import { DeferredWrites } from "../../server/storage/deferred-writes";

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { loadPriceCatalog } from "../../config/service-config";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { getNetwork } from "../../networks";
-import { isApiError } from "../../server/errors";
+import { isApiError } from "../../server/core/errors";
 import { quotablePaths, quoteRequest } from "../../server/endpoints/quote-request";
 import { userPath } from "../lib/caller-directory";
 import { action, print } from "../lib/output";

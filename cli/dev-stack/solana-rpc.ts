@@ -10,7 +10,7 @@ import {
 import { getMintDecoder, getTokenDecoder } from "@solana-program/token";
 import { FailedTransactionMetadata, type LiteSVM } from "litesvm";
 import type { SvmNetwork } from "../../networks";
-import { atomicToDecimal } from "../../server/money";
+import { atomicToDecimal } from "../../server/core/money";
 import type { TokenBalance } from "./solana-accounts";
 import type { LandedTransaction, LandedTransactions } from "./landed-transactions";
 

@@ -4,7 +4,7 @@ import {
   type LedgerReport,
   type ReportFigures,
 } from "../../server/ledger-report/ledger-report";
-import type { PaymentStatus } from "../../server/storage/payment-status";
+import type { PaymentStatus } from "../../server/core/payment-status";
 
 // The report itself (its queries and sums) is server/ledger-report/ledger-report.ts, which the operator's page
 // shares; this file only prints it.

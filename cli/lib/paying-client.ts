@@ -12,7 +12,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import type { McpConfig } from "../../config/mcp-env";
 import { getNetwork, networkIds, sameAddress } from "../../networks";
-import { atomicToDecimal, decimalToAtomic } from "../../server/money";
+import { atomicToDecimal, decimalToAtomic } from "../../server/core/money";
 
 /** The fields that decide who is paid, where, in what and how much. */
 const sameTerms = (a: PaymentRequirements, b: PaymentRequirements) =>

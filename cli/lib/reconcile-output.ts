@@ -1,5 +1,5 @@
 import type { NetworkDefinition } from "../../networks";
-import { atomicToDecimal } from "../../server/money";
+import { atomicToDecimal } from "../../server/core/money";
 import { reconcileOutcomes, type ReconcileReport } from "../../server/reconcile/reconcile-ledger";
 import { table } from "./output";
 

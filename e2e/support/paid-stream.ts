@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { decimalToAtomic } from "../../server/money";
+import { decimalToAtomic } from "../../server/core/money";
 
 /** What one paid stream came to: served (with the cost its usage event stated) or refused (status and code). */
 export type StreamOutcome = { served: true; cost: bigint } | { served: false; status: number; code: string };

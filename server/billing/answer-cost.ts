@@ -1,5 +1,5 @@
 import { usageOnlyChunkUsage } from "../chat/chat-wire";
-import { atomicToDecimal } from "../money";
+import { atomicToDecimal } from "../core/money";
 import type { CallTrace } from "../tracing/call-trace";
 import type { X402Price } from "./payment-method";
 

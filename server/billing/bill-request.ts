@@ -1,7 +1,7 @@
 import type { AppContext } from "../app-context";
 import { resourceUrl } from "../http/public-urls";
 import type { PaidEndpoint } from "../endpoints/endpoint";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";

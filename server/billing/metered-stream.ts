@@ -1,6 +1,6 @@
 import type { EventStream, SseEvent } from "../http/event-stream";
 import { ShutdownCut } from "../lifecycle/drain";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { StreamMeter } from "./stream-meter";
 
 export interface StreamBudget {

@@ -1,4 +1,4 @@
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { BillableCall } from "./payment-method";
 import type { AcceptedPayment, PricedRequest } from "./schemes/payment-scheme";
 

@@ -5,9 +5,9 @@ import {
   PAYMENT_ID_MIN_LENGTH,
   PAYMENT_IDENTIFIER,
 } from "@x402/extensions/payment-identifier";
-import { errorObject, errorStatus } from "../errors";
+import { errorObject, errorStatus } from "../core/errors";
 import { jsonAnswer, textAnswer, type ApiAnswer } from "../http/api-answer";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { HeldRequest, IdentifierHold, KeptAnswer, PaidAnswerStore } from "../payment/paid-answers";
 import type { DecodedPayment } from "../payment/payment-signature";
 

@@ -1,7 +1,7 @@
-import { errorObject, errorStatus } from "../errors";
+import { errorObject, errorStatus } from "../core/errors";
 import { textAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-import { atomicToDecimal } from "../money";
+import { atomicToDecimal } from "../core/money";
 import type { Authorization, BillableCall, ChallengeCode } from "./payment-method";
 import { Refusal } from "./refusal";
 import type { PricedRequest } from "./schemes/payment-scheme";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { findChatModel, type ChatModel } from "../../config/catalog/model-catalog";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import { ServiceMetrics } from "../metrics/service-metrics";
 import { newPrepaidCode } from "../prepaid/prepaid-code";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";

@@ -1,5 +1,5 @@
 import type { EventStream, SseEvent } from "../http/event-stream";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import { finalUsageOf, noteUsage } from "./answer-cost";
 import type { CallTrace } from "../tracing/call-trace";
 

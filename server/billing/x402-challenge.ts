@@ -1,6 +1,6 @@
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { errorObject } from "../errors";
+import { errorObject } from "../core/errors";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER, type ApiAnswer } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
 import { withUsageCost, x402Cost } from "./answer-cost";

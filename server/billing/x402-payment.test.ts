@@ -14,7 +14,7 @@ import { createPublicClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import { ServiceMetrics } from "../metrics/service-metrics";
 import type { PayerFundsSource } from "../payment/payer-funds";
 import { LocalSignatureCheck } from "../payment/local-signature";

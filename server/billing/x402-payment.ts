@@ -1,4 +1,4 @@
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import { decodeBase64Json, MalformedPaymentError } from "../payment/payment-signature";
 import type { Authorization, BillableCall, ChallengeCode } from "./payment-method";

@@ -1,6 +1,6 @@
-import { ApiError } from "../errors";
-import { logEvent } from "../log";
-import { atomicToDecimal } from "../money";
+import { ApiError } from "../core/errors";
+import { logEvent } from "../core/log";
+import { atomicToDecimal } from "../core/money";
 import { FacilitatorUnavailableError } from "../payment/facilitator-answers";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { HoldCodec, QuoteHold } from "../payment/quote-hold";

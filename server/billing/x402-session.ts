@@ -1,4 +1,4 @@
-import { ApiError, isApiError } from "../errors";
+import { ApiError, isApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import { UpstreamError } from "../upstream/upstream-error";
 import { usedTokensCharge } from "../pricing/used-tokens-charge";
@@ -10,7 +10,7 @@ import { streamedWhileSettling } from "./stream-while-settling";
 import { settledOnUsage } from "./usage-stream-settlement";
 import { paidAnswer } from "./x402-challenge";
 import type { SettlingSession } from "./settlements";
-import type { PaymentProtocol } from "../storage/payment-method-name";
+import type { PaymentProtocol } from "../core/payment-method-name";
 import type { CallTrace } from "../tracing/call-trace";
 
 type SessionTimings = { quote: number; verify: number; upstream: number; settle: number; total: number };

@@ -1,7 +1,7 @@
 import type { FacilitatorClient } from "@x402/core/server";
 import type { BatchSettlementEvmScheme, Channel, ChannelStorage } from "@x402/evm/batch-settlement/server";
 import type { EvmNetwork } from "../../networks";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { DeferredWrites } from "../storage/deferred-writes";

@@ -1,7 +1,7 @@
 import { createPublicClient, http, type Abi } from "viem";
 import type { ChannelSettings } from "../../config/channels";
 import { chainFor } from "../../networks/viem-chain";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import { claimChannels, unclaimedOf, type ClaimReport, type ClaimServices } from "./channel-claims";
 
 /** The channel contract's view of a payer's withdrawal under way (`initiatedAt` 0: none). */

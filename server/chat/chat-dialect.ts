@@ -1,3 +1,4 @@
+import { errorAnswer } from "../http/api-answer";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { Dialect } from "../dialects/dialect";
 import { tokenPricing } from "../endpoints/pricing-text";
@@ -41,7 +42,7 @@ export const chatDialect: Dialect<ChatCall> = {
     if (parsed.body.stream_options?.include_usage === true) return canonical;
     return eachEvent(canonical, (event) => (isUsageOnly(event) ? undefined : event));
   },
-  errorAnswer: (error) => error.toAnswer(),
+  errorAnswer: (error) => errorAnswer(error),
   prepaidKey: prepaidCodeFor,
   docs: (catalog) => ({
     operationId: "createChatCompletion",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { freeChatRequests } from "../free-tier/free-chat-request";
 import { parseChatRequest as parseWith, withOutputCap } from "./chat-request";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { chatLimits } from "../../config/limits";
 import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/catalog/model-catalog";
-import { ApiError } from "../errors";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { ApiError } from "../core/errors";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 import { chatFields, messageRole, messageToolFields } from "./chat-fields";
 import type { ChatRequestBody } from "./chat-wire";
 import { forwardedChatFields } from "./priced-fields";

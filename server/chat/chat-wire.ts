@@ -1,4 +1,4 @@
-import { errorObject } from "../errors";
+import { errorObject } from "../core/errors";
 import { SseEvent } from "../http/event-stream";
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 
 /**
  * Request fields that change what the provider charges beyond the tokens a quote prices (input counted, output up

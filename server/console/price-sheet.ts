@@ -3,7 +3,7 @@ import { chatLimits, pricingRules } from "../../config/limits";
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import type { NetworkDefinition } from "../../networks";
-import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
+import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../core/money";
 import { chargeFor } from "../pricing/charge";
 
 /** Everything the console's price page shows, from the catalog that quotes payments. */

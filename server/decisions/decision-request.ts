@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { DecisionModel } from "../../config/catalog/model-catalog";
 import { decisionLimits, decisionQuestionTypes } from "../../config/decision-model";
-import { ApiError } from "../errors";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { ApiError } from "../core/errors";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 
 const question = z.object({
   type: z.enum(decisionQuestionTypes, { error: `must be one of ${decisionQuestionTypes.join(", ")}` }),

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ChatModel, ModelCatalog, ProviderApi } from "../../config/catalog/model-catalog";
 import type { ChatCompletion, ChatRequestBody } from "../chat/chat-wire";
 import type { EndpointDocs } from "../endpoints/endpoint";
-import type { ApiError } from "../errors";
+import type { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import type { EventStream } from "../http/event-stream";

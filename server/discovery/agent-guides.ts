@@ -2,7 +2,7 @@ import { embeddings, freeChat } from "../../config/free-tier";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { chatLimits, pricingRules } from "../../config/limits";
 import { prepaidPacks } from "../../config/prepaid-packs";
-import { atomicToDecimal } from "../money";
+import { atomicToDecimal } from "../core/money";
 import { highestChatQuote } from "../pricing/quote-completion";
 import { schemesOf, type DeploymentFacts } from "./deployment-facts";
 import { mppLines, mppSentence } from "./mpp-guide";

@@ -3,7 +3,7 @@ import {
   validateDiscoveryExtension,
   type DiscoveryExtension,
 } from "@x402/extensions/bazaar";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { CatalogEndpoint } from "./catalog-endpoint";
 
 /**

@@ -1,4 +1,4 @@
-import type { PaymentScheme } from "../storage/payment-scheme";
+import type { PaymentScheme } from "../core/payment-scheme";
 export type CatalogAccess = "x402" | "free" | "prepaid-bearer";
 
 /** One method and path of an endpoint, as the discovery documents describe it (an alias is one more entry). */

@@ -1,4 +1,4 @@
-import { paymentSchemes } from "../storage/payment-scheme";
+import { paymentSchemes } from "../core/payment-scheme";
 import { API_DESCRIPTION_VERSION } from "../../config/version";
 import { mppSentence } from "./mpp-guide";
 import { paymentInfo, schemesOf, type DeploymentFacts } from "./deployment-facts";

@@ -1,5 +1,5 @@
 import { pricingRules } from "../../config/limits";
-import { decimalToAtomic } from "../money";
+import { decimalToAtomic } from "../core/money";
 import { paymentInfo, schemesOf, type DeploymentFacts } from "./deployment-facts";
 import { mppManifest, mppSentence } from "./mpp-guide";
 

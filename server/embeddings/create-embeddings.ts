@@ -1,5 +1,5 @@
 import type { AppContext } from "../app-context";
-import { ApiError, isApiError } from "../errors";
+import { ApiError, isApiError } from "../core/errors";
 import { readJsonBody } from "../http/read-json-body";
 import { TokenCounter } from "../pricing/linear-token-count";
 import { UpstreamError } from "../upstream/upstream-error";

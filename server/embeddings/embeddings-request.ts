@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { embeddings } from "../../config/free-tier";
-import { ApiError, errorObject } from "../errors";
-import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
-import { describeProblem } from "../validation";
+import { ApiError, errorObject } from "../core/errors";
+import { describeProblem } from "../core/validation";
 
 /** What the endpoint accepts, as sent in every refusal's `details` so a caller can fix the request. */
 export const EMBEDDINGS_EXPECTED = `a JSON object with input: a non-empty string or an array of ${embeddings.minInputs} to ${embeddings.maxInputs} non-empty strings; optional input_type (query or passage), encoding_format (float or base64, default float) and model (accepted and ignored)`;
@@ -70,10 +69,9 @@ export class InvalidEmbeddingsRequest extends ApiError {
     super(code, message, { param, details: { details: { expected: EMBEDDINGS_EXPECTED, schema: EMBEDDINGS_SCHEMA } } });
   }
 
-  override toAnswer(): ApiAnswer {
+  override body(): Record<string, unknown> {
     // The table's type for 413 and 415 is OpenAI's; this endpoint's is a constant of the spec.
-    const error = { ...errorObject(this.code, this.message, this.options), type: "invalid_request" };
-    return jsonAnswer({ error }, { status: this.status, headers: this.options.headers });
+    return { error: { ...errorObject(this.code, this.message, this.options), type: "invalid_request" } };
   }
 }
 

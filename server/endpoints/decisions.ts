@@ -2,7 +2,7 @@ import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { chatLimits, pricingRules } from "../../config/limits";
 import { createDecision, decisionTexts } from "../decisions/create-decision";
 import { decisionRequests, type DecisionRequest } from "../decisions/decision-request";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { countTexts, type CountedTexts } from "../pricing/quote-completion";
 import { quoteTokens } from "../pricing/quote-tokens";
 import { paidEndpoint } from "./endpoint";

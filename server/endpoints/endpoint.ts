@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { NetworkDefinition } from "../../networks";
 import type { AppContext } from "../app-context";
 import type { Grant, PreparedAnswer, Quote } from "../billing/payment-method";
-import type { ApiError } from "../errors";
+import type { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 

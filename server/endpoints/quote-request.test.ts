@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { getNetwork } from "../../networks";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { countTextTokens } from "../pricing/count-tokens";
 import { quoteRequest } from "./quote-request";
 

@@ -1,7 +1,7 @@
 import { freeChat } from "../../config/free-tier";
 import type { AppContext } from "../app-context";
 import { chatCompletionAnswer } from "../chat/chat-answer";
-import { ApiError, isApiError } from "../errors";
+import { ApiError, isApiError } from "../core/errors";
 import { readJsonBody } from "../http/read-json-body";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { FreeChatParser } from "./free-chat-request";

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { freeChat } from "../../config/free-tier";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { countChatRequestInputTokens } from "../pricing/count-tokens";
 import { TokenCounter } from "../pricing/linear-token-count";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 import { chatFields, messageRole, messageToolFields } from "../chat/chat-fields";
 
 /** An output cap as a caller may ask it; above the free cap it is lowered, not refused. */

@@ -1,4 +1,4 @@
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 
 /** One dependency's probe as last seen: up or down, how long it took, and (for the log and the operator) why. */
 export type ProbeResult = { status: "up"; latency_ms: number } | { status: "down"; latency_ms: number; error: string };

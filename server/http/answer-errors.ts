@@ -1,7 +1,8 @@
-import { ApiError, isApiError } from "../errors";
-import { logEvent } from "../log";
-import { databaseUnavailable, isDatabaseUnavailable } from "../storage/database-unavailable";
+import { ApiError, isApiError } from "../core/errors";
+import { logEvent } from "../core/log";
+import { databaseUnavailable, isDatabaseUnavailable } from "../core/database-unavailable";
 import type { ApiAnswer } from "./api-answer";
+import { errorAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiAnswer>;
@@ -16,21 +17,21 @@ export function answerErrors(handler: ApiHandler): ApiHandler {
     try {
       return await handler(request);
     } catch (error) {
-      if (isApiError(error)) return error.toAnswer();
+      if (isApiError(error)) return errorAnswer(error);
       if (isDatabaseUnavailable(error)) {
         logEvent("warn", "database_unavailable", {
           path: new URL(request.url).pathname,
           error: (error as Error).message,
           trace_id: request.trace?.span.traceId,
         });
-        return databaseUnavailable().toAnswer();
+        return errorAnswer(databaseUnavailable());
       }
       logEvent("error", "unhandled_error", {
         path: new URL(request.url).pathname,
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         trace_id: request.trace?.span.traceId,
       });
-      return new ApiError("internal_error", "Internal server error").toAnswer();
+      return errorAnswer(new ApiError("internal_error", "Internal server error"));
     }
   };
 }

@@ -1,3 +1,4 @@
+import type { ApiError } from "../core/errors";
 import { writeEventStream, type EventStream } from "./event-stream";
 
 /**
@@ -40,6 +41,11 @@ export function textAnswer(
   const headers = lowerCased(init.headers);
   headers["content-type"] = contentType;
   return { status: init.status ?? 200, headers, body: text };
+}
+
+/** An error's answer: its status, OpenAI's error object and its headers. */
+export function errorAnswer(error: ApiError): ApiAnswer {
+  return jsonAnswer(error.body(), { status: error.status, headers: error.headers });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { checkJsonShape, MAX_JSON_DEPTH, MAX_JSON_MEMBERS, MAX_JSON_VALUES } from "./json-shape";
 
 /** What the check says of `text`: "accepted", or the refusal's message and parameter. */

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,

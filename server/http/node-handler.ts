@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { SERVICE_VERSION } from "../../config/version";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import type { Drain } from "../lifecycle/drain";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import { inRequestSpan } from "../tracing/request-span";
-import { jsonAnswer, type ApiAnswer } from "./api-answer";
+import { jsonAnswer, type ApiAnswer, errorAnswer } from "./api-answer";
 import { readApiRequest, sendAnswer } from "./node-http-adapter";
 import type { Router } from "./router";
 import { releaseUnreadBody } from "./unread-body";
@@ -54,7 +54,7 @@ export function nodeHandler(
           logEvent("error", "unhandled_error", { path, error: (error as Error).stack ?? String(error), trace_id });
           if (response.headersSent) response.destroy();
           else {
-            const failed = new ApiError("internal_error", "Internal server error").toAnswer();
+            const failed = errorAnswer(new ApiError("internal_error", "Internal server error"));
             traced?.answered(failed.status);
             await sendAnswer(router.withCors(failed, request.headers.origin ?? null), response);
           }
@@ -75,5 +75,5 @@ function drainingAnswer(path: string, network: string): ApiAnswer {
     return jsonAnswer({ status: "draining", network, version: SERVICE_VERSION }, { status: 503, headers });
   }
   const message = "The service is restarting; nothing was charged. Retry in a few seconds.";
-  return new ApiError("shutting_down", message, { headers }).toAnswer();
+  return errorAnswer(new ApiError("shutting_down", message, { headers }));
 }

@@ -1,7 +1,8 @@
+import type { ApiError } from "../core/errors";
 import { createServer, request as httpRequest, type Server, type ServerResponse } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { jsonAnswer, type ApiAnswer, eventStreamAnswer } from "./api-answer";
+import { jsonAnswer, type ApiAnswer, eventStreamAnswer, errorAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 import { readApiRequest, sendAnswer } from "./node-http-adapter";
 import { readJsonBody } from "./read-json-body";
@@ -142,7 +143,7 @@ describe("node-http-adapter", () => {
         await readJsonBody(request, 10);
         return jsonAnswer({ read: true });
       } catch (error) {
-        return (error as { toAnswer(): ApiAnswer }).toAnswer();
+        return errorAnswer(error as ApiError);
       }
     });
     const response = await fetch(url, {

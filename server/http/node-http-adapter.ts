@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { errorObject } from "../errors";
+import { errorObject } from "../core/errors";
 import { ShutdownCut } from "../lifecycle/drain";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 import type { CallTrace } from "../tracing/call-trace";

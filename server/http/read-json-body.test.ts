@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { MAX_JSON_DEPTH, readJsonBody } from "./read-json-body";
 
 const json = { "content-type": "application/json" };

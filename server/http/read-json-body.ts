@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { MAX_REQUEST_BODY_BYTES } from "../../config/limits";
-import { ApiError } from "../errors";
-import { logEvent } from "../log";
+import { ApiError } from "../core/errors";
+import { logEvent } from "../core/log";
 import type { ApiRequest } from "./api-request";
 import { decodeInSlices } from "./decode-in-slices";
 import { checkJsonShape } from "./json-shape";

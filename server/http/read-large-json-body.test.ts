@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { ApiError } from "../errors";
+import type { ApiError } from "../core/errors";
 import { decodeInSlices } from "./decode-in-slices";
 import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, readJsonBody, SLICED_BODY_BYTES } from "./read-json-body";
 

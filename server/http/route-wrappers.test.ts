@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
-import { jsonAnswer, type ApiAnswer } from "./api-answer";
+import { ApiError } from "../core/errors";
+import { jsonAnswer, type ApiAnswer, errorAnswer } from "./api-answer";
 import type { ApiRequest } from "./api-request";
 import { answerErrors } from "./answer-errors";
 import {
@@ -77,7 +77,7 @@ describe("a route composed of wrappers", () => {
       },
       answersSeenBy((answer) => counted.push(answer.status)),
       challengesAnsweredBy((answer) => ({ ...answer, body: JSON.stringify({ reworded: true }) })),
-      errorsAnsweredBy((error) => error.toAnswer()),
+      errorsAnsweredBy((error) => errorAnswer(error)),
       checkedFirst((asked) => {
         if (asked.url.endsWith("/limited")) throw new ApiError("rate_limit_exceeded", "slow down");
       }),

@@ -1,4 +1,4 @@
-import { isApiError, type ApiError } from "../errors";
+import { isApiError, type ApiError } from "../core/errors";
 import type { ApiAnswer } from "./api-answer";
 import type { ApiHandler } from "./answer-errors";
 import type { ApiRequest } from "./api-request";

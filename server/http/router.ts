@@ -1,6 +1,7 @@
 import type { CorsOrigins } from "../../config/cors-origins";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import type { ApiAnswer } from "./api-answer";
+import { errorAnswer } from "./api-answer";
 import { answerErrors, type ApiHandler } from "./answer-errors";
 import { CorsPolicy } from "./cors";
 import { composeRoute, type RouteWrapper } from "./route-wrappers";
@@ -74,10 +75,10 @@ export class Router {
     const refusal = new ApiError("method_not_allowed", `${method} is not allowed on ${path}; allowed: ${allow}`, {
       headers: { Allow: allow },
     });
-    return async (request) => this.withCors(refusal.toAnswer(), request.headers.get("origin"));
+    return async (request) => this.withCors(errorAnswer(refusal), request.headers.get("origin"));
   }
 }
 
 function notFound(path: string): ApiAnswer {
-  return new ApiError("not_found", `No endpoint at ${path}; see /openapi.json for the endpoints`).toAnswer();
+  return errorAnswer(new ApiError("not_found", `No endpoint at ${path}; see /openapi.json for the endpoints`));
 }

@@ -1,5 +1,5 @@
 import { imageLimits } from "../../config/image-models";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/webp";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { findImageModel, type ImageModel, type ModelCatalog } from "../../config/catalog/model-catalog";
 import { imageLimits } from "../../config/image-models";
-import { ApiError } from "../errors";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { ApiError } from "../core/errors";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 import { decodeImageDataUri, type DecodedImage } from "./image-data-uri";
 
 export const imageRequestSchema = z.looseObject({

@@ -1,9 +1,9 @@
 import type { NetworkDefinition } from "../../networks";
-import { atomicToDecimal } from "../money";
+import { atomicToDecimal } from "../core/money";
 import type { LedgerReportRow, PaymentLedger, ReportPeriod, UnpaidPayer } from "../payment/payment-ledger";
 import type { PrepaidKeyStore, PrepaidSummary } from "../prepaid/prepaid-key-store";
-import type { PaymentStatus } from "../storage/payment-status";
-import type { PaymentProtocol } from "../storage/payment-method-name";
+import type { PaymentStatus } from "../core/payment-status";
+import type { PaymentProtocol } from "../core/payment-method-name";
 
 /**
  * The ledger report, one definition for `paysvc ledger report` and the operator's page (/operator): the same

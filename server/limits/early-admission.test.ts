@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import { EarlyAdmissions } from "./early-admission";
 import { RateLimiter } from "./rate-limiter";
 

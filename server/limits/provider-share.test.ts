@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import { textAnswer, type ApiAnswer } from "../http/api-answer";
 import { ProviderShares } from "./provider-share";
 import { whenAnswerEnds } from "../http/answer-end";

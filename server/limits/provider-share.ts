@@ -1,4 +1,4 @@
-import { ApiError, isApiError } from "../errors";
+import { ApiError, isApiError } from "../core/errors";
 import { whenAnswerEnds } from "../http/answer-end";
 import type { RouteWrapper } from "../http/route-wrappers";
 import type { ServiceMetrics } from "../metrics/service-metrics";

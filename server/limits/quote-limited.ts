@@ -1,6 +1,6 @@
 import type { AppContext } from "../app-context";
 import type { PaidEndpoint } from "../endpoints/endpoint";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import { checkedFirst, type RouteWrapper } from "../http/route-wrappers";
 import { callerGroup } from "../windows/caller-group";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { QuoteLimiter } from "./quote-limiter";
 
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 import { RATE_LIMIT_WINDOW_MS } from "../../config/limits";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 
 /** How many callers a process keeps counts of; beyond, the counts of callers quiet for a window are dropped. */
 const CALLERS_KEPT = 100_000;

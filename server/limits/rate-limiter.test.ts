@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import { isApiError } from "../errors";
+import { isApiError } from "../core/errors";
 import { RateLimiter } from "./rate-limiter";
 
 const databases = useTestDatabases();

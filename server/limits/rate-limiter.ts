@@ -1,8 +1,8 @@
 import { RATE_LIMIT_LEASE_MS, RATE_LIMIT_WINDOW_MS } from "../../config/limits";
 import { withFields, type RateLimitSettings } from "../../config/rate-limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import { ApiError } from "../errors";
-import { logEvent } from "../log";
+import { ApiError } from "../core/errors";
+import { logEvent } from "../core/log";
 import { limitHeaders, retryAfterSeconds } from "./limit-headers";
 import type { LimitLog, LimitRule, LimitUse } from "./limit-log";
 import { keyRule, parseKeyLimits, type KeyLimits } from "./key-limits";

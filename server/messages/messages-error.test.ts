@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { x402ChallengePart } from "../billing/x402-challenge";
 import { textAnswer } from "../http/api-answer";
 import { messagesChallengeAnswer, messagesErrorAnswer, messagesErrorType, messagesStreamError } from "./messages-error";

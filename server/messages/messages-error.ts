@@ -1,4 +1,4 @@
-import { isApiError, type ApiError } from "../errors";
+import { isApiError, type ApiError } from "../core/errors";
 import { SseEvent } from "../http/event-stream";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 
@@ -71,7 +71,7 @@ const STREAM_ERROR_STATUS: Record<string, number> = {
 };
 
 /**
- * A canonical stream's error object (`{error: {message, type, code}}`, server/errors.ts errorObject) as Anthropic's
+ * A canonical stream's error object (`{error: {message, type, code}}`, server/core/errors.ts errorObject) as Anthropic's
  * `event: error` event, typed by what the code or type stands for (api_error when unknown).
  */
 export function messagesStreamError(error: { message?: unknown; type?: unknown; code?: unknown }): SseEvent {

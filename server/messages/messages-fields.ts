@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 
 /**
  * Which top-level Messages fields are read, which are accepted and dropped, and which are refused for their price.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import { forwardedMessagesHeaders } from "./messages-headers";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
-import type { ApiError } from "../errors";
+import type { ApiError } from "../core/errors";
 import { parseCountTokensRequest, parseMessagesRequest as parseWith } from "./messages-request";
 
 const catalog = defaultCatalog();

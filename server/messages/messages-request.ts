@@ -3,8 +3,8 @@ import { chatLimits } from "../../config/limits";
 import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog";
 import { functionName, functionParameters } from "../chat/chat-fields";
 import { requireKnownModel, requireOutputWithin } from "../chat/chat-request";
-import { ApiError } from "../errors";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { ApiError } from "../core/errors";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 import { refuseUnknownOrPricedFields } from "./messages-fields";
 
 /** Anthropic's request shapes (the official SDK's MessageCreateParams), checked so a wrong value is a 400. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { startLocalUpstream, type LocalUpstream } from "../../cli/dev-stack/local-upstream";
 import { listen, readJson, type JsonHttpServer } from "../../cli/lib/json-http-server";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { eventStreamAnswer, jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import { eachEvent, parseEventStream, type EventStream } from "../http/event-stream";
 import { sendAnswer } from "../http/node-http-adapter";

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app-context";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { bearerToken } from "../http/bearer-token";

@@ -22,7 +22,7 @@ export type RequestOutcome =
 /** The way a call was paid for, the `payment` label (storage/payment-method-name.ts). */
 export type PaymentKind = PaymentMethodName;
 import type { FacilitatorOperation } from "../payment/facilitator-route";
-import type { PaymentMethodName } from "../storage/payment-method-name";
+import type { PaymentMethodName } from "../core/payment-method-name";
 
 /** How often the event loop's delay is sampled; prom-client's default, 10 ms, wakes an idle server 100 times a second. */
 const EVENT_LOOP_SAMPLE_MS = 100;

@@ -3,7 +3,7 @@ import { pricingRules } from "../../config/limits";
 import type { NetworkDefinition } from "../../networks";
 import { chatDialect } from "../chat/chat-dialect";
 import { messagesDialect } from "../messages/messages-dialect";
-import { perMillionToPerUnit } from "../money";
+import { perMillionToPerUnit } from "../core/money";
 import { responsesDialect } from "../responses/responses-dialect";
 
 /** Where a chat model is sold: every path of each dialect's endpoint. */

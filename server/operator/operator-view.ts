@@ -10,11 +10,11 @@ import {
   type ReportLine,
   type StatusFigures,
 } from "../ledger-report/ledger-report";
-import { atomicToDecimal } from "../money";
+import { atomicToDecimal } from "../core/money";
 import type { ReportPeriod } from "../payment/payment-ledger";
 import type { ReconciliationRun } from "../reconcile/last-reconciliation";
 import type { ReconcileOutcome } from "../reconcile/reconcile-ledger";
-import type { PaymentStatus } from "../storage/payment-status";
+import type { PaymentStatus } from "../core/payment-status";
 import { BUSIEST_SHOWN, busyPayer, type BusyPayer } from "./busy-payers";
 
 /** The rows of those listed one by one, the newest first; the report's figures count them all. */

@@ -21,7 +21,7 @@ import { settleSpan, verifySpan } from "../tracing/facilitator-spans";
 import type { Span } from "../tracing/span";
 import { settlementOf, verdictOf } from "./facilitator-answers";
 import { CircuitBreaker } from "../upstream/circuit-breaker";
-import type { PaymentScheme } from "../storage/payment-scheme";
+import type { PaymentScheme } from "../core/payment-scheme";
 import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
 import { channelMinDeposit, RequirementsTemplates, type RequirementTerms } from "./requirements-templates";
 

@@ -1,8 +1,8 @@
-import type { PaymentScheme } from "../storage/payment-scheme";
-import type { PaymentProtocol } from "../storage/payment-method-name";
-import type { PaymentStatus } from "../storage/payment-status";
+import type { PaymentScheme } from "../core/payment-scheme";
+import type { PaymentProtocol } from "../core/payment-method-name";
+import type { PaymentStatus } from "../core/payment-status";
 
-export type { PaymentScheme } from "../storage/payment-scheme";
+export type { PaymentScheme } from "../core/payment-scheme";
 
 export interface NewPayment {
   nonce: string;

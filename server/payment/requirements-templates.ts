@@ -1,4 +1,4 @@
-import type { PaymentScheme } from "../storage/payment-scheme";
+import type { PaymentScheme } from "../core/payment-scheme";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 

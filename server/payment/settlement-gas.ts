@@ -3,7 +3,7 @@ import { createPublicClient, encodeFunctionData, getAddress, http, parseSignatur
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes, eip3009ABI } from "@x402/evm";
 import type { EvmNetwork } from "../../networks";
-import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
+import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../core/money";
 
 export interface GasQuote {
   amount: bigint;

@@ -1,8 +1,8 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { AppContext } from "../app-context";
 import type { PreparedAnswer } from "../billing/payment-method";
-import { ApiError } from "../errors";
-import { logEvent } from "../log";
+import { ApiError } from "../core/errors";
+import { logEvent } from "../core/log";
 import { newPrepaidCode } from "./prepaid-code";
 import { describeRule, type KeyLimits } from "../limits/key-limits";
 

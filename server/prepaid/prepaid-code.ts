@@ -1,5 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import { bearerToken } from "../http/bearer-token";
 

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { PrepaidKeyStatus } from "../storage/payment-status";
+import type { PrepaidKeyStatus } from "../core/payment-status";
 import { hashPrepaidCode } from "./prepaid-code";
 import type { KeyLimits } from "../limits/key-limits";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findChatModel, type ChatModel, type ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 import { keyLimitsSchema, type KeyLimits } from "../limits/key-limits";
 
 const TOKENS_RULE = `an integer from ${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens} in steps of ${prepaidPacks.stepTokens}`;

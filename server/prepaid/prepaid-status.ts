@@ -1,5 +1,5 @@
 import type { AppContext } from "../app-context";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { bearerToken } from "../http/bearer-token";
 import { unknownPrepaidKey } from "./prepaid-code";
 import { describeRule, parseKeyLimits } from "../limits/key-limits";

@@ -1,6 +1,6 @@
 import { pricingRules } from "../../config/limits";
 import type { NetworkDefinition } from "../../networks";
-import { decimalToAtomic } from "../money";
+import { decimalToAtomic } from "../core/money";
 
 export const MINIMUM_CHARGE_USD = pricingRules.minimumChargeUsd;
 

@@ -1,5 +1,5 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import { decimalToAtomic, divideRoundingUp } from "../money";
+import { decimalToAtomic, divideRoundingUp } from "../core/money";
 
 const TOKENS_PER_RATE_UNIT = 1_000_000n;
 

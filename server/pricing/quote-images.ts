@@ -1,6 +1,6 @@
 import type { ImageModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
-import { atomicToDecimal, decimalToAtomic } from "../money";
+import { atomicToDecimal, decimalToAtomic } from "../core/money";
 import { chargeFor } from "./charge";
 
 /** The listed price per image x n, plus the settlement overhead (0.001 USD), in atomic units. */

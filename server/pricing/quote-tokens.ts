@@ -1,6 +1,6 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
-import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../money";
+import { atomicToDecimal, decimalToAtomic, divideRoundingUp } from "../core/money";
 import { chargeFor, MINIMUM_CHARGE_USD } from "./charge";
 
 export interface TokenQuote {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { polygon } from "../../networks/eip155-137";
-import { decimalToAtomic } from "../money";
+import { decimalToAtomic } from "../core/money";
 import { quoteTokens } from "./quote-tokens";
 import { usedTokensCharge } from "./used-tokens-charge";
 

@@ -2,7 +2,7 @@ import type { ChannelStorage } from "@x402/evm/batch-settlement/server";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { chainRpcUrlOf, type ServiceConfig } from "../../config/service-config";
 import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";

@@ -7,7 +7,7 @@ import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger, PaymentRecord } from "../payment/payment-ledger";
 import type { DecodedPayment } from "../payment/payment-signature";
 import { decodeRecordedPayment, facilitatorTerms, v1Requirements } from "../payment/x402-v1";
-import { paymentStatuses, type PaymentStatus } from "../storage/payment-status";
+import { paymentStatuses, type PaymentStatus } from "../core/payment-status";
 import { amountToSettle, isDebt, openStatuses, readStatuses, readsRow } from "./reconciled-statuses";
 import type { ChainPayment, ChainReader } from "./chain-payment";
 

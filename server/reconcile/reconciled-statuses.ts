@@ -1,7 +1,7 @@
 import type { NetworkDefinition } from "../../networks";
 import type { PaymentRecord } from "../payment/payment-ledger";
 import { decodeRecordedPayment } from "../payment/x402-v1";
-import type { PaymentStatus } from "../storage/payment-status";
+import type { PaymentStatus } from "../core/payment-status";
 
 /** The statuses not known to be final. */
 export const openStatuses: readonly PaymentStatus[] = ["pending", "verified", "settle_unknown"];

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
-import type { ApiError } from "../errors";
+import type { ApiError } from "../core/errors";
 import { SseEvent } from "../http/event-stream";
 import { responsesDialect } from "./responses-dialect";
 

@@ -1,3 +1,4 @@
+import { errorAnswer } from "../http/api-answer";
 import type { Dialect } from "../dialects/dialect";
 import { tokenPricing } from "../endpoints/pricing-text";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
@@ -28,7 +29,7 @@ export const responsesDialect: Dialect<ResponsesCall> = {
   },
   encodeAnswer: (parsed, completion) => encodeResponse(parsed, completion),
   encodeStream: (parsed, canonical) => encodeResponsesStream(canonical, parsed),
-  errorAnswer: (error) => error.toAnswer(),
+  errorAnswer: (error) => errorAnswer(error),
   prepaidKey: prepaidCodeFor,
   native: responsesNative,
   docs: (catalog) => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { parseResponsesRequest as parseWith } from "./responses-request";
 import { toChatRequest } from "./to-chat-request";
 

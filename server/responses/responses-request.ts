@@ -5,8 +5,8 @@ import { functionName, chatFields } from "../chat/chat-fields";
 import { defaultOutputCap, requireKnownModel, requireOutputWithin } from "../chat/chat-request";
 import { refuseUnpricedFields } from "../chat/priced-fields";
 import type { ChatRequestBody } from "../chat/chat-wire";
-import { ApiError } from "../errors";
-import { parseOrThrow, requireJsonObject } from "../validation";
+import { ApiError } from "../core/errors";
+import { parseOrThrow, requireJsonObject } from "../core/validation";
 import { inputItem, tool, type InputItem, type ResponsesTool } from "./responses-items";
 import { quickCheckPasses, SCHEMA_CHECKED_FIELDS } from "./responses-quick-check";
 

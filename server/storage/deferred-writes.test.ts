@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../cli/dev-stack/next-app";
-import { isDatabaseUnavailable } from "./database-unavailable";
+import { isDatabaseUnavailable } from "../core/database-unavailable";
 import { DeferredWrites } from "./deferred-writes";
 
 const directory = mkdtempSync(join(tmpdir(), "paysvc-deferred-"));

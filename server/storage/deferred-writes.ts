@@ -1,5 +1,5 @@
-import { logEvent } from "../log";
-import { isDatabaseUnavailable } from "./database-unavailable";
+import { logEvent } from "../core/log";
+import { isDatabaseUnavailable } from "../core/database-unavailable";
 
 type Keep = <T>(work: Promise<T>) => Promise<T>;
 

@@ -179,7 +179,7 @@ describe.each(engines)("the stores on %s", (engine) => {
     expect(await second.ledger.newestByStatus(["pending"], new Date(Date.now() + 60_000), 10)).toEqual([]);
   });
 
-  it("reports payments by period, endpoint, model and status, summing amounts past 2^64 exactly", async () => {
+  it("reports payments by period, endpoint, model, status and protocol, summing amounts past 2^64 exactly", async () => {
     const [first, second] = await twoInstances();
     const before = new Date();
     const big = 2n ** 70n + 1n;
@@ -199,6 +199,8 @@ describe.each(engines)("the stores on %s", (engine) => {
         amount,
         ...(model ? { model } : {}),
         ...(upto && { scheme: "upto" as const }),
+        // One payment came by MPP: the report groups by protocol too.
+        ...(nonce === "0xr4" && { method: "mpp" as const }),
       });
       // The upto row signed for at most 1000 and settled 13: the report sums what was settled.
       if (status) await ledger.update(id!, { status, ...(upto && { settledAmount: 13n }) });
@@ -207,17 +209,19 @@ describe.each(engines)("the stores on %s", (engine) => {
     const report = await second.ledger.report(new Date(before.getTime() - 1000), "day");
     const day = report[0]?.period;
     expect([before, after].map((at) => at.toISOString().slice(0, 10))).toContain(day);
-    const line = (model: string, status: string, count: number, amount: bigint) => ({
+    const line = (model: string, status: string, count: number, amount: bigint, method = "x402") => ({
       period: day,
       endpoint: "/v1/chat/completions",
       model,
       status,
+      method,
       count,
       amount,
     });
     expect(report).toEqual([
       line("vendor-a/gpt-5.6-sol", "pending", 1, 11n),
-      line("vendor-a/gpt-5.6-sol", "settled", 2, 7n + 13n),
+      line("vendor-a/gpt-5.6-sol", "settled", 1, 7n, "mpp"),
+      line("vendor-a/gpt-5.6-sol", "settled", 1, 13n),
       line("vendor-a/gpt-6-luna", "failed", 1, 5n),
       line("vendor-a/gpt-6-luna", "settled", 2, 2n * big),
     ]);

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 import { exportRequestFrame, spanJson } from "./otlp-json";
 import type { Attributes, Span, SpanSink } from "./span";
 import { SpanBatch } from "./span-batch";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { logEvent } from "../log";
+import { logEvent } from "../core/log";
 
 /** Why an upstream call failed; every kind means the work was not done and the payer must not be charged. */
 export type UpstreamFailure = "status" | "timeout" | "network" | "protocol";

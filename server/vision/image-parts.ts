@@ -1,5 +1,5 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { ImageRefused, imageSource } from "./image-source";
 import { imageTokens, largestImageTokens, type ImageDetail } from "./image-tokens";
 

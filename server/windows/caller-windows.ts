@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { callerGroup } from "./caller-group";
 import type { CountedWindow, WindowLog } from "./window-log";
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, vi, type MockInstance } from "vitest";
 type LoggedEvent = [level: string, event: string, fields: Record<string, unknown>];
 
 /**
- * What the real logger (server/log.ts) writes while each test of the file runs, read back from the process's
+ * What the real logger (server/core/log.ts) writes while each test of the file runs, read back from the process's
  * standard output and error as `[level, event, fields]`: no mock of the logger, so the module stays one instance
  * among test files that share a worker. Call at the top level of a test file.
  */

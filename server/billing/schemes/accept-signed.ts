@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from "@x402/core/types";
-import { ApiError } from "../../errors";
+import { ApiError } from "../../core/errors";
 import { phase, type Timings } from "../phase";
 import { describeMismatch } from "../../payment/describe-mismatch";
 import type { KeptAnswer, HeldRequest } from "../../payment/paid-answers";

@@ -1,7 +1,7 @@
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import { phase, type Timings } from "../phase";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
-import { errorObject, errorStatus } from "../../errors";
+import { errorObject, errorStatus } from "../../core/errors";
 import { jsonAnswer, type ApiAnswer } from "../../http/api-answer";
 import { describeMismatch } from "../../payment/describe-mismatch";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";

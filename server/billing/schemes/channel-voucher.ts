@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { phase, type Timings } from "../phase";
 import type { PaymentPayload } from "@x402/core/types";
-import { logEvent } from "../../log";
+import { logEvent } from "../../core/log";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
 import type { Verified } from "../payment-method";
 import type { Acceptance, AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";

@@ -1,6 +1,6 @@
 import { PERMIT2_ADDRESS } from "@x402/evm";
 import { PAYER_HOLD_EXPIRY_MS, SETTLED_FIRST_WAIT_MS, SPONSORED_PERMIT_WAIT_MS } from "../../../config/limits";
-import { atomicToDecimal } from "../../money";
+import { atomicToDecimal } from "../../core/money";
 import type { PayerFunds } from "../../payment/payer-funds";
 import type { LiveHolds } from "../../payment/payer-holds";
 import type { DecodedPayment } from "../../payment/payment-signature";

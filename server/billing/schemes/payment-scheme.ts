@@ -9,8 +9,8 @@ import type { PayerHoldStore } from "../../payment/payer-holds";
 import type { Authorization, BillableCall, ChallengeCode, Verified, X402Services } from "../payment-method";
 import type { Refusal } from "../refusal";
 import type { SettlementMode } from "../settlements";
-import type { PaymentScheme as LedgerScheme } from "../../storage/payment-scheme";
-import type { PaymentProtocol } from "../../storage/payment-method-name";
+import type { PaymentScheme as LedgerScheme } from "../../core/payment-scheme";
+import type { PaymentProtocol } from "../../core/payment-method-name";
 
 export type SchemeName = LedgerScheme;
 

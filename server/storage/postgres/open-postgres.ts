@@ -1,6 +1,6 @@
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { logEvent } from "../../log";
+import { logEvent } from "../../core/log";
 import { redactedDatabaseUrl } from "../../../config/database-url";
 import { pendingMigrations } from "../migrations";
 import * as schema from "./schema";

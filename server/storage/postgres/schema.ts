@@ -1,7 +1,7 @@
-import { paymentSchemes } from "../payment-scheme";
-import { paymentProtocols } from "../payment-method-name";
+import { paymentSchemes } from "../../core/payment-scheme";
+import { paymentProtocols } from "../../core/payment-method-name";
 import { bigint, boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
-import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
+import { paymentStatuses, prepaidKeyStatuses } from "../../core/payment-status";
 
 /*
  * The PostgreSQL schema: the same data as sqlite/schema.ts (whose comments say what each table is for), in

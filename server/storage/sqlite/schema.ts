@@ -1,7 +1,7 @@
-import { paymentSchemes } from "../payment-scheme";
-import { paymentProtocols } from "../payment-method-name";
+import { paymentSchemes } from "../../core/payment-scheme";
+import { paymentProtocols } from "../../core/payment-method-name";
 import { integer, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
-import { paymentStatuses, prepaidKeyStatuses } from "../payment-status";
+import { paymentStatuses, prepaidKeyStatuses } from "../../core/payment-status";
 
 /*
  * The SQLite schema (the embedded default). postgres/schema.ts is the same data on PostgreSQL; a change to one is

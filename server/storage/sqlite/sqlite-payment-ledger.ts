@@ -10,7 +10,7 @@ import {
   type LedgerReportRow,
 } from "../../payment/payment-ledger";
 import { claimColumns, claimValues, paymentRecord, updateValues } from "../payment-ledger-rows";
-import type { PaymentStatus } from "../payment-status";
+import type { PaymentStatus } from "../../core/payment-status";
 import type { SqliteDatabase } from "./open-sqlite";
 import { payments } from "./schema";
 

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors";
+import { ApiError } from "./errors";
 
 /** Connection errors of Node's sockets: the server is not there (stopped, restarting, unreachable). */
 const SOCKET_CODES = new Set([

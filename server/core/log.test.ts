@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 
 /** Runs `code` in a fresh Node process with logEvent imported; returns what it wrote. */
 function run(code: string): { stdout: string; stderr: string } {
-  const script = `import { logEvent } from "./server/log.ts";\n${code}`;
+  const script = `import { logEvent } from ${JSON.stringify(new URL("./log.ts", import.meta.url).href)};\n${code}`;
   const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     encoding: "utf8",
   });

@@ -1,5 +1,3 @@
-import { jsonAnswer, type ApiAnswer } from "./http/api-answer";
-
 /**
  * One error type for everything a caller can be told, and one table from code to HTTP status and OpenAI error
  * type. Bodies use OpenAI's shape `{error: {message, type, param, code}}`.
@@ -40,7 +38,7 @@ const errorTable = {
   facilitator_unavailable: { status: 503, type: "service_unavailable" },
   service_unavailable: { status: 503, type: "service_unavailable" },
   shutting_down: { status: 503, type: "service_unavailable" },
-  // The database is stopped, restarting or not answering in time (storage/database-unavailable.ts).
+  // The database is stopped, restarting or not answering in time (database-unavailable.ts).
   database_unavailable: { status: 503, type: "service_unavailable" },
   internal_error: { status: 500, type: "server_error" },
 } as const satisfies Record<string, { status: number; type: string }>;
@@ -74,9 +72,14 @@ export class ApiError extends Error {
     return new ApiError(this.code, this.message, { ...this.options, headers: { ...this.options.headers, ...headers } });
   }
 
-  toAnswer(): ApiAnswer {
-    const body = { ...this.options.extra, error: errorObject(this.code, this.message, this.options) };
-    return jsonAnswer(body, { status: this.status, headers: this.options.headers });
+  /** The answer's body: OpenAI's error object, with the fields beside it. */
+  body(): Record<string, unknown> {
+    return { ...this.options.extra, error: errorObject(this.code, this.message, this.options) };
+  }
+
+  /** The answer's headers beside the body's (Retry-After, rate limits). */
+  get headers(): Record<string, string> | undefined {
+    return this.options.headers;
   }
 }
 
