@@ -1,7 +1,7 @@
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentGateway } from "../server/payment/payment-gateway";
-import { chainReaderFor } from "../server/reconcile/chain-reader-for";
+import { chainReaderFor } from "../server/payment/chain-reader-for";
 import { LedgerReconciler, type ReconcileReport } from "../server/reconcile/reconcile-ledger";
 import { openStorage } from "../server/storage/open-storage";
 import type { Storage } from "../server/storage/storage";

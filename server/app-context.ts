@@ -13,7 +13,7 @@ import { gatewayFor } from "./payment/gateway-for";
 import { QuoteHold, type QuoteHoldStore } from "./payment/quote-hold";
 import { SettlementGasEstimator } from "./payment/settlement-gas";
 import type { PrepaidKeyStore } from "./prepaid/prepaid-key-store";
-import { ClientAddressResolver } from "./free-tier/client-address";
+import { ClientAddressResolver } from "./http/client-address";
 import { freeChatWindows, freeEmbeddingsWindows } from "./free-tier/free-windows";
 import { RateLimiter } from "./limits/rate-limiter";
 import { ProviderShares } from "./limits/provider-share";

@@ -4,7 +4,7 @@ import { ConfigurationError } from "../../config/env";
 import { EMBEDDED_FACILITATOR_URL, EMBEDDED_CHAIN_URL } from "../../config/embedded-stack";
 import { loadLedgerConfig, loadReconcileConfig } from "../../config/ledger-config";
 import { gatewayFor } from "../../server/payment/gateway-for";
-import { chainReaderFor } from "../../server/reconcile/chain-reader-for";
+import { chainReaderFor } from "../../server/payment/chain-reader-for";
 import { LedgerReconciler } from "../../server/reconcile/reconcile-ledger";
 import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { reconcileText } from "../lib/reconcile-output";

@@ -1,4 +1,4 @@
-import type { ChatModel } from "../../config/catalog/model-catalog";
+import type { Quote } from "../pricing/quote";
 import type { Timings } from "./phase";
 import type { DeferredWrites } from "../storage/deferred-writes";
 import type { ApiAnswer } from "../http/api-answer";
@@ -12,22 +12,6 @@ import type { StartedStream } from "../upstream/openai-upstream";
 import type { EventStream } from "../http/event-stream";
 import type { StreamMeter } from "./stream-meter";
 import type { Payer } from "../limits/rate-limiter";
-
-/** The price of one request, computed before any work: the same body on the same network gives the same quote. */
-export interface Quote {
-  amount: bigint;
-  /** Display breakdown, sent as the 402's `extensions.quote`. */
-  display: Record<string, unknown>;
-  /** The payment's description in the 402. */
-  description: string;
-  /** The model the call uses (a pack's model for a prepaid key), for the metrics. */
-  model: string;
-  /**
-   * For calls that may be billed in tokens to a prepaid key: the model, the counted input, the output cap, and the
-   * decimals of the network's USDC (a prepaid answer states what its tokens are worth in them).
-   */
-  tokens?: { model: ChatModel; input: number; maxOutput: number; decimals: number };
-}
 
 /** What the payment bought, handed to the work. */
 export interface Grant {

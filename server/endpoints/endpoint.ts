@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { NetworkDefinition } from "../../networks";
 import type { AppContext } from "../app-context";
-import type { Grant, PreparedAnswer, Quote } from "../billing/payment-method";
+import type { Grant, PreparedAnswer } from "../billing/payment-method";
+import type { Quote } from "../pricing/quote";
 import type { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";

@@ -1,7 +1,7 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import { readJsonBody } from "../http/read-json-body";
-import type { Quote } from "../billing/payment-method";
+import type { Quote } from "../pricing/quote";
 import type { PaidEndpoint } from "./endpoint";
 import { endpointsFor } from "./index";
 

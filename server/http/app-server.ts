@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionLimits } from "../../config/service-config";
-import { normalizeAddress } from "../free-tier/client-address";
+import { normalizeAddress } from "./client-address";
 import { callerGroup } from "../windows/caller-group";
 import { CallerPlaces } from "../windows/caller-places";
 

@@ -4,7 +4,7 @@ import type { RouteWrapper } from "../http/route-wrappers";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import { callerGroup } from "../windows/caller-group";
 import { CallerPlaces } from "../windows/caller-places";
-import type { ClientAddressResolver } from "../free-tier/client-address";
+import type { ClientAddressResolver } from "../http/client-address";
 
 type ShareContext = { providerShares: ProviderShares; clientAddresses: ClientAddressResolver; metrics: ServiceMetrics };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabases } from "../../cli/dev-stack/test-databases";
-import { ClientAddressResolver } from "../free-tier/client-address";
+import { ClientAddressResolver } from "../http/client-address";
 import type { ApiRequest } from "../http/api-request";
 import { openStorage } from "../storage/open-storage";
 import type { Storage } from "../storage/storage";

@@ -1,5 +1,5 @@
 import type { ServiceConfig } from "../../config/service-config";
-import type { ClientAddressResolver } from "../free-tier/client-address";
+import type { ClientAddressResolver } from "../http/client-address";
 import { textAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readBodyBytes } from "../http/read-body-bytes";

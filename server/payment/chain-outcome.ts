@@ -1,5 +1,5 @@
 import type { Network, PaymentRequirements } from "@x402/core/types";
-import type { ChainReader } from "../reconcile/chain-payment";
+import type { ChainReader } from "./chain-payment";
 import type { FacilitatorCallError } from "./facilitator-route";
 import { FacilitatorUnavailableError, type Settlement } from "./facilitator-answers";
 import type { DecodedPayment } from "./payment-signature";

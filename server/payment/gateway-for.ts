@@ -1,5 +1,5 @@
 import { chainRpcUrlOf, type ServiceConfig } from "../../config/service-config";
-import { chainReaderFor } from "../reconcile/chain-reader-for";
+import { chainReaderFor } from "./chain-reader-for";
 import { PaymentGateway, type PaymentGatewayConfig } from "./payment-gateway";
 
 /**

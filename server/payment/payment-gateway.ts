@@ -2,7 +2,7 @@ import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { declareEip2612GasSponsoringExtension, EIP2612_GAS_SPONSORING } from "@x402/extensions";
 import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import type { NetworkDefinition } from "../../networks";
-import type { ChainReader } from "../reconcile/chain-payment";
+import type { ChainReader } from "./chain-payment";
 import {
   FacilitatorCallError,
   FacilitatorRoute,

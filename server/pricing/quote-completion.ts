@@ -1,7 +1,7 @@
 import { chatLimits } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
-import type { Quote } from "../billing/payment-method";
+import type { Quote } from "./quote";
 import { ApiError } from "../core/errors";
 import { chatRequestInputTexts, type CountableChatRequest } from "./count-tokens";
 import { TokenCounter } from "./linear-token-count";

@@ -1,5 +1,5 @@
 import type { NetworkDefinition } from "../../networks";
-import type { Quote } from "../billing/payment-method";
+import type { Quote } from "./quote";
 import { quoteTokens } from "./quote-tokens";
 
 /**

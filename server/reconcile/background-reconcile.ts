@@ -6,7 +6,7 @@ import { logEvent } from "../core/log";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
-import { chainReaderFor } from "./chain-reader-for";
+import { chainReaderFor } from "../payment/chain-reader-for";
 import type { LastReconciliation } from "./last-reconciliation";
 import { LedgerReconciler, reconcileOutcomes } from "./reconcile-ledger";
 

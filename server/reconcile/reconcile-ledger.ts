@@ -9,7 +9,7 @@ import type { DecodedPayment } from "../payment/payment-signature";
 import { decodeRecordedPayment, facilitatorTerms, v1Requirements } from "../payment/x402-v1";
 import { paymentStatuses, type PaymentStatus } from "../core/payment-status";
 import { amountToSettle, isDebt, openStatuses, readStatuses, readsRow } from "./reconciled-statuses";
-import type { ChainPayment, ChainReader } from "./chain-payment";
+import type { ChainPayment, ChainReader } from "../payment/chain-payment";
 
 /** What reconciliation found of a row (in --check mode, what it would do). */
 export const reconcileOutcomes = [

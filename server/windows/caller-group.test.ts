@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeAddress } from "../free-tier/client-address";
+import { normalizeAddress } from "../http/client-address";
 import { callerGroup } from "./caller-group";
 
 describe("callerGroup", () => {

@@ -5,7 +5,7 @@ import { logEvent } from "../../core/log";
 import { FacilitatorUnavailableError, type Verdict } from "../../payment/facilitator-answers";
 import type { Verified } from "../payment-method";
 import type { Acceptance, AcceptedPayment, PaymentScheme, Taking } from "./payment-scheme";
-import { holdChannel } from "../../channels/channel-hold";
+import { holdChannel } from "./channel-hold";
 import { paymentRow, takingOf } from "./taking";
 import { chargedOnUsage } from "../settlements";
 

@@ -1,4 +1,4 @@
-import type { DecodedPayment } from "../payment/payment-signature";
+import type { DecodedPayment } from "./payment-signature";
 
 /** What the chain says of one signed payment. */
 export type ChainPayment =

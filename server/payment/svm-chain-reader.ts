@@ -14,7 +14,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from "@solana-program/token";
 import type { SvmNetwork } from "../../networks";
-import type { DecodedPayment } from "../payment/payment-signature";
+import type { DecodedPayment } from "./payment-signature";
 import type { ChainPayment, ChainReader } from "./chain-payment";
 
 /** TransferChecked's instruction discriminator in the SPL token programs. */

@@ -11,7 +11,7 @@ import {
   type PublicClient,
 } from "viem";
 import type { EvmNetwork } from "../../networks";
-import type { DecodedPayment } from "../payment/payment-signature";
+import type { DecodedPayment } from "./payment-signature";
 import type { ChainPayment, ChainReader } from "./chain-payment";
 
 const eip3009 = parseAbi([

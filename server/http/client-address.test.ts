@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApiRequest } from "../http/api-request";
+import type { ApiRequest } from "./api-request";
 import { ClientAddressResolver, normalizeAddress } from "./client-address";
 
 /** A request from the socket address `peer`, with `headers`. */

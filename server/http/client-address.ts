@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 import { parseAddressRange } from "../../config/address-range";
 import type { ForwardedHeader, TrustedProxies } from "../../config/env";
-import type { ApiRequest } from "../http/api-request";
+import type { ApiRequest } from "./api-request";
 
 /** "::ffff:10.1.2.3" -> "10.1.2.3", "[2001:db8::1]:80" -> "2001:db8::1", "1.2.3.4:80" -> "1.2.3.4". */
 export function normalizeAddress(value: string | undefined | null): string | undefined {

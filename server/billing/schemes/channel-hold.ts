@@ -1,6 +1,6 @@
 import type { PaymentPayload } from "@x402/core/types";
 import type { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
-import { logEvent } from "../core/log";
+import { logEvent } from "../../core/log";
 
 /** How often a held channel's reservation is renewed, as a share of its lifetime. */
 const RENEW_SHARE = 3;
