@@ -1,14 +1,14 @@
-import type { AppContext } from "./app-context";
-import { billRequest } from "./billing/bill-request";
+import type { AppContext } from "./context/app-context";
+import { billRequest } from "./context/bill-request";
 import { bazaarExtension } from "./discovery/bazaar-extension";
 import type { CatalogEndpoint } from "./discovery/catalog-endpoint";
-import type { Endpoint, FreeEndpoint, PaidEndpoint } from "./endpoints/endpoint";
+import type { Endpoint, FreeEndpoint, PaidEndpoint } from "./context/endpoint";
 import type { ApiAnswer } from "./http/api-answer";
 import { answerErrors } from "./http/answer-errors";
 import type { HttpRoute } from "./http/router";
 import { answersSeenBy, challengesAnsweredBy, composeRoute, errorsAnsweredBy } from "./http/route-wrappers";
 import { providerShared } from "./limits/provider-share";
-import { quoteLimited } from "./limits/quote-limited";
+import { quoteLimited } from "./context/quote-limited";
 import type { ServiceMetrics } from "./metrics/service-metrics";
 
 /**

@@ -8,7 +8,7 @@ import { claimChannels } from "../../server/channels/channel-claims";
 import { ReceiverPayouts } from "../../server/channels/receiver-payouts";
 import { channelScheme } from "../../server/payment/channel-scheme";
 import { gatewayFor } from "../../server/payment/gateway-for";
-import { DeferredWrites } from "../../server/storage/deferred-writes";
+import { DeferredWrites } from "../../server/lifecycle/deferred-writes";
 import { openStorage } from "../../server/storage/open-storage";
 
 export async function claimBenchChannels(stack: {

@@ -13,7 +13,7 @@ import { ReceiverPayouts } from "../../server/channels/receiver-payouts";
 import { atomicToDecimal } from "../../server/core/money";
 import { channelScheme } from "../../server/payment/channel-scheme";
 import { gatewayFor } from "../../server/payment/gateway-for";
-import { DeferredWrites } from "../../server/storage/deferred-writes";
+import { DeferredWrites } from "../../server/lifecycle/deferred-writes";
 import { openStorage } from "../../server/storage/open-storage";
 import { startBuiltInFacilitator } from "../lib/facilitator-server";
 import { action, print, table } from "../lib/output";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { addressProblem, getNetwork, networkIds } from "../../networks";
 import type { DeploymentFacts } from "../../server/discovery/deployment-facts";
-import { catalogOf } from "../../server/discovery/endpoint-catalog";
+import { catalogOf } from "../../server/endpoints/endpoint-catalog";
 import { endpointsFor } from "../../server/endpoints";
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 

@@ -1,6 +1,6 @@
 import type { Quote } from "../pricing/quote";
 import type { Timings } from "./phase";
-import type { DeferredWrites } from "../storage/deferred-writes";
+import type { DeferredWrites } from "../lifecycle/deferred-writes";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import type { PaymentKind, RequestOutcome, ServiceMetrics } from "../metrics/service-metrics";

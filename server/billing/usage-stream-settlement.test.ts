@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { DeferredWrites } from "../storage/deferred-writes";
+import { DeferredWrites } from "../lifecycle/deferred-writes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FacilitatorClient } from "@x402/core/server";

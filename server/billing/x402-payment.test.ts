@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { DeferredWrites } from "../storage/deferred-writes";
+import { DeferredWrites } from "../lifecycle/deferred-writes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
@@ -26,7 +26,7 @@ import { readChunks } from "./__fixtures__/read-chunks";
 import type { BillableCall, PreparedAnswer } from "./payment-method";
 import { PaidRetries } from "./paid-retries";
 import { PaymentMethods } from "./payment-methods";
-import type { PaidEndpoint } from "../endpoints/endpoint";
+import type { PaidEndpoint } from "../context/endpoint";
 import { X402Payment } from "./x402-payment";
 
 const network = getNetwork("eip155:137");

@@ -4,7 +4,7 @@ import type { EvmNetwork } from "../../networks";
 import { logEvent } from "../core/log";
 import type { PaymentGateway } from "../payment/payment-gateway";
 import type { PaymentLedger } from "../payment/payment-ledger";
-import type { DeferredWrites } from "../storage/deferred-writes";
+import type { DeferredWrites } from "../lifecycle/deferred-writes";
 import type { ReceiverPayouts } from "./receiver-payouts";
 
 /** Channels per claim transaction: a claim is all or nothing, so one bad voucher costs no more than its batch. */

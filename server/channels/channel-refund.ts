@@ -1,6 +1,5 @@
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
-import type { AppContext } from "../app-context";
 import { channelChallenge, voucherRefusal } from "../billing/schemes/batch-settlement-scheme";
 import { channelCharge } from "../billing/schemes/channel-voucher";
 import { facilitatorUnavailable } from "../billing/x402-price";
@@ -11,9 +10,22 @@ import { resourceUrl } from "../http/public-urls";
 import { logEvent } from "../core/log";
 import { describeMismatch } from "../payment/describe-mismatch";
 import { FacilitatorUnavailableError } from "../payment/facilitator-answers";
-import { payOutHeld, recordClaim, unclaimedOf } from "./channel-claims";
+import { payOutHeld, recordClaim, unclaimedOf, type ClaimServices } from "./channel-claims";
+import type { ServiceConfig } from "../../config/service-config";
+import type { PaymentGateway } from "../payment/payment-gateway";
+import type { Storage } from "../storage/storage";
+import type { DeferredWrites } from "../lifecycle/deferred-writes";
+import type { ServiceMetrics } from "../metrics/service-metrics";
 
-type RefundContext = Pick<AppContext, "config" | "gateway" | "storage" | "writes" | "metrics" | "channels">;
+/** What a refund works with: the configuration, the facilitators, the stores, the metrics, the channels. */
+interface RefundContext {
+  config: ServiceConfig;
+  gateway: PaymentGateway;
+  storage: Storage;
+  writes: DeferredWrites;
+  metrics: ServiceMetrics;
+  channels: ClaimServices | undefined;
+}
 
 /**
  * A payer's cooperative refund of a batch-settlement channel (the official client's `refund(url)`): without a

@@ -1,4 +1,4 @@
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { countTextTokens } from "../pricing/count-tokens";
 import { checkedAnswers } from "./decision-answer";
 import type { DecisionRequest } from "./decision-request";

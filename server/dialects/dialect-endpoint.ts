@@ -3,7 +3,7 @@ import type { AnswerEncoder, Grant, PreparedAnswer } from "../billing/payment-me
 import { chatCompletionAnswer } from "../chat/chat-answer";
 import { withOutputCap } from "../chat/chat-request";
 import type { ChatCompletion, ChatRequestBody } from "../chat/chat-wire";
-import { paidEndpoint, type PaidEndpoint, type WorkContext } from "../endpoints/endpoint";
+import { paidEndpoint, type PaidEndpoint, type WorkContext } from "../context/endpoint";
 import { quoteCompletion } from "../pricing/quote-completion";
 import type { RouteCall } from "../upstream/provider-routes";
 import type { Dialect, DialectCall, NativeApi } from "./dialect";

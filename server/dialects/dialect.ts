@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ChatModel, ModelCatalog, ProviderApi } from "../../config/catalog/model-catalog";
 import type { ChatCompletion, ChatRequestBody } from "../chat/chat-wire";
-import type { EndpointDocs } from "../endpoints/endpoint";
+import type { EndpointDocs } from "../context/endpoint";
 import type { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";

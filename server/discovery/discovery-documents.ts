@@ -1,4 +1,6 @@
-import type { AppContext } from "../app-context";
+import type { ServiceConfig } from "../../config/service-config";
+import type { PaymentMethods } from "../billing/payment-methods";
+import type { CatalogEndpoint } from "./catalog-endpoint";
 import { prepaidApiBase, publicOrigin } from "../http/public-urls";
 import { aiAgentsMd, llmsTxt } from "./agent-guides";
 import type { DeploymentFacts } from "./deployment-facts";
@@ -8,6 +10,13 @@ import { textAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** What the documents are written from: the configuration, the endpoints, the payment methods offered. */
+interface DocumentsContext {
+  config: ServiceConfig;
+  catalog: readonly CatalogEndpoint[];
+  payments: PaymentMethods;
+}
 
 /** Every discovery document by the path it is served at; the CLI writes the same bytes to files of these names. */
 export const discoveryDocuments = {
@@ -22,10 +31,7 @@ export const discoveryDocuments = {
 
 export type DiscoveryDocumentName = keyof typeof discoveryDocuments;
 
-export function deploymentFacts(
-  context: Pick<AppContext, "config" | "catalog" | "payments">,
-  request: ApiRequest,
-): DeploymentFacts {
+export function deploymentFacts(context: DocumentsContext, request: ApiRequest): DeploymentFacts {
   return {
     origin: publicOrigin(context.config, request),
     network: context.config.network,
@@ -42,7 +48,7 @@ export function deploymentFacts(
 
 /** The served form of a discovery document. */
 export function serveDiscoveryDocument(
-  context: Pick<AppContext, "config" | "catalog" | "payments">,
+  context: DocumentsContext,
   request: ApiRequest,
   name: DiscoveryDocumentName,
 ): ApiAnswer {

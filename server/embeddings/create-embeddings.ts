@@ -1,4 +1,4 @@
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { ApiError, isApiError } from "../core/errors";
 import { readJsonBody } from "../http/read-json-body";
 import { TokenCounter } from "../pricing/linear-token-count";

@@ -1,5 +1,5 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
-import { chatDialect } from "../chat/chat-dialect";
+import { chatDialect } from "../dialects/chat-dialect";
 import { dialectEndpoint } from "../dialects/dialect-endpoint";
 
 /** Endpoints 1 and 2, the chat dialect's endpoint (as bench/ builds it on its own). */

@@ -5,7 +5,7 @@ import { decisionRequests, type DecisionRequest } from "../decisions/decision-re
 import { ApiError } from "../core/errors";
 import { countTexts, type CountedTexts } from "../pricing/quote-completion";
 import { quoteTokens } from "../pricing/quote-tokens";
-import { paidEndpoint } from "./endpoint";
+import { paidEndpoint } from "../context/endpoint";
 
 /** Endpoint 7: structured decisions with the catalog's decision model, paid per request; output tokens are free. */
 export function decisions(catalog: ModelCatalog) {

@@ -1,5 +1,5 @@
 import { serveDiscoveryDocument, type DiscoveryDocumentName } from "../discovery/discovery-documents";
-import { freeEndpoint, type EndpointDocs } from "./endpoint";
+import { freeEndpoint, type EndpointDocs } from "../context/endpoint";
 
 function documentEndpoint(name: DiscoveryDocumentName, docs: EndpointDocs) {
   return freeEndpoint({

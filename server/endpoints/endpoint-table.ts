@@ -1,5 +1,5 @@
 import { format } from "prettier";
-import type { Endpoint } from "./endpoint";
+import type { Endpoint } from "../context/endpoint";
 
 /** The file that documents the endpoints, relative to the repository's root. */
 export const ENDPOINT_DOC = "docs/api.md";

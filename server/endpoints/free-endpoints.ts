@@ -10,7 +10,7 @@ import { jsonAnswer } from "../http/api-answer";
 import { serveMetrics } from "../metrics/serve-metrics";
 import { listModels } from "../models/list-models";
 import { prepaidStatus } from "../prepaid/prepaid-status";
-import { freeEndpoint } from "./endpoint";
+import { freeEndpoint } from "../context/endpoint";
 
 /** Endpoint 10. */
 export const embeddingsEndpoint = (catalog: ModelCatalog) =>

@@ -2,7 +2,7 @@ import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { createImages } from "../images/create-images";
 import { imageRequestSchema, parseImageRequest } from "../images/image-request";
 import { quoteImages } from "../pricing/quote-images";
-import { paidEndpoint } from "./endpoint";
+import { paidEndpoint } from "../context/endpoint";
 
 /** A 10 MB image is about 13.4 MB of base64; 15 MiB leaves room for the rest of the body and nothing more. */
 const MAX_IMAGE_BODY_BYTES = 15 * 1024 * 1024;

@@ -1,12 +1,12 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
-import { chatDialect } from "../chat/chat-dialect";
+import { chatDialect } from "../dialects/chat-dialect";
 import { dialectEndpoint } from "../dialects/dialect-endpoint";
 import { responsesDialect } from "../responses/responses-dialect";
 import { messagesCountTokensEndpoint } from "../messages/count-tokens-endpoint";
 import { messagesDialect } from "../messages/messages-dialect";
 import { decisions } from "./decisions";
 import { aiAgentsEndpoint, llmsTxtEndpoint, openApiEndpoint, x402ManifestEndpoint } from "./discovery-documents";
-import type { Endpoint } from "./endpoint";
+import type { Endpoint } from "../context/endpoint";
 import {
   channelRefundEndpoint,
   embeddingsEndpoint,

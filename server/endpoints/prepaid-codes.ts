@@ -4,7 +4,7 @@ import { prepaidApiBase } from "../http/public-urls";
 import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
 import { defaultPackModel, purchaseRequests } from "../prepaid/prepaid-purchase-request";
 import { quotePrepaidPack } from "../pricing/quote-tokens";
-import { paidEndpoint } from "./endpoint";
+import { paidEndpoint } from "../context/endpoint";
 
 const pricing = `tokens (${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens}, steps of ${prepaidPacks.stepTokens}) x the model's input rate + settlement fee`;
 

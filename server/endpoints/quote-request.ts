@@ -2,7 +2,7 @@ import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import type { NetworkDefinition } from "../../networks";
 import { readJsonBody } from "../http/read-json-body";
 import type { Quote } from "../pricing/quote";
-import type { PaidEndpoint } from "./endpoint";
+import type { PaidEndpoint } from "../context/endpoint";
 import { endpointsFor } from "./index";
 
 const paidEndpoints = (catalog: ModelCatalog) =>

@@ -5,7 +5,7 @@ import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadServiceConfig } from "../../config/service-config";
 import { freeChat } from "../../config/free-tier";
-import { createAppContext, type AppContext } from "../app-context";
+import { createAppContext, type AppContext } from "../context/app-context";
 import { answerErrors } from "../http/answer-errors";
 import type { JsonHttpServer } from "../../cli/lib/json-http-server";
 import { startLocalUpstream } from "../../cli/dev-stack/local-upstream";

@@ -1,5 +1,5 @@
 import { freeChat } from "../../config/free-tier";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { chatCompletionAnswer } from "../chat/chat-answer";
 import { ApiError, isApiError } from "../core/errors";
 import { readJsonBody } from "../http/read-json-body";

@@ -1,5 +1,5 @@
 import { SERVICE_VERSION } from "../../config/version";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import { probeFacilitator } from "../payment/facilitator-capabilities";
 import { PROBE_TIMEOUT_MS, ProbeCache, type ProbeResult } from "./probe-cache";

@@ -1,4 +1,4 @@
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { UpstreamError } from "../upstream/upstream-error";
 import type { ParsedImageRequest } from "./image-request";
 import type { CallTrace } from "../tracing/call-trace";

@@ -1,5 +1,5 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
-import { freeEndpoint } from "../endpoints/endpoint";
+import { freeEndpoint } from "../context/endpoint";
 import { jsonAnswer } from "../http/api-answer";
 import { readJsonBody } from "../http/read-json-body";
 import { countMessagesTokens } from "./messages-count-tokens";

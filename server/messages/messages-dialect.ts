@@ -1,7 +1,7 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { ChatRequestBody } from "../chat/chat-wire";
 import { carryNative, nativeOf, type Dialect } from "../dialects/dialect";
-import { tokenPricing } from "../endpoints/pricing-text";
+import { tokenPricing } from "../context/pricing-text";
 import { mapEvents, type EventStream, type SseEvent } from "../http/event-stream";
 import { isComment, messageFromChatCompletion } from "./message-object";
 import { messagesChallengeAnswer, messagesErrorAnswer } from "./messages-error";

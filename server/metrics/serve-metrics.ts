@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { AppContext } from "../app-context";
+import type { ServiceConfig } from "../../config/service-config";
+import type { ServiceMetrics } from "./service-metrics";
 import { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
@@ -10,7 +11,7 @@ import { bearerToken } from "../http/bearer-token";
  * only; without METRICS_TOKEN there is no such endpoint (404). Each instance serves its own: scrape each one.
  */
 export async function serveMetrics(
-  context: Pick<AppContext, "config" | "metrics">,
+  context: { config: ServiceConfig; metrics: ServiceMetrics },
   request: ApiRequest,
 ): Promise<ApiAnswer> {
   const expected = context.config.metricsToken;

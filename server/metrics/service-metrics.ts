@@ -19,9 +19,11 @@ export type RequestOutcome =
   | "upstream_failed"
   | "error";
 
+/** A call to a facilitator, by what it asks (the `operation` label). */
+export type FacilitatorOperation = "supported" | "verify" | "settle";
+
 /** The way a call was paid for, the `payment` label (storage/payment-method-name.ts). */
 export type PaymentKind = PaymentMethodName;
-import type { FacilitatorOperation } from "../payment/facilitator-route";
 import type { PaymentMethodName } from "../core/payment-method-name";
 
 /** How often the event loop's delay is sampled; prom-client's default, 10 ms, wakes an idle server 100 times a second. */

@@ -1,7 +1,7 @@
 import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { pricingRules } from "../../config/limits";
 import type { NetworkDefinition } from "../../networks";
-import { chatDialect } from "../chat/chat-dialect";
+import { chatDialect } from "../dialects/chat-dialect";
 import { messagesDialect } from "../messages/messages-dialect";
 import { perMillionToPerUnit } from "../core/money";
 import { responsesDialect } from "../responses/responses-dialect";

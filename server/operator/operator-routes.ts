@@ -5,7 +5,7 @@ import type { ApiRequest } from "../http/api-request";
 import { readBodyBytes } from "../http/read-body-bytes";
 import type { HttpRoute } from "../http/router";
 import { fromThisSite } from "./form-origin";
-import type { OperatorStore } from "./operator-store";
+import type { OperatorStore } from "../storage/operator-store";
 import { hasOperatorSession, isOperatorToken, newSessionValue, sessionCookie } from "./operator-session";
 import { SignInAttempts } from "./sign-in-attempts";
 

@@ -1,4 +1,4 @@
-import type { AppContext } from "../app-context";
+import type { AppContext } from "../context/app-context";
 import { checkHealth } from "../health/check-health";
 import {
   ATTENTION_STATUSES,

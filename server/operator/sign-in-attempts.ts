@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import type { OperatorStore } from "./operator-store";
+import type { OperatorStore } from "../storage/operator-store";
 
 /**
  * Sign-in attempts admitted per client address in a window: enough for an operator who mistypes, far too few to

@@ -1,3 +1,4 @@
+import type { FacilitatorOperation } from "../metrics/service-metrics";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import {
   SettleError,
@@ -24,8 +25,6 @@ import { CircuitBreaker } from "../upstream/circuit-breaker";
 import type { PaymentScheme } from "../core/payment-scheme";
 import { AuthenticatedFacilitatorClient } from "./facilitator-auth";
 import { channelMinDeposit, RequirementsTemplates, type RequirementTerms } from "./requirements-templates";
-
-export type FacilitatorOperation = "supported" | "verify" | "settle";
 
 /** One facilitator of the gateway's list: by URL (with its credentials), or any client of one (tests). */
 export interface GatewayFacilitator {

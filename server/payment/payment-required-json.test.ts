@@ -1,7 +1,7 @@
 import type { PaymentRequired } from "@x402/core/types";
 import { describe, expect, it } from "vitest";
 import { bazaarExtension } from "../discovery/bazaar-extension";
-import { catalogOf } from "../discovery/endpoint-catalog";
+import { catalogOf } from "../endpoints/endpoint-catalog";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { endpointsFor } from "../endpoints";
 

@@ -1,5 +1,6 @@
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import type { AppContext } from "../app-context";
+import type { PrepaidKeyStore } from "./prepaid-key-store";
+import type { RateLimiter } from "../limits/rate-limiter";
 import type { PreparedAnswer } from "../billing/payment-method";
 import { ApiError } from "../core/errors";
 import { logEvent } from "../core/log";
@@ -12,7 +13,7 @@ import { describeRule, type KeyLimits } from "../limits/key-limits";
  * nothing is left to write once the payment is taken; a settlement that fails voids the key.
  */
 export async function issuePrepaidCode(
-  context: Pick<AppContext, "prepaidKeys" | "limits">,
+  context: { prepaidKeys: PrepaidKeyStore; limits: RateLimiter },
   purchase: { model: ChatModel; tokens: number; limits?: KeyLimits },
   nonce: string,
   apiBase: string,

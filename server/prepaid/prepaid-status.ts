@@ -1,4 +1,5 @@
-import type { AppContext } from "../app-context";
+import type { PrepaidKeyStore } from "./prepaid-key-store";
+import type { RateLimiter } from "../limits/rate-limiter";
 import { ApiError } from "../core/errors";
 import { bearerToken } from "../http/bearer-token";
 import { unknownPrepaidKey } from "./prepaid-code";
@@ -8,7 +9,7 @@ import type { ApiRequest } from "../http/api-request";
 
 /** Endpoint 16: a key's state and budget, free of charge. remaining = total - used - reserved. */
 export async function prepaidStatus(
-  context: Pick<AppContext, "prepaidKeys" | "limits">,
+  context: { prepaidKeys: PrepaidKeyStore; limits: RateLimiter },
   request: ApiRequest,
 ): Promise<ApiAnswer> {
   const code = bearerToken(request);

@@ -1,6 +1,6 @@
 import { errorAnswer } from "../http/api-answer";
 import type { Dialect } from "../dialects/dialect";
-import { tokenPricing } from "../endpoints/pricing-text";
+import { tokenPricing } from "../context/pricing-text";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
 import { encodeResponse, encodeResponsesStream } from "./native-encode";
 import { parseResponsesRequest, responsesRequestSchema, type ResponsesCall } from "./responses-request";

@@ -1,6 +1,6 @@
 import type { WindowLog } from "../windows/window-log";
 import type { LimitLog } from "../limits/limit-log";
-import type { OperatorStore } from "../operator/operator-store";
+import type { OperatorStore } from "./operator-store";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";

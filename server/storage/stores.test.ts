@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { freeChat } from "../../config/free-tier";
-import { freeChatWindows, freeEmbeddingsWindows } from "../free-tier/free-windows";
+import { freeChatWindows, freeEmbeddingsWindows } from "../windows/free-windows";
 import type { NewPayment } from "../payment/payment-ledger";
 import { QuoteHold } from "../payment/quote-hold";
 import { engines, useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";

@@ -1,4 +1,4 @@
-import type { OperatorStore } from "../../operator/operator-store";
+import type { OperatorStore } from "../operator-store";
 import type { PostgresDatabase } from "./open-postgres";
 
 /**

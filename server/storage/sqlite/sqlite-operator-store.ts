@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { OperatorStore } from "../../operator/operator-store";
+import type { OperatorStore } from "../operator-store";
 import type { SqliteDatabase } from "./open-sqlite";
 
 /**

@@ -1,16 +1,16 @@
-import type { AppContext } from "../app-context";
+import type { AppContext } from "./app-context";
 import { resourceUrl } from "../http/public-urls";
-import type { PaidEndpoint } from "../endpoints/endpoint";
+import type { PaidEndpoint } from "./endpoint";
 import { isApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
-import type { BillableCall, Finished, PreparedAnswer } from "./payment-method";
-import { chatUsageReader } from "./chat-stream-meter";
+import type { BillableCall, Finished, PreparedAnswer } from "../billing/payment-method";
+import { chatUsageReader } from "../billing/chat-stream-meter";
 import type { Admission } from "../limits/rate-limiter";
 import { limitedAnswer } from "../limits/limited-answer";
-import { countUngranted } from "../limits/quote-limited";
-import { phase, type Timings } from "./phase";
+import { countUngranted } from "./quote-limited";
+import { phase, type Timings } from "../billing/phase";
 
 /**
  * Every paid request, one path: parse -> quote -> authorize (by the payment method whose credential it carries, or

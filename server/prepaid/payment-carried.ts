@@ -1,6 +1,6 @@
-import type { PaymentAccess } from "./payment-methods";
+import type { PaymentAccess } from "../billing/payment-methods";
 import type { ApiRequest } from "../http/api-request";
-import { prepaidCodeFor } from "../prepaid/prepaid-code";
+import { prepaidCodeFor } from "./prepaid-code";
 
 /**
  * The prepaid key a request carries where its endpoint takes one (where the endpoint's API reads it: the bearer

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Endpoint } from "../endpoints/endpoint";
-import type { CatalogAccess, CatalogEndpoint } from "./catalog-endpoint";
+import type { Endpoint } from "../context/endpoint";
+import type { CatalogAccess, CatalogEndpoint } from "../discovery/catalog-endpoint";
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<

@@ -1,24 +1,24 @@
 import { STREAM_USAGE_GRACE_MS } from "../../config/limits";
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import type { PreparedAnswer } from "./payment-method";
-import { phase } from "./phase";
+import type { PreparedAnswer } from "../billing/payment-method";
+import { phase } from "../billing/phase";
 import type { Span } from "../tracing/span";
 import { ApiError } from "../core/errors";
 import { logEvent } from "../core/log";
 import { eventStreamAnswer, jsonAnswer, PROVIDER_HEADER } from "../http/api-answer";
 import { serverTiming } from "../http/server-timing";
-import { unknownPrepaidKey } from "../prepaid/prepaid-code";
-import type { PrepaidKeyStore, Reservation } from "../prepaid/prepaid-key-store";
+import { unknownPrepaidKey } from "./prepaid-code";
+import type { PrepaidKeyStore, Reservation } from "./prepaid-key-store";
 import { prepaidTokensCost } from "../pricing/prepaid-token-cost";
 import { chargedInput } from "../pricing/used-tokens-charge";
 import { UpstreamError } from "../upstream/upstream-error";
-import { prepaidCost, withUsageCost, type AnswerCost } from "./answer-cost";
-import { meteredStream } from "./metered-stream";
-import { withStreamUsageCost } from "./stream-usage-cost";
+import { prepaidCost, withUsageCost, type AnswerCost } from "../billing/answer-cost";
+import { meteredStream } from "../billing/metered-stream";
+import { withStreamUsageCost } from "../billing/stream-usage-cost";
 import type { ServiceMetrics } from "../metrics/service-metrics";
-import type { DeferredWrites } from "../storage/deferred-writes";
-import type { Authorization, BillableCall, CallAuthorizer, Finished } from "./payment-method";
-import type { PaymentMethod } from "./payment-methods";
+import type { DeferredWrites } from "../lifecycle/deferred-writes";
+import type { Authorization, BillableCall, CallAuthorizer, Finished } from "../billing/payment-method";
+import type { PaymentMethod } from "../billing/payment-methods";
 import { prepaidCodeOf } from "./payment-carried";
 
 /** What a prepaid key's calls work with: the keys, a reservation's lease, the metrics, the deferred writes. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { getNetwork } from "../../networks";
 import { defaultCatalog } from "../../config/catalog/default-catalog";
-import { endpointsFor } from "../endpoints";
+import { endpointsFor } from "./";
 
 const endpoints = endpointsFor(defaultCatalog());
-import { quoteRequest } from "../endpoints/quote-request";
-import { bazaarExtension } from "./bazaar-extension";
+import { quoteRequest } from "./quote-request";
+import { bazaarExtension } from "../discovery/bazaar-extension";
 import { catalogOf } from "./endpoint-catalog";
 
 describe("endpoint catalog", () => {

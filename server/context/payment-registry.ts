@@ -1,9 +1,9 @@
-import type { ServiceConfig } from "../config/service-config";
-import { PaymentMethods } from "./billing/payment-methods";
-import { prepaidKeyMethod } from "./billing/prepaid-payment";
-import { X402Payment, type X402PaymentOptions } from "./billing/x402-payment";
-import { mppMethod } from "./mpp/mpp-method";
-import type { Storage } from "./storage/storage";
+import type { ServiceConfig } from "../../config/service-config";
+import { PaymentMethods } from "../billing/payment-methods";
+import { prepaidKeyMethod } from "../prepaid/prepaid-payment";
+import { X402Payment, type X402PaymentOptions } from "../billing/x402-payment";
+import { mppMethod } from "../mpp/mpp-method";
+import type { Storage } from "../storage/storage";
 
 /**
  * The deployment's payment methods, in the order a request's credential is looked for: a prepaid key (where the

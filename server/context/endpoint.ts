@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { NetworkDefinition } from "../../networks";
-import type { AppContext } from "../app-context";
+import type { AppContext } from "./app-context";
 import type { Grant, PreparedAnswer } from "../billing/payment-method";
 import type { Quote } from "../pricing/quote";
 import type { ApiError } from "../core/errors";

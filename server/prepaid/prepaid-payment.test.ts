@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { DeferredWrites } from "../storage/deferred-writes";
+import { DeferredWrites } from "../lifecycle/deferred-writes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -7,13 +7,13 @@ import { defaultCatalog } from "../../config/catalog/default-catalog";
 import { findChatModel, type ChatModel } from "../../config/catalog/model-catalog";
 import { isApiError } from "../core/errors";
 import { ServiceMetrics } from "../metrics/service-metrics";
-import { newPrepaidCode } from "../prepaid/prepaid-code";
-import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
+import { newPrepaidCode } from "./prepaid-code";
+import type { PrepaidKeyStore } from "./prepaid-key-store";
 import { openSqliteStorage } from "../storage/sqlite/sqlite-storage";
 import type { Storage } from "../storage/storage";
 import { UpstreamError } from "../upstream/upstream-error";
-import { chatUsageReader } from "./chat-stream-meter";
-import type { BillableCall, PaymentSession } from "./payment-method";
+import { chatUsageReader } from "../billing/chat-stream-meter";
+import type { BillableCall, PaymentSession } from "../billing/payment-method";
 import { PrepaidPayment } from "./prepaid-payment";
 import { eachEvent, parseEventStream, type EventStream } from "../http/event-stream";
 

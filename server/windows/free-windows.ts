@@ -1,6 +1,6 @@
 import { freeChat, type FreeEmbeddingsSettings, type FreeWindow } from "../../config/free-tier";
-import { CallerWindows } from "../windows/caller-windows";
-import type { WindowLog } from "../windows/window-log";
+import { CallerWindows } from "./caller-windows";
+import type { WindowLog } from "./window-log";
 
 /** "10 requests per 10 minutes and 100 requests per day". */
 export function describeWindows(windows: readonly FreeWindow[]): string {

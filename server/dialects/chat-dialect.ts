@@ -1,11 +1,11 @@
 import { errorAnswer } from "../http/api-answer";
 import type { ChatModel } from "../../config/catalog/model-catalog";
-import type { Dialect } from "../dialects/dialect";
-import { tokenPricing } from "../endpoints/pricing-text";
+import type { Dialect } from "./dialect";
+import { tokenPricing } from "../context/pricing-text";
 import { eachEvent, type SseEvent } from "../http/event-stream";
 import { prepaidCodeFor } from "../prepaid/prepaid-code";
-import { chatRequestSchema, parseChatRequest, type ChatRequest } from "./chat-request";
-import type { ChatRequestBody } from "./chat-wire";
+import { chatRequestSchema, parseChatRequest, type ChatRequest } from "../chat/chat-request";
+import type { ChatRequestBody } from "../chat/chat-wire";
 
 /** A chat completion request, parsed: the canonical call is the request itself. */
 export interface ChatCall {

@@ -1,5 +1,5 @@
-import type { AppContext } from "../app-context";
-import type { PaidEndpoint } from "../endpoints/endpoint";
+import type { AppContext } from "./app-context";
+import type { PaidEndpoint } from "./endpoint";
 import { isApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import { checkedFirst, type RouteWrapper } from "../http/route-wrappers";
