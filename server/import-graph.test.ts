@@ -161,6 +161,50 @@ function occurrences(files: readonly string[], pattern: RegExp): string[] {
   });
 }
 
+/**
+ * The server's folders from the bottom up (docs/architecture.md, "Layers"): a file imports from its own folder and
+ * from folders of lower layers, never from another folder of its layer or from a layer above, so no folder imports
+ * one that imports it back. "." is the files at the top of server/ (index.ts, app-routes.ts).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["core"],
+  ["lifecycle", "tracing", "vision", "windows"],
+  ["http", "pricing"],
+  ["console", "metrics"],
+  ["limits", "upstream"],
+  ["chat", "payment"],
+  ["billing"],
+  ["discovery", "prepaid"],
+  ["ledger-report", "storage"],
+  ["channels", "mpp"],
+  ["reconcile"],
+  ["context"],
+  ["decisions", "dialects", "embeddings", "free-tier", "health", "images"],
+  ["messages", "operator", "responses"],
+  ["models"],
+  ["endpoints"],
+  ["."],
+];
+
+/** The folder of server/ a file is in ("." for the files at its top). */
+const serverFolder = (path: string) => {
+  const parts = path.replace(/^server\//, "").split("/");
+  return parts.length > 1 ? parts[0]! : ".";
+};
+
+/** Each import between two folders of server/ that does not go down the layers, and each folder in no layer. */
+function layerCrossings(edges: readonly [string, string][], layers: readonly (readonly string[])[]): string[] {
+  const layerOf = new Map(layers.flatMap((folders, index) => folders.map((folder) => [folder, index] as const)));
+  const unlisted = new Set<string>();
+  const crossings = edges.flatMap(([from, to]) => {
+    const [a, b] = [serverFolder(from), serverFolder(to)];
+    if (a === b) return [];
+    for (const folder of [a, b]) if (!layerOf.has(folder)) unlisted.add(folder);
+    return layerOf.get(a)! > layerOf.get(b)! ? [] : [`${from} -> ${to}`];
+  });
+  return [...[...unlisted].map((folder) => `server/${folder}/ is in no layer`), ...crossings];
+}
+
 const LOCAL_SETTING = /LOCAL_[A-Z]/;
 // A line of code that names process.env; a line that is a string (a client example in a guide) reads nothing.
 const ENVIRONMENT_READ = /^(?!\s*["'`]).*process\.env/;
@@ -190,6 +234,34 @@ describe("the source tree", () => {
         ]),
       ).length,
     ).toBe(1);
+  });
+
+  it("keeps server/'s folders in layers: each imports only from the layers below it, types included", () => {
+    const server = under("server");
+    const edges = server.flatMap((file) =>
+      imports(file)
+        .filter((target) => fromRoot(target).startsWith("server/"))
+        .map((target) => [fromRoot(file), fromRoot(target)] as [string, string]),
+    );
+    expect(layerCrossings(edges, LAYERS)).toEqual([]);
+  });
+
+  it("names an import up the layers, or across one, and a folder in none (the check itself)", () => {
+    const layers = [["core"], ["http", "pricing"], ["billing"]];
+    const edges: [string, string][] = [
+      ["server/billing/a.ts", "server/core/b.ts"],
+      ["server/billing/a.ts", "server/billing/c.ts"],
+      ["server/core/b.ts", "server/http/d.ts"],
+      ["server/http/d.ts", "server/pricing/e.ts"],
+      ["server/index.ts", "server/mpp/f.ts"],
+    ];
+    expect(layerCrossings(edges, layers)).toEqual([
+      "server/./ is in no layer",
+      "server/mpp/ is in no layer",
+      "server/core/b.ts -> server/http/d.ts",
+      "server/http/d.ts -> server/pricing/e.ts",
+      "server/index.ts -> server/mpp/f.ts",
+    ]);
   });
 
   it("keeps every file in server/ at 300 lines or fewer", () => {
@@ -230,17 +302,6 @@ describe("the source tree", () => {
       outside(DEV_STACK, "config/dev-launch-config.ts"),
     );
     expect(occurrences(production, LOCAL_SETTING)).toEqual([]);
-  });
-
-  it("keeps server/http below the app: it imports no billing, discovery or metrics", () => {
-    const http = files.filter((file) => fromRoot(file).startsWith("server/http/"));
-    const above = /^server\/(billing|discovery|metrics)\//;
-    const crossings = http.flatMap((file) =>
-      imports(file)
-        .filter((target) => above.test(fromRoot(target)))
-        .map((target) => `${fromRoot(file)} -> ${fromRoot(target)}`),
-    );
-    expect(crossings).toEqual([]);
   });
 
   it("keeps SQL in server/storage: no other file imports drizzle", () => {

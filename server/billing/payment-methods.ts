@@ -26,7 +26,7 @@ export interface PaymentMethod<Credential = unknown> {
   credential(endpoint: PaymentAccess, request: ApiRequest): Credential | undefined;
   /**
    * Whether the credential is worth reading the body for: one that does not even decode is unpaid work (a quote),
-   * counted before the body is read (limits/quote-limited.ts). True unless told.
+   * counted before the body is read (context/quote-limited.ts). True unless told.
    */
   plausible?(credential: Credential): boolean;
   /** Its part of the call's 402 at `priced` (none where it offers nothing for this call). */
@@ -100,7 +100,7 @@ export class PaymentMethods {
     return undefined;
   }
 
-  /** Whether the request carries a credential worth reading its body for (limits/quote-limited.ts). */
+  /** Whether the request carries a credential worth reading its body for (context/quote-limited.ts). */
   carriesPlausible(endpoint: PaymentAccess, request: ApiRequest): boolean {
     const found = this.credentialOf(endpoint, request);
     return found !== undefined && (found.method.plausible?.(found.credential) ?? true);

@@ -22,7 +22,7 @@ export type RequestOutcome =
 /** A call to a facilitator, by what it asks (the `operation` label). */
 export type FacilitatorOperation = "supported" | "verify" | "settle";
 
-/** The way a call was paid for, the `payment` label (storage/payment-method-name.ts). */
+/** The way a call was paid for, the `payment` label (core/payment-method-name.ts). */
 export type PaymentKind = PaymentMethodName;
 import type { PaymentMethodName } from "../core/payment-method-name";
 
