@@ -120,7 +120,7 @@ export class PaymentMethods {
   }
 
   /** The call's price, computed once, and its 402 with every method's challenge. */
-  termsOf(call: BillableCall): PaymentTerms {
+  private termsOf(call: BillableCall): PaymentTerms {
     let pricing: Promise<PricedRequest> | undefined;
     return {
       priced: () => (pricing ??= this.pricing.price(call)),
@@ -153,7 +153,7 @@ export class PaymentMethods {
     });
     const headers: Record<string, string> = { "Cache-Control": "no-store" };
     for (const part of parts) Object.assign(headers, part.headers);
-    const body = parts.find((part: ChallengePart) => part.body !== undefined)?.body;
+    const body = parts.find((part) => part.body !== undefined)?.body;
     return textAnswer(body ?? JSON.stringify({ error: errorObject(code, message) }), "application/json", {
       status: errorStatus(code),
       headers,

@@ -100,15 +100,28 @@ function v1Form(accepted: PaymentRequirements, v1Network: string, resource: Paym
   return form;
 }
 
+/** The headers that state a settlement to an x402 client: PAYMENT-RESPONSE, and X-PAYMENT-RESPONSE for v1's. */
+export function x402Receipt(settled: SettleResponse, version: 1 | 2 = 2): Record<string, string> {
+  const encoded = encodePaymentResponseHeader(settled);
+  return version === 1
+    ? { "PAYMENT-RESPONSE": encoded, "X-PAYMENT-RESPONSE": encoded }
+    : { "PAYMENT-RESPONSE": encoded };
+}
+
 /**
  * The answer of paid work, with its settlement (when known; a stream passed on while it settles states its
- * transaction in its final usage event once it is in), what it cost and the phases' timings.
+ * transaction in its final usage event once it is in) in the headers `receipt` writes (x402's unless told), what it
+ * cost and the phases' timings.
  */
 export function paidAnswer(
   answer: PreparedAnswer,
   settlement: SettleResponse | Promise<SettleResponse | undefined> | undefined,
   timings: Record<string, number>,
-  { afterSent, trace }: { afterSent?: () => void; trace?: CallTrace } = {},
+  {
+    afterSent,
+    trace,
+    receipt = x402Receipt,
+  }: { afterSent?: () => void; trace?: CallTrace; receipt?: (settled: SettleResponse) => Record<string, string> } = {},
 ): ApiAnswer {
   const settling = settlement instanceof Promise ? settlement : undefined;
   const settled = settling ? undefined : (settlement as SettleResponse | undefined);
@@ -116,7 +129,7 @@ export function paidAnswer(
     "Server-Timing": serverTiming(timings),
     "Cache-Control": "no-store",
   };
-  if (settled) headers["PAYMENT-RESPONSE"] = encodePaymentResponseHeader(settled);
+  if (settled) Object.assign(headers, receipt(settled));
   if (answer.provider) headers[PROVIDER_HEADER] = answer.provider;
   // The cost is the price, known before settling (so a stream's headers have it too); the transaction only once
   // settled. A stream states it in its final usage event, when the caller asked for one.

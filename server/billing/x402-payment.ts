@@ -6,7 +6,7 @@ import type { CallPricing, PaymentMethod, PaymentTerms, Problem } from "./paymen
 import type { Refusal } from "./refusal";
 import type { PaymentHeader, PaymentScheme, PricedRequest, SchemeServices } from "./schemes/payment-scheme";
 import { PAYMENT_SCHEMES } from "./schemes/payment-schemes";
-import { paymentRequiredDocument, x402ChallengePart } from "./x402-challenge";
+import { paymentRequiredDocument, x402ChallengePart, x402Receipt } from "./x402-challenge";
 import { priceCall, type LiveGas } from "./x402-price";
 import { X402Session, type PaymentEnvelope } from "./x402-session";
 
@@ -35,7 +35,7 @@ export interface SignedForCall {
   entered: number;
 }
 
-const X402: PaymentEnvelope = { protocol: "x402" };
+const X402: PaymentEnvelope = { protocol: "x402", receipt: x402Receipt };
 
 /**
  * x402 per request, whatever the scheme: quote (its part of the 402, each scheme's offer); then with a payment,

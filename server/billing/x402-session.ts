@@ -1,3 +1,4 @@
+import type { SettleResponse } from "@x402/core/types";
 import { ApiError, isApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import { UpstreamError } from "../upstream/upstream-error";
@@ -17,11 +18,11 @@ type SessionTimings = { quote: number; verify: number; upstream: number; settle:
 
 /**
  * The protocol an x402 payment came in (x402 itself, or another protocol's envelope around the same signed
- * authorization: MPP), and how its paid answers state the settlement: x402's PAYMENT-RESPONSE unless rewritten.
+ * authorization: MPP), and the headers by which its paid answers state the settlement (x402's for its version).
  */
 export interface PaymentEnvelope {
   protocol: PaymentProtocol;
-  receipt?(headers: Record<string, string>): void;
+  receipt(settled: SettleResponse, version: 1 | 2): Record<string, string>;
 }
 
 /** What a session starts from: the call, its price, the payment its scheme accepted, and when billing began. */
@@ -164,7 +165,11 @@ export class X402Session {
     // claimed first, a voucher is committed to its channel); a stream's answer waits for the record.
     if (answer.kind === "stream") await record();
     const afterSent = answer.kind === "json" ? () => void this.start.services.keep(record()) : undefined;
-    const paid = paidAnswer(answer, taking.settlement, timings, { afterSent, trace: this.trace });
+    const paid = paidAnswer(answer, taking.settlement, timings, {
+      afterSent,
+      trace: this.trace,
+      receipt: this.receipt,
+    });
     return this.finished(paid, "paid", amount);
   }
 
@@ -234,13 +239,12 @@ export class X402Session {
     else this.log("settlement_failed", taking.reason);
   }
 
+  /** The headers that state a settlement in the payment's protocol (and, for x402, its version). */
+  private receipt = (settled: SettleResponse) => this.start.envelope.receipt(settled, this.accepted.version);
+
   private async finished(answer: ApiAnswer, outcome: Finished["outcome"], settled?: bigint): Promise<Finished> {
-    // v1 clients read the settlement from X-PAYMENT-RESPONSE (same encoding); PAYMENT-RESPONSE stays for all.
-    const settlement = answer.headers["payment-response"];
-    if (this.accepted.version === 1 && settlement) answer.headers["x-payment-response"] = settlement;
-    const { envelope } = this.start;
-    if (settlement) envelope.receipt?.(answer.headers);
-    return { answer, outcome, payment: envelope.protocol, timings: this.timings, settledAmount: settled };
+    const payment = this.start.envelope.protocol;
+    return { answer, outcome, payment, timings: this.timings, settledAmount: settled };
   }
 
   /** The payment was refused when taken: the work is dropped and undone, and the caller told why. */

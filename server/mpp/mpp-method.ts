@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceConfig } from "../../config/service-config";
-import type { NetworkDefinition } from "../../networks";
+import type { EvmNetwork, NetworkDefinition } from "../../networks";
 import type { X402Payment } from "../billing/x402-payment";
 import type { Storage } from "../storage/storage";
 import { MppPayment } from "./mpp-payment";
@@ -10,7 +10,7 @@ const SECRET_KEY = "mpp challenge secret";
 const NEVER = Date.UTC(9999, 0, 1);
 
 /** Whether a deployment on `network` offers MPP: on EVM networks. */
-export function offersMpp(network: Pick<NetworkDefinition, "kind">): boolean {
+export function offersMpp(network: NetworkDefinition): network is EvmNetwork {
   return network.kind === "evm";
 }
 
@@ -26,7 +26,7 @@ export async function mppMethod(
   x402: X402Payment,
 ): Promise<MppPayment | undefined> {
   const { network } = config;
-  if (!offersMpp(network) || network.kind !== "evm") return undefined;
+  if (!offersMpp(network)) return undefined;
   const now = Date.now();
   const secretKey = await storage.quoteHolds.hold(SECRET_KEY, randomBytes(32).toString("base64url"), now, NEVER);
   const terms = {

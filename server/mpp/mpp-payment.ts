@@ -1,7 +1,7 @@
 import { Receipt } from "mppx";
 import type { ApiRequest } from "../http/api-request";
 import type { Authorization, BillableCall, ChallengeCode } from "../billing/payment-method";
-import type { ChallengePart, PaymentMethod, PaymentTerms, Problem } from "../billing/payment-methods";
+import type { ChallengePart, PaymentMethod, PaymentTerms } from "../billing/payment-methods";
 import type { PricedRequest } from "../billing/schemes/payment-scheme";
 import type { PaymentEnvelope, X402Payment } from "../billing/x402-payment";
 import { challengeHeader, type ChargeTerms } from "./charge-challenge";
@@ -13,13 +13,9 @@ import { chargeCredential, decodesAsCredential } from "./charge-credential";
  */
 const MPP: PaymentEnvelope = {
   protocol: "mpp",
-  receipt(headers) {
-    const settled = JSON.parse(Buffer.from(headers["payment-response"]!, "base64").toString("utf8")) as {
-      transaction: string;
-    };
-    delete headers["payment-response"];
-    const receipt = { method: "evm", reference: settled.transaction, status: "success" as const };
-    headers["payment-receipt"] = Receipt.serialize(Receipt.from({ ...receipt, timestamp: new Date().toISOString() }));
+  receipt: ({ transaction }) => {
+    const receipt = { method: "evm", reference: transaction, status: "success" as const };
+    return { "Payment-Receipt": Receipt.serialize(Receipt.from({ ...receipt, timestamp: new Date().toISOString() })) };
   },
 };
 
@@ -49,7 +45,7 @@ export class MppPayment implements PaymentMethod<string> {
     return decodesAsCredential(header);
   }
 
-  challenge(call: BillableCall, priced: PricedRequest, _problem: Problem): ChallengePart {
+  challenge(call: BillableCall, priced: PricedRequest): ChallengePart {
     return { headers: { "WWW-Authenticate": challengeHeader(this.terms, call, priced.offers.exact.requirements) } };
   }
 
