@@ -208,7 +208,7 @@ function unpaidPayers({ unpaidPayers: payers }: LedgerReport): string[] {
 }
 
 /** Each protocol's payments and what they settled: `x402 12 payments (0.0123 USD settled), mpp 3 payments (...)`. */
-export function byProtocol({ methods }: LedgerReport): string {
+function byProtocol({ methods }: LedgerReport): string {
   return Object.entries(methods)
     .map(([method, figures]) => `${method} ${count(figures.count, "payment")} (${figures.amountUsd} USD settled)`)
     .join(", ");
