@@ -6,6 +6,7 @@ import { registerDevCommand } from "./commands/dev";
 import { registerDiscoveryCommand } from "./commands/discovery-build";
 import { registerHealthCommand } from "./commands/health";
 import { registerLedgerCommand } from "./commands/ledger";
+import { registerKeysCommand } from "./commands/keys";
 import { registerChannelsCommand } from "./commands/channels";
 import { registerMcpCommand } from "./commands/mcp";
 import { registerNetworksCommand } from "./commands/networks";
@@ -32,6 +33,7 @@ export async function main(callerDirectory: string): Promise<void> {
   registerHealthCommand(program);
   registerQuoteCommand(program);
   registerLedgerCommand(program);
+  registerKeysCommand(program);
   registerChannelsCommand(program);
   registerMcpCommand(program);
 

@@ -48,6 +48,7 @@ describe("buying a prepaid key", () => {
 
     expect(key).toEqual({
       object: "prepaid_code",
+      id: expect.any(Number),
       code: expect.stringMatching(/^paysvc_pk_[A-Za-z0-9_-]{43}$/),
       model: "vendor-a/gpt-6-luna",
       tokens: { total: 100_000, remaining: 100_000 },

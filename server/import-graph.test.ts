@@ -173,7 +173,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["console", "metrics"],
   ["limits", "upstream"],
   ["chat", "payment"],
-  ["billing"],
+  ["auth", "billing"],
   ["discovery", "prepaid"],
   ["ledger-report", "storage"],
   ["channels", "mpp"],

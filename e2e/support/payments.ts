@@ -205,6 +205,7 @@ export function paymentRowsOf(payer: string): { status: string; failure_reason: 
 }
 
 export interface PrepaidCode {
+  id: number;
   object: string;
   code: string;
   model: string;

@@ -16,6 +16,9 @@ import type { PrepaidKeyStore } from "../prepaid/prepaid-key-store";
 import { ClientAddressResolver } from "../http/client-address";
 import { freeChatWindows, freeEmbeddingsWindows } from "../windows/free-windows";
 import { RateLimiter } from "../limits/rate-limiter";
+import type { OwnedKeyStore } from "../prepaid/owned-keys";
+import type { WalletSignIn } from "../auth/wallet-sign-in";
+import { walletSignInOf } from "./wallet-sign-in-of";
 import { ProviderShares } from "../limits/provider-share";
 import { QuoteLimiter } from "../limits/quote-limiter";
 import { EarlyAdmissions } from "../limits/early-admission";
@@ -41,6 +44,10 @@ export interface AppContext {
   storage: Storage;
   prepaidKeys: PrepaidKeyStore;
   gateway: PaymentGateway;
+  /** Keys as their owners (signed-in wallets) and the operator see and change them. */
+  ownedKeys: OwnedKeyStore;
+  /** Sign-in with the paying wallet (x402's sign-in-with-x), for the owners' endpoints. */
+  signIn: WalletSignIn;
   /** The ways a call is paid for (a prepaid key, x402, MPP), which billing asks (billing/payment-methods.ts). */
   payments: PaymentMethods;
   /** The endpoints as the discovery documents describe them. */
@@ -147,6 +154,8 @@ export async function createAppContext(
     config,
     storage,
     prepaidKeys,
+    ownedKeys: storage.ownedKeys,
+    signIn: await walletSignInOf(config, storage),
     gateway,
     payments: await paymentMethods(config, storage, {
       ...services,

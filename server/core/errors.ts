@@ -14,6 +14,10 @@ const errorTable = {
   not_found: { status: 404, type: "invalid_request_error" },
   method_not_allowed: { status: 405, type: "invalid_request_error" },
   invalid_api_key: { status: 401, type: "invalid_request_error" },
+  // A wallet's sign-in (SIGN-IN-WITH-X) refused: the message says why (auth/wallet-sign-in.ts).
+  invalid_sign_in: { status: 401, type: "authentication_error" },
+  // A wallet signed in, asking for what is not its own (a key of another wallet answers not_found instead).
+  sign_in_required: { status: 402, type: "authentication_error" },
   insufficient_quota: { status: 429, type: "insufficient_quota" },
   free_tier_exhausted: { status: 429, type: "rate_limit_error" },
   // A prepaid key or paying wallet over one of its rate limits (limits/rate-limiter.ts).

@@ -18,5 +18,5 @@ export const paymentStatuses = [
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 /** The states of a prepaid key: see the schemas. */
-export const prepaidKeyStatuses = ["pending", "active", "disabled", "void"] as const;
+export const prepaidKeyStatuses = ["pending", "active", "disabled", "void", "revoked"] as const;
 export type PrepaidKeyStatus = (typeof prepaidKeyStatuses)[number];

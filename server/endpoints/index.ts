@@ -19,6 +19,7 @@ import {
 } from "./free-endpoints";
 import { imageEdits, imageGenerations } from "./images";
 import { prepaidCodes, prepaidCodesWithDefaults } from "./prepaid-codes";
+import { keyLimitsEndpoint, ownedKeysEndpoint, revokeKeyEndpoint, rotateKeyEndpoint } from "./owner-key-endpoints";
 
 /**
  * Every endpoint of the service over the catalog in force, in the order the documents list them: the one place an
@@ -40,6 +41,10 @@ export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
     freeChatCompletions(catalog),
     freeChatQuotaEndpoint,
     prepaidStatusEndpoint,
+    ownedKeysEndpoint,
+    rotateKeyEndpoint,
+    revokeKeyEndpoint,
+    keyLimitsEndpoint,
     channelRefundEndpoint,
     modelsEndpoint,
     x402ManifestEndpoint,

@@ -44,7 +44,7 @@ function prepaidCodesEndpoint(
     async work(context, purchase, grant, request) {
       // x402 is this endpoint's only payment, so the grant names the verified payment the key is bought with.
       if (!grant.payment) throw new Error("a prepaid key is bought with an x402 payment");
-      return issuePrepaidCode(context, purchase, grant.payment.nonce, prepaidApiBase(context.config, request));
+      return issuePrepaidCode(context, purchase, grant.payment, prepaidApiBase(context.config, request));
     },
     docs: {
       ...docs,

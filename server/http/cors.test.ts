@@ -63,7 +63,7 @@ describe("CorsPolicy with * (the default)", () => {
     // What the browser asked for is not echoed.
     expect(answer.headers["access-control-allow-headers"]).not.toContain("x-custom");
     expect(ALLOWED_HEADERS).toBe(
-      "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, X-Api-Key, Anthropic-Version, Anthropic-Beta",
+      "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, SIGN-IN-WITH-X, Access-Control-Expose-Headers, X-Api-Key, Anthropic-Version, Anthropic-Beta",
     );
   });
 

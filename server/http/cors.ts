@@ -9,7 +9,7 @@ import type { ApiRequest } from "./api-request";
  * would allow whatever a page asks.
  */
 export const ALLOWED_HEADERS =
-  "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, Access-Control-Expose-Headers, X-Api-Key, Anthropic-Version, Anthropic-Beta";
+  "Content-Type, Authorization, PAYMENT-SIGNATURE, X-PAYMENT, SIGN-IN-WITH-X, Access-Control-Expose-Headers, X-Api-Key, Anthropic-Version, Anthropic-Beta";
 
 /**
  * What a page may read besides the CORS-safelisted headers: the price and the settlement (x402's and MPP's),

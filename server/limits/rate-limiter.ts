@@ -9,6 +9,8 @@ import { keyRule, parseKeyLimits, type KeyLimits } from "./key-limits";
 
 /** How many keys' own limits a process keeps read; beyond, it starts again (each is one query to read). */
 const ASKED_KEYS_KEPT = 10_000;
+/** How long a key's own limits are taken as read before they are read again (an owner may lower them). */
+const ASKED_FRESH_MS = 2_000;
 
 /** Who pays for a call: a prepaid key (its id) or a paying wallet (its address, lower case). */
 export type Payer = { kind: "key"; id: string } | { kind: "wallet"; address: string };
@@ -38,8 +40,11 @@ export interface LimitedCall {
  * OpenAI's x-ratelimit-* headers. A payer whose limits are all 0 costs nothing here.
  */
 export class RateLimiter {
-  /** The limits each key's buyer asked for, by key id: they never change, so each is read once per process. */
-  private readonly askedByKey = new Map<string, KeyLimits | undefined>();
+  /**
+   * The limits each key's buyer or owner set, by key id, and when they were read: an owner may lower them, so each
+   * is read again once older than ASKED_FRESH_MS (a lowered limit is in force on every instance within it).
+   */
+  private readonly askedByKey = new Map<string, { limits: KeyLimits | undefined; readAt: number }>();
 
   constructor(
     private readonly log: LimitLog,
@@ -60,11 +65,14 @@ export class RateLimiter {
   private async ruleFor(payer: Payer, model: ChatModel | undefined): Promise<LimitRule> {
     const rule = withFields(this.settings[payer.kind], model?.rateLimits?.[payer.kind]);
     if (payer.kind === "wallet") return rule;
-    if (!this.askedByKey.has(payer.id)) {
+    let asked = this.askedByKey.get(payer.id);
+    const now = Date.now();
+    if (!asked || now - asked.readAt > ASKED_FRESH_MS) {
       if (this.askedByKey.size >= ASKED_KEYS_KEPT) this.askedByKey.clear();
-      this.askedByKey.set(payer.id, parseKeyLimits(await this.keys.limitsOf(Number(payer.id))));
+      asked = { limits: parseKeyLimits(await this.keys.limitsOf(Number(payer.id))), readAt: now };
+      this.askedByKey.set(payer.id, asked);
     }
-    return keyRule(rule, this.askedByKey.get(payer.id));
+    return keyRule(rule, asked.limits);
   }
 
   /**

@@ -1,13 +1,12 @@
-import { randomBytes } from "node:crypto";
 import type { ServiceConfig } from "../../config/service-config";
 import type { EvmNetwork, NetworkDefinition } from "../../networks";
 import type { X402Payment } from "../billing/x402-payment";
 import type { Storage } from "../storage/storage";
 import { MppPayment } from "./mpp-payment";
+import { deploymentSecret } from "../payment/quote-hold";
 
-/** Where the challenges' secret is kept: a held value that never expires, the first instance's kept by all. */
-const SECRET_KEY = "mpp challenge secret";
-const NEVER = Date.UTC(9999, 0, 1);
+/** The name of the challenges' secret (payment/quote-hold.ts's deploymentSecret). */
+const SECRET_NAME = "mpp challenge secret";
 
 /** Whether a deployment on `network` offers MPP: on EVM networks. */
 export function offersMpp(network: NetworkDefinition): network is EvmNetwork {
@@ -27,8 +26,7 @@ export async function mppMethod(
 ): Promise<MppPayment | undefined> {
   const { network } = config;
   if (!offersMpp(network)) return undefined;
-  const now = Date.now();
-  const secretKey = await storage.quoteHolds.hold(SECRET_KEY, randomBytes(32).toString("base64url"), now, NEVER);
+  const secretKey = await deploymentSecret(storage.quoteHolds, SECRET_NAME);
   const terms = {
     secretKey,
     chainId: network.chainId,

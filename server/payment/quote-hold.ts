@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 /**
  * Quotes held in the database, shared by every instance over it: a value is held under a key until it expires,
@@ -37,4 +37,16 @@ export class QuoteHold<T> {
     const value = await make();
     return this.codec.decode(await this.store.hold(key, this.codec.encode(value), Date.now(), now + lifetimeMs));
   }
+}
+
+/** A held value's end for one that never expires. */
+const NEVER = Date.UTC(9999, 0, 1);
+
+/**
+ * The deployment's secret called `name` (random, 256 bits): made by the first instance to start over the database
+ * and held for good, read by every other, so that what one instance seals another accepts, and no other
+ * deployment's.
+ */
+export function deploymentSecret(store: QuoteHoldStore, name: string): Promise<string> {
+  return store.hold(name, randomBytes(32).toString("base64url"), Date.now(), NEVER);
 }

@@ -5,24 +5,28 @@ import type { PreparedAnswer } from "../billing/payment-method";
 import { ApiError } from "../core/errors";
 import { logEvent } from "../core/log";
 import { newPrepaidCode } from "./prepaid-code";
+import { walletOwner } from "../auth/principal";
 import { describeRule, type KeyLimits } from "../limits/key-limits";
 
 /**
- * A new prepaid key, bought with the verified payment `nonce`. The order keeps every outcome safe: verify, write
+ * A new prepaid key, bought with the verified `payment` (its payer owns the key). The order keeps every outcome safe: verify, write
  * the key, settle, then reveal its code in the answer. Nobody can use a key before its code is revealed, and
  * nothing is left to write once the payment is taken; a settlement that fails voids the key.
  */
 export async function issuePrepaidCode(
   context: { prepaidKeys: PrepaidKeyStore; limits: RateLimiter },
   purchase: { model: ChatModel; tokens: number; limits?: KeyLimits },
-  nonce: string,
+  payment: { nonce: string; payer: string },
   apiBase: string,
 ): Promise<PreparedAnswer> {
   const code = newPrepaidCode();
   const { model, tokens } = purchase;
   let keyId: number;
   try {
-    keyId = await context.prepaidKeys.issue(code, model.id, tokens, nonce, purchase.limits);
+    keyId = await context.prepaidKeys.issue(code, model.id, tokens, payment.nonce, {
+      limits: purchase.limits,
+      owner: walletOwner(payment.payer),
+    });
   } catch (error) {
     logEvent("error", "prepaid_key_store_failed", { error: (error as Error).message });
     throw new ApiError("service_unavailable", "prepaid key issuer unavailable; nothing was charged");
@@ -32,6 +36,7 @@ export async function issuePrepaidCode(
     status: 201,
     body: {
       object: "prepaid_code",
+      id: keyId,
       code,
       model: model.id,
       tokens: { total: tokens, remaining: tokens },

@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import type { PrepaidKeyStatus } from "../core/payment-status";
 import { hashPrepaidCode } from "./prepaid-code";
 import type { KeyLimits } from "../limits/key-limits";
+import { CODE_PREFIX_LENGTH } from "./owned-keys";
 
 export interface PrepaidKey {
   id: number;
@@ -63,7 +64,7 @@ export interface PrepaidKeyStore {
     model: string,
     totalTokens: number,
     paymentNonce: string | undefined,
-    limits?: KeyLimits,
+    extra?: KeyExtras,
   ): Promise<number>;
   /** The rate limits a key's buyer asked for, as stored (JSON), if any; undefined for no such key. */
   limitsOf(keyId: number): Promise<string | null | undefined>;
@@ -98,17 +99,25 @@ export interface PrepaidKeyStore {
   summary(since: Date): Promise<PrepaidSummary>;
 }
 
-/** The row a new key is, on both engines: active, stored by its code's hash only. */
+/** What a new key may carry beside its budget: the limits its buyer asked for, the wallet that paid for it. */
+export interface KeyExtras {
+  limits?: KeyLimits;
+  owner?: string;
+}
+
+/** The row a new key is, on both engines: active, stored by its code's hash (and first characters) only. */
 export function newKeyValues(
   code: string,
   model: string,
   totalTokens: number,
   paymentNonce: string | undefined,
-  limits: KeyLimits | undefined,
+  { limits, owner }: KeyExtras = {},
 ) {
   const now = new Date();
   return {
     codeHash: hashPrepaidCode(code),
+    codePrefix: code.slice(0, CODE_PREFIX_LENGTH),
+    owner: owner ?? null,
     model,
     totalTokens,
     status: "active" as const,

@@ -1,3 +1,4 @@
+import type { OwnedKeyStore } from "../prepaid/owned-keys";
 import type { WindowLog } from "../windows/window-log";
 import type { LimitLog } from "../limits/limit-log";
 import type { OperatorStore } from "./operator-store";
@@ -17,6 +18,8 @@ export interface Storage {
   engine: Engine;
   ledger: PaymentLedger;
   prepaidKeys: PrepaidKeyStore;
+  /** Keys as their owners and the operator see and change them. */
+  ownedKeys: OwnedKeyStore;
   /** The free windows' requests, and any rate limit's (windows/caller-windows.ts). */
   windowLog: WindowLog;
   /** The rate limits' calls per prepaid key and paying wallet (limits/limit-log.ts). */

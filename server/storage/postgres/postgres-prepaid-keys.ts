@@ -1,8 +1,8 @@
-import type { KeyLimits } from "../../limits/key-limits";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   newKeyValues,
+  type KeyExtras,
   randomReservationId,
   withReservationId,
   type KeyBalance,
@@ -42,11 +42,11 @@ export class PostgresPrepaidKeys implements PrepaidKeyStore {
     model: string,
     totalTokens: number,
     paymentNonce: string | undefined,
-    limits?: KeyLimits,
+    extra?: KeyExtras,
   ): Promise<number> {
     const [row] = await this.database
       .insert(prepaidKeys)
-      .values(newKeyValues(code, model, totalTokens, paymentNonce, limits))
+      .values(newKeyValues(code, model, totalTokens, paymentNonce, extra))
       .returning({ id: prepaidKeys.id });
     if (!row) throw new Error("prepaid key insert returned no row");
     return row.id;

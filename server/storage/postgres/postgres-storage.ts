@@ -1,3 +1,4 @@
+import { PostgresOwnedKeys } from "./postgres-owned-keys";
 import { PostgresLimitLog } from "./postgres-limit-log";
 import { createHash } from "node:crypto";
 import type pg from "pg";
@@ -19,6 +20,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     engine: "postgresql",
     ledger: new PostgresPaymentLedger(database),
     prepaidKeys: new PostgresPrepaidKeys(database),
+    ownedKeys: new PostgresOwnedKeys(database),
     windowLog: new PostgresWindowLog(database),
     limitLog: new PostgresLimitLog(database),
     quoteHolds: new PostgresQuoteHolds(database),

@@ -50,20 +50,28 @@ export const payments = pgTable(
   ],
 );
 
-export const prepaidKeys = pgTable("prepaid_keys", {
-  id: count("id").primaryKey().generatedAlwaysAsIdentity(),
-  codeHash: text("code_hash").notNull().unique(),
-  model: text("model").notNull(),
-  totalTokens: count("total_tokens").notNull(),
-  usedTokens: count("used_tokens").notNull().default(0),
-  /** What the key's reservations hold, kept beside them so reserving need not add them up (see migration 0002). */
-  reservedTokens: count("reserved_tokens").notNull().default(0),
-  status: text("status", { enum: prepaidKeyStatuses }).notNull(),
-  paymentNonce: text("payment_nonce"),
-  limits: text("limits"),
-  createdAt: at("created_at").notNull(),
-  updatedAt: at("updated_at").notNull(),
-});
+export const prepaidKeys = pgTable(
+  "prepaid_keys",
+  {
+    id: count("id").primaryKey().generatedAlwaysAsIdentity(),
+    codeHash: text("code_hash").notNull().unique(),
+    model: text("model").notNull(),
+    totalTokens: count("total_tokens").notNull(),
+    usedTokens: count("used_tokens").notNull().default(0),
+    /** What the key's reservations hold, kept beside them so reserving need not add them up (see migration 0002). */
+    reservedTokens: count("reserved_tokens").notNull().default(0),
+    status: text("status", { enum: prepaidKeyStatuses }).notNull(),
+    paymentNonce: text("payment_nonce"),
+    limits: text("limits"),
+    /** As on SQLite: the paying wallet, the code's first characters, the last charge. */
+    owner: text("owner"),
+    codePrefix: text("code_prefix"),
+    lastUsedAt: at("last_used_at"),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (table) => [index("prepaid_keys_owner_idx").on(table.owner)],
+);
 
 export const prepaidReservations = pgTable(
   "prepaid_reservations",

@@ -62,24 +62,35 @@ export const payments = sqliteTable(
 /**
  * Prepaid bearer keys. Only the SHA-256 of a code is stored. A key is `active` while budget remains (from its
  * creation, though its code is revealed only once its payment settles), `disabled` once used up, `void` if its
- * payment never settled. `pending` (unusable) is what older releases wrote before the settlement.
- * used_tokens + reserved_tokens never exceed total_tokens: reserved_tokens is what the key's reservations hold
- * (expired ones too, until a sweep ends them), kept by the statements that write them, as on PostgreSQL.
+ * payment never settled, `revoked` once its owner or the operator revoked it. `pending` (unusable) is what older
+ * releases wrote before the settlement. used_tokens + reserved_tokens never exceed total_tokens: reserved_tokens is
+ * what the key's reservations hold (expired ones too, until a sweep ends them), kept by the statements that write
+ * them, as on PostgreSQL.
  */
-export const prepaidKeys = sqliteTable("prepaid_keys", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  codeHash: text("code_hash").notNull().unique(),
-  model: text("model").notNull(),
-  totalTokens: integer("total_tokens").notNull(),
-  usedTokens: integer("used_tokens").notNull().default(0),
-  reservedTokens: integer("reserved_tokens").notNull().default(0),
-  status: text("status", { enum: prepaidKeyStatuses }).notNull(),
-  paymentNonce: text("payment_nonce"),
-  /** The rate limits its buyer asked for (JSON: requests_per_minute, tokens_per_minute, concurrent), if any. */
-  limits: text("limits"),
-  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
-  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
-});
+export const prepaidKeys = sqliteTable(
+  "prepaid_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    codeHash: text("code_hash").notNull().unique(),
+    model: text("model").notNull(),
+    totalTokens: integer("total_tokens").notNull(),
+    usedTokens: integer("used_tokens").notNull().default(0),
+    reservedTokens: integer("reserved_tokens").notNull().default(0),
+    status: text("status", { enum: prepaidKeyStatuses }).notNull(),
+    paymentNonce: text("payment_nonce"),
+    /** The rate limits its buyer asked for (JSON: requests_per_minute, tokens_per_minute, concurrent), if any. */
+    limits: text("limits"),
+    /** The wallet that paid for it (lower-case hex on EVM, base58 on Solana): the key's owner. Null if unknown. */
+    owner: text("owner"),
+    /** The code's first characters (`paysvc_pk_` and six more), to tell keys apart; null on keys sold before it. */
+    codePrefix: text("code_prefix"),
+    /** When a call last charged it. */
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("prepaid_keys_owner_idx").on(table.owner)],
+);
 
 /**
  * Tokens held for calls in flight; a reservation of a process that died stops counting at expires_at. The rows

@@ -1,9 +1,9 @@
-import type { KeyLimits } from "../../limits/key-limits";
 import type Database from "better-sqlite3";
 import { and, eq, inArray } from "drizzle-orm";
 import { hashPrepaidCode, sameHash } from "../../prepaid/prepaid-code";
 import {
   newKeyValues,
+  type KeyExtras,
   randomReservationId,
   withReservationId,
   type KeyBalance,
@@ -37,7 +37,8 @@ const statements = {
   extend: `update prepaid_reservations set expires_at = :expiresAt where key_id = :keyId and id = :id`,
   end: `delete from prepaid_reservations where key_id = :keyId and id = :id returning tokens`,
   charge: `update prepaid_keys set used_tokens = used_tokens + :charge, reserved_tokens = reserved_tokens - :tokens,
-      status = case when used_tokens + :charge >= total_tokens then 'disabled' else status end, updated_at = :now
+      status = case when status = 'active' and used_tokens + :charge >= total_tokens then 'disabled' else status end,
+      last_used_at = case when :charge > 0 then :now else last_used_at end, updated_at = :now
     where id = :keyId
     returning max(0, total_tokens - used_tokens - reserved_tokens)`,
   remaining: `select max(0, total_tokens - used_tokens - reserved_tokens) from prepaid_keys where id = :keyId`,
@@ -146,11 +147,11 @@ export class SqlitePrepaidKeys implements PrepaidKeyStore {
     model: string,
     totalTokens: number,
     paymentNonce: string | undefined,
-    limits?: KeyLimits,
+    extra?: KeyExtras,
   ): Promise<number> {
     const [row] = this.database
       .insert(prepaidKeys)
-      .values(newKeyValues(code, model, totalTokens, paymentNonce, limits))
+      .values(newKeyValues(code, model, totalTokens, paymentNonce, extra))
       .returning({ id: prepaidKeys.id })
       .all();
     if (!row) throw new Error("prepaid key insert returned no row");

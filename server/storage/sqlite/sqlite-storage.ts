@@ -1,3 +1,4 @@
+import { SqliteOwnedKeys } from "./sqlite-owned-keys";
 import { SqliteLimitLog } from "./sqlite-limit-log";
 import { sql } from "drizzle-orm";
 import { SqliteChannels } from "./sqlite-channels";
@@ -19,6 +20,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     engine: "sqlite",
     ledger: new SqlitePaymentLedger(database),
     prepaidKeys: new SqlitePrepaidKeys(database),
+    ownedKeys: new SqliteOwnedKeys(database),
     windowLog: new SqliteWindowLog(database),
     limitLog: new SqliteLimitLog(database),
     quoteHolds: new SqliteQuoteHolds(database),

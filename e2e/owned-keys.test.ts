@@ -1,0 +1,224 @@
+import {
+  createSIWxClientExtension,
+  createSIWxPayload,
+  encodeSIWxHeader,
+  type SIWxExtensionInfo,
+  type SupportedChain,
+} from "@x402/extensions/sign-in-with-x";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import OpenAI from "openai";
+import { privateKeyToAccount } from "viem/accounts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fundedPayer } from "./support/funded-payer";
+import { buyPrepaidCode, stack, type PrepaidCode } from "./support/payments";
+import { paysvc } from "./support/run-paysvc";
+
+const KEYS_URL = () => `${stack().appUrl}/v1/prepaid/keys`;
+
+/** An x402 client that signs in with `privateKey` when a 402 carries a sign-in challenge (the official extension). */
+function signedInFetch(privateKey: `0x${string}`) {
+  const client = new x402Client().registerExtension(
+    createSIWxClientExtension({ signers: [privateKeyToAccount(privateKey)] }),
+  );
+  return wrapFetchWithPayment(fetch, client);
+}
+
+async function listKeys(privateKey: `0x${string}`) {
+  const response = await signedInFetch(privateKey)(KEYS_URL());
+  return { status: response.status, body: await response.json() };
+}
+
+async function change(privateKey: `0x${string}`, action: string, body: unknown) {
+  const response = await signedInFetch(privateKey)(`${KEYS_URL()}/${action}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+async function keyStatus(code: string) {
+  const response = await fetch(`${stack().appUrl}/v1/prepaid/status`, { headers: { authorization: `Bearer ${code}` } });
+  return { status: response.status, body: await response.json() };
+}
+
+/** The challenge of an unsigned request, as the client reads it. */
+async function challengeOf(url = KEYS_URL()) {
+  const response = await fetch(url);
+  expect(response.status).toBe(402);
+  const required = decodePaymentRequiredHeader(response.headers.get("payment-required")!);
+  const extension = required.extensions!["sign-in-with-x"] as {
+    info: SIWxExtensionInfo;
+    supportedChains: SupportedChain[];
+  };
+  return { required, extension, body: await response.json() };
+}
+
+/** A SIGN-IN-WITH-X header for the challenge, changed by `alter` before it is signed. */
+async function signedHeader(
+  privateKey: `0x${string}`,
+  alter: (info: SIWxExtensionInfo & SupportedChain) => void = () => {},
+) {
+  const { extension } = await challengeOf();
+  const info = { ...extension.info, ...extension.supportedChains[0]! };
+  alter(info);
+  // The client signs only a challenge whose domain is the host that sent it: as a phishing page's would be.
+  const sentFrom = new URL(new URL(info.uri).pathname, `http://${info.domain}`).toString();
+  const payload = await createSIWxPayload(info, privateKeyToAccount(privateKey), sentFrom);
+  return encodeSIWxHeader(payload);
+}
+
+const withHeader = (header: string) => fetch(KEYS_URL(), { headers: { "sign-in-with-x": header } });
+
+describe("wallets own the keys they paid for", () => {
+  let owner: Awaited<ReturnType<typeof fundedPayer>>;
+  let other: Awaited<ReturnType<typeof fundedPayer>>;
+  let first: PrepaidCode;
+  let second: PrepaidCode;
+  let others: PrepaidCode;
+
+  beforeAll(async () => {
+    owner = await fundedPayer(40_000n);
+    other = await fundedPayer(20_000n);
+    first = await buyPrepaidCode(owner.key, { model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+    second = await buyPrepaidCode(owner.key, { model: "vendor-a/gpt-6-luna", tokens: 200_000 });
+    others = await buyPrepaidCode(other.key, { model: "vendor-a/gpt-6-luna", tokens: 100_000 });
+  });
+
+  it("answers an unsigned request 402 with a sign-in challenge bound to this origin and network, nothing to pay", async () => {
+    const { required, extension, body } = await challengeOf();
+    expect(required.accepts).toEqual([]);
+    expect(extension.info).toMatchObject({
+      domain: new URL(stack().appUrl).host,
+      uri: KEYS_URL(),
+      version: "1",
+      nonce: expect.stringMatching(/^[0-9a-f]{48}$/),
+    });
+    expect(Date.parse(extension.info.expirationTime!) - Date.parse(extension.info.issuedAt)).toBe(300_000);
+    expect(extension.supportedChains).toEqual([{ chainId: "eip155:137", type: "eip191" }]);
+    expect(body.error.code).toBe("sign_in_required");
+  });
+
+  it("lists exactly the signed-in wallet's keys, never their codes", async () => {
+    const mine = await listKeys(owner.key);
+    expect(mine.status).toBe(200);
+    expect(mine.body.owner).toBe(owner.address.toLowerCase());
+    expect(mine.body.data.map((key: { id: number }) => key.id)).toEqual([second.id, first.id]);
+    expect(mine.body.data[1]).toEqual({
+      object: "prepaid_key",
+      id: first.id,
+      code_prefix: first.code.slice(0, 16),
+      model: "vendor-a/gpt-6-luna",
+      status: "active",
+      tokens: { total: 100_000, used: 0, reserved: 0, remaining: 100_000 },
+      limits: { requests_per_minute: 600, tokens_per_minute: null, concurrent: 32 },
+      created_at: expect.any(Number),
+      last_used_at: null,
+    });
+    expect(JSON.stringify(mine.body)).not.toContain(first.code);
+    const theirs = await listKeys(other.key);
+    expect(theirs.body.data.map((key: { id: number }) => key.id)).toEqual([others.id]);
+  });
+
+  it("rotates a key: the old code is refused at once, the new one spends the same balance", async () => {
+    const openai = new OpenAI({ apiKey: first.code, baseURL: first.api_base, maxRetries: 0 });
+    await openai.chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "before the rotation" }],
+      max_tokens: 16,
+    });
+    const before = (await keyStatus(first.code)).body.tokens.remaining;
+    expect(before).toBeLessThan(100_000);
+
+    const rotated = await change(owner.key, "rotate", { key: first.id });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.code).toMatch(/^paysvc_pk_[A-Za-z0-9_-]{43}$/);
+    expect(rotated.body.code).not.toBe(first.code);
+    expect(rotated.body).toMatchObject({ id: first.id, status: "active", code_prefix: rotated.body.code.slice(0, 16) });
+    expect(rotated.body.last_used_at).toEqual(expect.any(Number));
+
+    expect((await keyStatus(first.code)).status).toBe(401);
+    const stale = new OpenAI({ apiKey: first.code, baseURL: first.api_base, maxRetries: 0 });
+    await expect(
+      stale.chat.completions.create({ model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "x" }] }),
+    ).rejects.toMatchObject({ status: 401 });
+
+    expect((await keyStatus(rotated.body.code)).body.tokens.remaining).toBe(before);
+    const fresh = new OpenAI({ apiKey: rotated.body.code, baseURL: first.api_base, maxRetries: 0 });
+    await fresh.chat.completions.create({
+      model: "vendor-a/gpt-6-luna",
+      messages: [{ role: "user", content: "after the rotation" }],
+      max_tokens: 16,
+    });
+    expect((await keyStatus(rotated.body.code)).body.tokens.remaining).toBeLessThan(before);
+  });
+
+  it("lowers a key's limits, and never raises them", async () => {
+    const lowered = await change(owner.key, "limits", { key: second.id, limits: { requests_per_minute: 5 } });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body.limits).toEqual({ requests_per_minute: 5, tokens_per_minute: null, concurrent: 32 });
+    const raised = await change(owner.key, "limits", { key: second.id, limits: { requests_per_minute: 500 } });
+    expect(raised.body.limits.requests_per_minute).toBe(5);
+    expect((await keyStatus(second.code)).body.limits.requests_per_minute).toBe(5);
+    const bad = await change(owner.key, "limits", { key: second.id, limits: { requests_per_minute: -1 } });
+    expect(bad.status).toBe(400);
+  });
+
+  it("does not let another wallet see or change a key", async () => {
+    for (const action of ["rotate", "revoke"]) {
+      const refused = await change(other.key, action, { key: second.id });
+      expect(refused).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
+    }
+    expect((await keyStatus(second.code)).body.valid).toBe(true);
+  });
+
+  it("revokes a key: its code is refused, its tokens stay on record", async () => {
+    const revoked = await change(owner.key, "revoke", { key: second.id });
+    expect(revoked).toMatchObject({ status: 200, body: { id: second.id, status: "revoked" } });
+    expect(revoked.body.tokens.remaining).toBe(200_000);
+    expect((await keyStatus(second.code)).status).toBe(401);
+    expect((await change(owner.key, "revoke", { key: second.id })).status).toBe(404);
+    expect((await change(owner.key, "rotate", { key: second.id })).status).toBe(404);
+    const listed = (await listKeys(owner.key)).body.data;
+    expect(listed.find((key: { id: number }) => key.id === second.id).status).toBe("revoked");
+  });
+
+  it("refuses a replayed, another origin's, an expired, another chain's or a made-up message: 401 naming why", async () => {
+    const header = await signedHeader(owner.key);
+    expect((await withHeader(header)).status).toBe(200);
+    const replayed = await withHeader(header);
+    expect(replayed.status).toBe(401);
+    expect((await replayed.json()).error.message).toMatch(/used before/);
+
+    const cases: [string, (info: SIWxExtensionInfo & SupportedChain) => void, RegExp][] = [
+      [
+        "another origin (a phishing page's challenge)",
+        (info) => Object.assign(info, { domain: "evil.example", uri: "http://evil.example/v1/prepaid/keys" }),
+        /Domain mismatch/i,
+      ],
+      ["expired", (info) => void (info.expirationTime = new Date(Date.now() - 1000).toISOString()), /expired/i],
+      ["another chain", (info) => void (info.chainId = "eip155:1"), /chain eip155:1/],
+      ["a made-up nonce", (info) => void (info.nonce = "a".repeat(48)), /not of a challenge issued here/],
+    ];
+    for (const [, alter, why] of cases) {
+      const refused = await withHeader(await signedHeader(owner.key, alter));
+      expect(refused.status).toBe(401);
+      const body = await refused.json();
+      expect(body.error).toMatchObject({ code: "invalid_sign_in", message: expect.stringMatching(why) });
+      expect(JSON.stringify(body)).not.toContain("prepaid_key");
+    }
+    expect((await withHeader("not base64 json")).status).toBe(401);
+  });
+
+  it("lets the operator list and revoke keys with paysvc keys", async () => {
+    const env = { DATABASE_URL: `file:${stack().databasePath}` };
+    const listed = await paysvc(["keys", "list", "--owner", other.address, "--json"], 60_000, env);
+    expect(JSON.parse(listed.stdout).map((key: { id: number }) => key.id)).toEqual([others.id]);
+    const shown = await paysvc(["keys", "show", others.code.slice(0, 14)], 60_000, env);
+    expect(shown.stdout).toContain(others.code.slice(0, 16));
+    expect((await keyStatus(others.code)).status).toBe(200);
+    expect((await paysvc(["keys", "revoke", String(others.id)], 60_000, env)).code).toBe(0);
+    expect((await keyStatus(others.code)).status).toBe(401);
+  });
+});

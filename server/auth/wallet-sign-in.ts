@@ -1,0 +1,119 @@
+import { createHmac, randomBytes } from "node:crypto";
+import {
+  buildSIWxSchema,
+  parseSIWxHeader,
+  SIGN_IN_WITH_X,
+  validateSIWxMessage,
+  verifySIWxSignature,
+  type EVMMessageVerifier,
+  type SIWxPayload,
+} from "@x402/extensions/sign-in-with-x";
+import { ApiError } from "../core/errors";
+import type { ApiRequest } from "../http/api-request";
+import type { QuoteHoldStore } from "../payment/quote-hold";
+import { walletOwner, type WalletPrincipal } from "./principal";
+
+/** What a deployment's sign-ins are bound to. */
+export interface SignInTerms {
+  /** The key of the nonces' HMAC, shared by every instance over the database. */
+  secretKey: string;
+  /** The deployment's network (CAIP-2): the one chain a wallet signs in on. */
+  network: string;
+  /** Where single-use nonces are claimed, shared by every instance. */
+  claims: QuoteHoldStore;
+  /** How an EVM signature is checked: viem's verifyMessage over the chain (ERC-1271 and ERC-6492 wallets too). */
+  verifyMessage?: EVMMessageVerifier;
+  /** How long a challenge may be signed and used (seconds). */
+  lifetimeSeconds: number;
+}
+
+const HEADER = "sign-in-with-x";
+
+/**
+ * Sign-in with the wallet (x402's `sign-in-with-x` extension, CAIP-122 messages): a challenge in a 402's
+ * PAYMENT-REQUIRED (`accepts` empty: nothing to pay, only to sign), and the signed message in SIGN-IN-WITH-X. A
+ * challenge is bound to this deployment's origin and network; its nonce is an HMAC of its times and URI under the
+ * deployment's secret (so no write is made to issue one, and a message with a nonce of its own, or altered times,
+ * is refused), and is claimed in the database as it is used: single-use on every instance.
+ */
+export class WalletSignIn {
+  constructor(private readonly terms: SignInTerms) {}
+
+  /** The `sign-in-with-x` extension of a 402 for `resourceUrl`. */
+  challenge(resourceUrl: string, now = Date.now()) {
+    const url = new URL(resourceUrl);
+    const issuedAt = new Date(now).toISOString();
+    const expirationTime = new Date(now + this.terms.lifetimeSeconds * 1000).toISOString();
+    const salt = randomBytes(8).toString("hex");
+    return {
+      [SIGN_IN_WITH_X]: {
+        info: {
+          domain: url.host,
+          uri: resourceUrl,
+          version: "1",
+          nonce: salt + this.seal(salt, resourceUrl, issuedAt, expirationTime),
+          issuedAt,
+          expirationTime,
+          statement: "Sign in to manage the prepaid keys this wallet paid for.",
+          resources: [resourceUrl],
+        },
+        supportedChains: [{ chainId: this.terms.network, type: this.signatureType() }],
+        schema: buildSIWxSchema(),
+      },
+    };
+  }
+
+  /**
+   * The wallet a request signed in as, for `resourceUrl`: undefined without SIGN-IN-WITH-X; throws a 401 naming
+   * why a message is refused (malformed, another origin, another chain, expired, not our challenge, used before,
+   * a bad signature).
+   */
+  async signedIn(request: ApiRequest, resourceUrl: string, now = Date.now()): Promise<WalletPrincipal | undefined> {
+    const header = request.headers.get(HEADER);
+    if (!header) return undefined;
+    let payload: SIWxPayload;
+    try {
+      payload = parseSIWxHeader(header);
+    } catch (error) {
+      throw refused((error as Error).message);
+    }
+    const origin = new URL(resourceUrl);
+    const valid = await validateSIWxMessage(payload, origin, { maxAge: this.terms.lifetimeSeconds * 1000 });
+    if (!valid.isValid) throw refused(valid.invalidMessage);
+    if (payload.chainId !== this.terms.network) {
+      throw refused(`The message is for chain ${payload.chainId}; this deployment signs in on ${this.terms.network}.`);
+    }
+    if (!payload.expirationTime) throw refused("The message has no expirationTime: sign the challenge as issued.");
+    const salt = payload.nonce.slice(0, 16);
+    const seal = this.seal(salt, payload.uri, payload.issuedAt, payload.expirationTime);
+    if (payload.nonce !== salt + seal)
+      throw refused("The message's nonce, times or URI are not of a challenge issued here.");
+    let verified;
+    try {
+      verified = await verifySIWxSignature(payload, { evmVerifier: this.terms.verifyMessage });
+    } catch (error) {
+      throw refused(`The signature cannot be checked: ${(error as Error).message}`);
+    }
+    if (!verified.isValid) throw refused(verified.invalidMessage);
+    // Claimed last, once everything else holds: a refused message does not use up its challenge.
+    const claim = randomBytes(12).toString("hex");
+    const expiresAt = Date.parse(payload.expirationTime);
+    if ((await this.terms.claims.hold(`sign-in nonce ${payload.nonce}`, claim, now, expiresAt)) !== claim) {
+      throw refused("This signed message was used before: sign a new challenge for each request.");
+    }
+    return { kind: "wallet", address: walletOwner(verified.payer), chainId: payload.chainId };
+  }
+
+  private seal(salt: string, uri: string, issuedAt: string, expirationTime: string): string {
+    const bound = `${salt}|${uri}|${issuedAt}|${expirationTime}|${this.terms.network}`;
+    return createHmac("sha256", this.terms.secretKey).update(bound).digest("hex").slice(0, 32);
+  }
+
+  private signatureType(): "eip191" | "ed25519" {
+    return this.terms.network.startsWith("solana:") ? "ed25519" : "eip191";
+  }
+}
+
+function refused(why: string): ApiError {
+  return new ApiError("invalid_sign_in", `Sign-in refused: ${why}`);
+}

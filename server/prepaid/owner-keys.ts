@@ -1,0 +1,145 @@
+import { z } from "zod";
+import type { ServiceConfig } from "../../config/service-config";
+import type { WalletPrincipal } from "../auth/principal";
+import type { WalletSignIn } from "../auth/wallet-sign-in";
+import { ApiError } from "../core/errors";
+import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
+import type { ApiRequest } from "../http/api-request";
+import { resourceUrl } from "../http/public-urls";
+import { readJsonBody } from "../http/read-json-body";
+import { describeRule, keyLimitsSchema, parseKeyLimits, type KeyLimits } from "../limits/key-limits";
+import type { RateLimiter } from "../limits/rate-limiter";
+import type { KeyRecord, OwnedKeyStore } from "./owned-keys";
+import { newPrepaidCode } from "./prepaid-code";
+
+/** What the owner's endpoints reach. */
+export interface OwnerContext {
+  config: Pick<ServiceConfig, "publicBaseUrl" | "prepaid">;
+  ownedKeys: OwnedKeyStore;
+  signIn: WalletSignIn;
+  limits: RateLimiter;
+}
+
+/**
+ * The wallet a request signed in as; without SIGN-IN-WITH-X, a 402 whose PAYMENT-REQUIRED carries the challenge to
+ * sign (`accepts` empty: nothing is paid), which x402 clients with the sign-in extension answer by themselves.
+ */
+export async function owner(context: OwnerContext, request: ApiRequest): Promise<WalletPrincipal> {
+  const url = resourceUrl(context.config, request);
+  const wallet = await context.signIn.signedIn(request, url);
+  if (wallet) return wallet;
+  const message =
+    "Sign in with the wallet that paid for the keys: sign the challenge in PAYMENT-REQUIRED's " +
+    'extensions["sign-in-with-x"] and send it again in SIGN-IN-WITH-X.';
+  const document = {
+    x402Version: 2,
+    error: message,
+    resource: { url, description: "The prepaid keys of the signed-in wallet", mimeType: "application/json" },
+    accepts: [],
+    extensions: context.signIn.challenge(url),
+  };
+  const header = Buffer.from(JSON.stringify(document), "utf8").toString("base64");
+  throw new ApiError("sign_in_required", message, { headers: { "PAYMENT-REQUIRED": header } });
+}
+
+/** A key as its owner sees it: never its code. */
+export function keyView(key: KeyRecord, limits: RateLimiter) {
+  const reserved = Math.max(0, key.reservedTokens);
+  return {
+    object: "prepaid_key",
+    id: key.id,
+    code_prefix: key.codePrefix,
+    model: key.model,
+    status: key.status,
+    tokens: {
+      total: key.totalTokens,
+      used: key.usedTokens,
+      reserved,
+      remaining: Math.max(0, key.totalTokens - key.usedTokens - reserved),
+    },
+    limits: describeRule(limits.keyRuleWith(parseKeyLimits(key.limits))),
+    created_at: Math.floor(key.createdAt.getTime() / 1000),
+    last_used_at: key.lastUsedAt ? Math.floor(key.lastUsedAt.getTime() / 1000) : null,
+  };
+}
+
+const noStore = { headers: { "Cache-Control": "no-store" } };
+
+/** GET /v1/prepaid/keys: the signed-in wallet's keys, newest first. */
+export async function listOwnedKeys(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
+  const wallet = await owner(context, request);
+  const keys = await context.ownedKeys.list({ owner: wallet.address });
+  return jsonAnswer(
+    { object: "list", owner: wallet.address, data: keys.map((key) => keyView(key, context.limits)) },
+    noStore,
+  );
+}
+
+const keyChoice = z.object({ key: z.number().int().positive() });
+const limitsChange = keyChoice.extend({ limits: keyLimitsSchema });
+
+/** The body of an owner's change, read after the sign-in (an unsigned request is not worth reading). */
+async function changeOf<T>(request: ApiRequest, schema: z.ZodType<T>): Promise<T> {
+  const parsed = schema.safeParse((await readJsonBody(request, 4096)).value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ApiError("invalid_request", `${issue.path.join(".") || "body"}: ${issue.message}`, {
+      param: issue.path.join(".") || undefined,
+    });
+  }
+  return parsed.data;
+}
+
+/** One of the wallet's usable keys, after a change; 404 for a key that is not its own, or not usable. */
+async function changed(context: OwnerContext, done: boolean, id: number, owner: string) {
+  const [key] = done ? await context.ownedKeys.list({ id, owner }) : [];
+  if (!key) throw new ApiError("not_found", `No usable prepaid key ${id} of ${owner}.`, { param: "key" });
+  return keyView(key, context.limits);
+}
+
+/** POST /v1/prepaid/keys/rotate: a new code for the key (shown once); the old one is refused at once. */
+export async function rotateOwnedKey(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
+  const wallet = await owner(context, request);
+  const { key } = await changeOf(request, keyChoice);
+  const code = newPrepaidCode();
+  const done = await context.ownedKeys.rotate(key, wallet.address, code);
+  return jsonAnswer({ ...(await changed(context, done, key, wallet.address)), code }, noStore);
+}
+
+/** POST /v1/prepaid/keys/revoke: the key is refused from now on, on every instance; its tokens left stay on record. */
+export async function revokeOwnedKey(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
+  const wallet = await owner(context, request);
+  const { key } = await changeOf(request, keyChoice);
+  const done = await context.ownedKeys.revoke(key, wallet.address);
+  if (!done) throw new ApiError("not_found", `No usable prepaid key ${key} of ${wallet.address}.`, { param: "key" });
+  const [revoked] = await context.ownedKeys.list({ id: key, owner: wallet.address });
+  return jsonAnswer(keyView(revoked!, context.limits), noStore);
+}
+
+/**
+ * POST /v1/prepaid/keys/limits: lowers the key's own limits. Each limit given is kept where it is lower than the
+ * key's own (a limit can be lowered, never raised); the deployment's still apply over them.
+ */
+export async function lowerOwnedKeyLimits(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
+  const wallet = await owner(context, request);
+  const { key, limits } = await changeOf(request, limitsChange);
+  const [current] = await context.ownedKeys.list({ id: key, owner: wallet.address });
+  if (!current || (current.status !== "active" && current.status !== "disabled")) {
+    throw new ApiError("not_found", `No usable prepaid key ${key} of ${wallet.address}.`, { param: "key" });
+  }
+  const lowered = lowerOnly(parseKeyLimits(current.limits) ?? {}, limits);
+  const done = await context.ownedKeys.setLimits(key, wallet.address, JSON.stringify(lowered));
+  return jsonAnswer(await changed(context, done, key, wallet.address), noStore);
+}
+
+/** Each limit the lower of what was set and what is asked. */
+export function lowerOnly(current: KeyLimits, asked: KeyLimits): KeyLimits {
+  const lowered: KeyLimits = { ...current };
+  for (const name of ["requests_per_minute", "tokens_per_minute", "concurrent"] as const) {
+    const value = asked[name];
+    if (value === undefined) continue;
+    const was = current[name];
+    lowered[name] = was === undefined ? value : Math.min(was, value);
+  }
+  return lowered;
+}
