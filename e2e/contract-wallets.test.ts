@@ -2,6 +2,7 @@ import { x402Client } from "@x402/core/client";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
+import { createSIWxClientExtension } from "@x402/extensions/sign-in-with-x";
 import { createPublicClient, encodeFunctionData, http, keccak256, serializeErc6492Signature, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
@@ -110,6 +111,44 @@ describe("payers that are contract wallets", () => {
     expect(answer.status).toBe(402);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("payment_rejected");
     expect(paymentRowsOf(wallet.address)).toEqual([]);
+  });
+});
+
+describe("a contract wallet owning keys", () => {
+  it("buys a key, then signs in (ERC-1271: its owner key signs, the wallet vouches) and lists it", async () => {
+    const purchase = { model: "vendor-a/gpt-6-luna", tokens: 100_000 };
+    const price = BigInt((await quote("/prepaid/codes", purchase)).accepts[0]!.amount);
+    const wallet = await ownedWallet(2n * price);
+    const bought = await wrapFetchWithPayment(fetch, walletClient(wallet))(`${stack().appUrl}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(purchase),
+    });
+    expect(bought.status, await bought.clone().text()).toBe(201);
+    const { id } = (await bought.json()) as { id: number };
+    // Deployed by the facilitator as the purchase settled: from now on the wallet's code answers for it.
+    expect(((await chain().getCode({ address: wallet.address })) ?? "0x").length).toBeGreaterThan(2);
+    const signer = {
+      address: wallet.address,
+      signMessage: ({ message }: { message: string }) => wallet.owner.signMessage({ message }),
+    };
+    const signedIn = wrapFetchWithPayment(
+      fetch,
+      new x402Client().registerExtension(createSIWxClientExtension({ signers: [signer] })),
+    );
+    const listed = await signedIn(`${stack().appUrl}/v1/prepaid/keys`);
+    expect(listed.status, await listed.clone().text()).toBe(200);
+    const body = (await listed.json()) as { owner: string; data: { id: number }[] };
+    expect(body.owner).toBe(wallet.address.toLowerCase());
+    expect(body.data.map((key) => key.id)).toEqual([id]);
+
+    // Its owner key alone is no one's wallet: it signs in as itself, and owns nothing.
+    const ownerKey = wrapFetchWithPayment(
+      fetch,
+      new x402Client().registerExtension(createSIWxClientExtension({ signers: [wallet.owner] })),
+    );
+    const own = (await (await ownerKey(`${stack().appUrl}/v1/prepaid/keys`)).json()) as { data: unknown[] };
+    expect(own.data).toEqual([]);
   });
 });
 

@@ -1,5 +1,9 @@
 import { x402Client, x402HTTPClient } from "@x402/core/client";
-import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
@@ -18,6 +22,13 @@ import { paidStream, statedCost } from "./support/paid-stream";
 import { startPostgresStack } from "./support/postgres-stack";
 import { requestFrom } from "./support/request-from";
 import { stalledStream } from "./support/stalled-stream";
+import { paysvc } from "./support/run-paysvc";
+import {
+  createSIWxPayload,
+  encodeSIWxHeader,
+  type SIWxExtensionInfo,
+  type SupportedChain,
+} from "@x402/extensions/sign-in-with-x";
 
 const NETWORK = "eip155:5042";
 const USDC = "0x3600000000000000000000000000000000000000" as const;
@@ -355,6 +366,53 @@ describe("two instances over one PostgreSQL database", () => {
     expect(rows.filter((row) => row.status === "settled")).toHaveLength(1);
     expect(rows.map((row) => row.status)).not.toContain("unpaid");
     expect(rows.map((row) => row.status)).not.toContain("settle_unknown");
+  });
+
+  it("refuses a key rotated at one instance, or revoked by the operator, on both at once", async () => {
+    const bought = await paidFetch(3)(`${urls[0]}/prepaid/codes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "vendor-a/gpt-6-luna", tokens: 100_000 }),
+    });
+    const { id, code } = (await bought.json()) as { id: number; code: string };
+    // Both instances answer as one origin (the first's, as behind a load balancer): the second's challenge names it,
+    // so the message is signed for the origin the caller knows, and sent to the second instance.
+    const challenged = await fetch(`${urls[1]}/v1/prepaid/keys/rotate`, { method: "POST" });
+    const { extensions } = decodePaymentRequiredHeader(challenged.headers.get("payment-required")!);
+    const challenge = extensions!["sign-in-with-x"] as { info: SIWxExtensionInfo; supportedChains: SupportedChain[] };
+    const info = { ...challenge.info, ...challenge.supportedChains[0]! };
+    const account = privateKeyToAccount(payer(3).privateKey as `0x${string}`);
+    const signed = encodeSIWxHeader(await createSIWxPayload(info, account, info.uri));
+    const rotated = await fetch(`${urls[1]}/v1/prepaid/keys/rotate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "sign-in-with-x": signed },
+      body: JSON.stringify({ key: id }),
+    });
+    expect(rotated.status).toBe(200);
+    const fresh = ((await rotated.json()) as { code: string }).code;
+    const statusAt = async (url: string, key: string) =>
+      (await fetch(`${url}/v1/prepaid/status`, { headers: { authorization: `Bearer ${key}` } })).status;
+    const at = Date.now();
+    expect(await Promise.all(urls.map((url) => statusAt(url, code)))).toEqual([401, 401]);
+    expect(Date.now() - at).toBeLessThan(1000);
+    expect((await keyStatus(urls[0]!, fresh)).tokens.remaining).toBe(100_000);
+
+    // The operator revokes it while a stream spends it: the next call is refused on both instances.
+    const stream = await stalledStream(urls[0]!, fresh);
+    const revoked = await paysvc(["keys", "revoke", String(id)], 60_000, {
+      DATABASE_URL: started.databaseUrl,
+      NETWORK,
+    });
+    expect(revoked).toMatchObject({ code: 0, stdout: expect.stringContaining(`revoked key ${id}`) });
+    for (const url of urls) {
+      const refused = await post(
+        `${url}/v1/chat/completions`,
+        { model: "vendor-a/gpt-6-luna", messages: [{ role: "user", content: "after" }], max_tokens: 5 },
+        { authorization: `Bearer ${fresh}` },
+      );
+      expect(refused.status).toBe(401);
+    }
+    stream.close();
   });
 
   it("releases the reservation of an instance killed mid-stream once it expires, charges nothing twice, and the key serves again", async () => {
