@@ -21,13 +21,16 @@ export interface SignInTerms {
   network: string;
   /** Where single-use nonces are claimed, shared by every instance. */
   claims: QuoteHoldStore;
-  /** How an EVM signature is checked: viem's verifyMessage over the chain (ERC-1271 and ERC-6492 wallets too). */
+  /** How an EVM signature is checked (contract wallets' too); throws CHAIN_UNREADABLE when the chain cannot say. */
   verifyMessage?: EVMMessageVerifier;
   /** How long a challenge may be signed and used (seconds). */
   lifetimeSeconds: number;
 }
 
 const HEADER = "sign-in-with-x";
+
+/** What a verifier throws when the chain cannot say whether a contract wallet signed: 503, not a refusal. */
+export const CHAIN_UNREADABLE = "the chain cannot be read now to ask the wallet's contract";
 
 /**
  * Sign-in with the wallet (x402's `sign-in-with-x` extension, CAIP-122 messages): a challenge in a 402's
@@ -94,7 +97,12 @@ export class WalletSignIn {
     } catch (error) {
       throw refused(`The signature cannot be checked: ${(error as Error).message}`);
     }
-    if (!verified.isValid) throw refused(verified.invalidMessage);
+    if (!verified.isValid) {
+      if (verified.invalidMessage.includes(CHAIN_UNREADABLE)) {
+        throw new ApiError("service_unavailable", `Sign-in cannot be checked: ${CHAIN_UNREADABLE}; try again.`);
+      }
+      throw refused(verified.invalidMessage);
+    }
     // Claimed last, once everything else holds: a refused message does not use up its challenge.
     const claim = randomBytes(12).toString("hex");
     const expiresAt = Date.parse(payload.expirationTime);

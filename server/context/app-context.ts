@@ -147,6 +147,8 @@ export async function createAppContext(
     keep: <T>(work: Promise<T>) => drain.keep(work),
     writes,
   };
+  // Payments' signatures and signed-in wallets' messages, checked alike (payment/local-signature.ts).
+  const signatures = new LocalSignatureCheck(config.network, chainRpcUrlOf(config));
   const limits = new RateLimiter(storage.limitLog, config.rateLimits, prepaidKeys, (payer, limit) =>
     metrics.rateLimited(payer, limit),
   );
@@ -155,11 +157,11 @@ export async function createAppContext(
     storage,
     prepaidKeys,
     ownedKeys: storage.ownedKeys,
-    signIn: await walletSignInOf(config, storage),
+    signIn: await walletSignInOf(config, storage, signatures),
     gateway,
     payments: await paymentMethods(config, storage, {
       ...services,
-      signatures: new LocalSignatureCheck(config.network, chainRpcUrlOf(config)),
+      signatures,
       funds: new PayerFundsReader(config.network, chainRpcUrlOf(config)),
       payerHolds: storage.payerHolds,
       channels,

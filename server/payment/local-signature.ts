@@ -66,8 +66,6 @@ export class LocalSignatureCheck {
     if (!signed) return "forged";
     // Terms other than ours, whoever signed them: the facilitator would refuse them, so nobody is asked.
     if (!signed.ours) return "forged";
-    // No contract wallet signs half a byte.
-    if (!HEX_BYTES.test(signed.signature)) return "forged";
     let hash: Hex;
     try {
       hash = hashTypedData(signed.typedData as Parameters<typeof hashTypedData>[0]);
@@ -75,14 +73,23 @@ export class LocalSignatureCheck {
       // A message that cannot be encoded cannot have been signed (the facilitator would fail to encode it too).
       return "forged";
     }
-    const { payer } = payment;
-    if (ECDSA_SIGNATURE.test(signed.signature) && recoveredSigner(hash, signed.signature) === payer) return "valid";
+    return this.checkHash(payment.payer, hash, signed.signature);
+  }
+
+  /**
+   * Whether `signer` (lower-case hex) signed `hash`: its key's ECDSA signature, recovered here; else its contract
+   * wallet's (deployed: ERC-1271; not yet: ERC-6492), asked in one `eth_call`, and only of an address with code or a
+   * signature carrying a factory call. A payment's typed data, or a signed-in wallet's message (EIP-191).
+   */
+  async checkHash(signer: string, hash: Hex, signature: string): Promise<LocalVerdict> {
+    if (!HEX_BYTES.test(signature)) return "forged";
+    if (ECDSA_SIGNATURE.test(signature) && recoveredSigner(hash, signature) === signer) return "valid";
     // A wallet not deployed yet: only its factory call, simulated, can say.
-    if (signed.signature.toLowerCase().endsWith(ERC6492_SUFFIX)) return this.validated(payer, hash, signed.signature);
-    // Any other signature not the payer's key's is its contract's to vouch for: none without code.
-    const code = await this.hasCode(payer);
+    if (signature.toLowerCase().endsWith(ERC6492_SUFFIX)) return this.validated(signer, hash, signature);
+    // Any other signature not the signer's key's is its contract's to vouch for: none without code.
+    const code = await this.hasCode(signer);
     if (code === undefined) return "unknown";
-    return code ? this.validated(payer, hash, signed.signature) : "forged";
+    return code ? this.validated(signer, hash, signature) : "forged";
   }
 
   private get chain(): PublicClient {
