@@ -211,6 +211,42 @@ describe("wallets own the keys they paid for", () => {
     expect((await withHeader("not base64 json")).status).toBe(401);
   });
 
+  it("gives a wallet that signed once a browser session, used from this site's pages only", async () => {
+    const signIn = await fetch(`${KEYS_URL()}/sign-in`, {
+      method: "POST",
+      headers: { "sign-in-with-x": await signedHeader(owner.key) },
+    });
+    expect(signIn.status).toBe(200);
+    expect(await signIn.json()).toMatchObject({ object: "wallet_session", owner: owner.address.toLowerCase() });
+    const setCookie = signIn.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(
+      /^paysvc_wallet=0x[0-9a-f]{40}\.\d+\.[\w-]{43}; Path=\/v1\/prepaid\/keys; Max-Age=3600; HttpOnly; SameSite=Strict$/,
+    );
+    const cookie = setCookie.split(";")[0]!;
+    const listed = await fetch(KEYS_URL(), { headers: { cookie } });
+    expect((await listed.json()).data.map((key: { id: number }) => key.id)).toContain(first.id);
+    // Another site's page cannot use it, and an altered cookie is no session.
+    const origin = new URL(stack().appUrl).origin;
+    const elsewhere = await fetch(`${KEYS_URL()}/rotate`, {
+      method: "POST",
+      headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ key: first.id }),
+    });
+    expect(elsewhere.status).toBe(401);
+    const forged = cookie.replace(/0x[0-9a-f]{40}/, other.address.toLowerCase());
+    expect((await fetch(KEYS_URL(), { headers: { cookie: forged } })).status).toBe(402);
+    const here = await fetch(`${KEYS_URL()}/limits`, {
+      method: "POST",
+      headers: { cookie, origin, "content-type": "application/json" },
+      body: JSON.stringify({ key: first.id, limits: { concurrent: 8 } }),
+    });
+    expect(here.status).toBe(200);
+    const signOut = await fetch(`${KEYS_URL()}/sign-out`, { method: "POST", headers: { cookie, origin } });
+    expect(signOut.headers.get("set-cookie")).toMatch(/^paysvc_wallet=; Path=\/v1\/prepaid\/keys; Max-Age=0/);
+    // A session is not a signed message: signing in again takes a new signature.
+    expect((await fetch(`${KEYS_URL()}/sign-in`, { method: "POST", headers: { cookie } })).status).toBe(402);
+  });
+
   it("lets the operator list and revoke keys with paysvc keys", async () => {
     const env = { DATABASE_URL: `file:${stack().databasePath}` };
     const listed = await paysvc(["keys", "list", "--owner", other.address, "--json"], 60_000, env);

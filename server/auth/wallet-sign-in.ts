@@ -12,6 +12,7 @@ import { ApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import type { QuoteHoldStore } from "../payment/quote-hold";
 import { walletOwner, type WalletPrincipal } from "./principal";
+import { newWalletSession, walletOfSession } from "./wallet-session";
 
 /** What a deployment's sign-ins are bound to. */
 export interface SignInTerms {
@@ -110,6 +111,17 @@ export class WalletSignIn {
       throw refused("This signed message was used before: sign a new challenge for each request.");
     }
     return { kind: "wallet", address: walletOwner(verified.payer), chainId: payload.chainId };
+  }
+
+  /** A browser session's cookie value for a wallet signed in (wallet-session.ts). */
+  newSession(wallet: WalletPrincipal, now = Date.now()): string {
+    return newWalletSession(this.terms.secretKey, wallet.address, now);
+  }
+
+  /** The wallet of the request's browser session, if it has an unexpired one of this deployment. */
+  fromSession(request: ApiRequest, now = Date.now()): WalletPrincipal | undefined {
+    const address = walletOfSession(request.headers.get("cookie"), this.terms.secretKey, now);
+    return address === undefined ? undefined : { kind: "wallet", address, chainId: this.terms.network };
   }
 
   private seal(salt: string, uri: string, issuedAt: string, expirationTime: string): string {

@@ -19,7 +19,14 @@ import {
 } from "./free-endpoints";
 import { imageEdits, imageGenerations } from "./images";
 import { prepaidCodes, prepaidCodesWithDefaults } from "./prepaid-codes";
-import { keyLimitsEndpoint, ownedKeysEndpoint, revokeKeyEndpoint, rotateKeyEndpoint } from "./owner-key-endpoints";
+import {
+  keyLimitsEndpoint,
+  ownedKeysEndpoint,
+  ownerSignInEndpoint,
+  ownerSignOutEndpoint,
+  revokeKeyEndpoint,
+  rotateKeyEndpoint,
+} from "./owner-key-endpoints";
 
 /**
  * Every endpoint of the service over the catalog in force, in the order the documents list them: the one place an
@@ -45,6 +52,8 @@ export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
     rotateKeyEndpoint,
     revokeKeyEndpoint,
     keyLimitsEndpoint,
+    ownerSignInEndpoint,
+    ownerSignOutEndpoint,
     channelRefundEndpoint,
     modelsEndpoint,
     x402ManifestEndpoint,

@@ -1,7 +1,9 @@
 import { freeEndpoint } from "../context/endpoint";
 import { listOwnedKeys, lowerOwnedKeyLimits, revokeOwnedKey, rotateOwnedKey } from "../prepaid/owner-keys";
+import { signInOwner, signOutOwner } from "../prepaid/owner-session";
 
-const uses = ["config", "ownedKeys", "signIn", "limits"] as const;
+const uses = ["config", "ownedKeys", "signIn", "limits", "clientAddresses"] as const;
+const sessionUses = ["config", "signIn", "clientAddresses"] as const;
 const signIn = "The paying wallet signs in (SIGN-IN-WITH-X).";
 const keyView = "{object: prepaid_key, id, code_prefix, model, status, tokens, limits, created_at, last_used_at}";
 const errors = {
@@ -69,5 +71,34 @@ export const keyLimitsEndpoint = freeEndpoint({
     responseDescription: keyView,
     example: { key: 1, limits: { requests_per_minute: 10 } },
     errors: { ...errors, 404: "not_found: no usable key of that id is the wallet's" },
+  },
+});
+
+/** A browser session for a wallet that signed in once (the console's "My keys"). */
+export const ownerSignInEndpoint = freeEndpoint({
+  method: "POST",
+  paths: ["/v1/prepaid/keys/sign-in"],
+  access: ["free"],
+  uses: sessionUses,
+  handle: signInOwner,
+  docs: {
+    operationId: "signInWallet",
+    summary: `A browser session (an hour, a cookie) for the owners' endpoints. ${signIn}`,
+    responseDescription: "{object: wallet_session, owner, expires_at}, with Set-Cookie",
+    errors,
+  },
+});
+
+/** Its end. */
+export const ownerSignOutEndpoint = freeEndpoint({
+  method: "POST",
+  paths: ["/v1/prepaid/keys/sign-out"],
+  access: ["free"],
+  uses: sessionUses,
+  handle: signOutOwner,
+  docs: {
+    operationId: "signOutWallet",
+    summary: "Ends the browser's wallet session (clears its cookie)",
+    responseDescription: "{object: wallet_session, owner: null}, with Set-Cookie",
   },
 });

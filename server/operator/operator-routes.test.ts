@@ -4,7 +4,8 @@ import { ClientAddressResolver } from "../http/client-address";
 import type { ApiRequest } from "../http/api-request";
 import { openStorage } from "../storage/open-storage";
 import type { Storage } from "../storage/storage";
-import { operatorRoutes, reachedOverHttps, type OperatorServices } from "./operator-routes";
+import { operatorRoutes, type OperatorServices } from "./operator-routes";
+import { reachedOverHttps } from "../auth/session-cookie";
 import { SIGN_IN_ATTEMPTS } from "./sign-in-attempts";
 
 const TOKEN = "operator-routes-test-token-0123456789abcdef";

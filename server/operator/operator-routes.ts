@@ -4,9 +4,10 @@ import { textAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 import { readBodyBytes } from "../http/read-body-bytes";
 import type { HttpRoute } from "../http/router";
-import { fromThisSite } from "./form-origin";
+import { fromThisSite } from "../auth/form-origin";
 import type { OperatorStore } from "../storage/operator-store";
-import { hasOperatorSession, isOperatorToken, newSessionValue, sessionCookie } from "./operator-session";
+import { hasOperatorSession, isOperatorToken, newSessionValue, OPERATOR_SESSION } from "./operator-session";
+import { reachedOverHttps, sessionCookie } from "../auth/session-cookie";
 import { SignInAttempts } from "./sign-in-attempts";
 
 /** A sign-in form is one short field: anything longer is refused unread. */
@@ -53,7 +54,7 @@ export function operatorRoutes(
           return page(401, "That is not the operator's token; nothing was set.");
         }
         const generation = await services().operatorStore.generation();
-        return backToPage(sessionCookie(newSessionValue(token, generation), secure(request)));
+        return backToPage(sessionCookie(OPERATOR_SESSION, newSessionValue(token, generation), secure(request)));
       },
     },
     {
@@ -66,26 +67,10 @@ export function operatorRoutes(
         if (hasOperatorSession(request.headers.get("cookie"), token, await store.generation())) {
           await store.endSessions();
         }
-        return backToPage(sessionCookie(undefined, secure(request)));
+        return backToPage(sessionCookie(OPERATOR_SESSION, undefined, secure(request)));
       },
     },
   ];
-}
-
-/**
- * Whether the operator reached us over HTTPS: PUBLIC_BASE_URL says so, or a trusted proxy (TRUSTED_PROXIES) says
- * in X-Forwarded-Proto or Forwarded that its client used https. Anyone else's say is ignored.
- */
-export function reachedOverHttps(
-  publicBaseUrl: string | undefined,
-  request: ApiRequest,
-  clientAddresses: ClientAddressResolver,
-): boolean {
-  if (publicBaseUrl?.startsWith("https://") || new URL(request.url).protocol === "https:") return true;
-  if (!clientAddresses.fromTrustedProxy(request)) return false;
-  const forwardedProto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
-  const forwarded = /(?:^|[;,\s])proto=("?)https\1(?:[;,\s]|$)/i.test(request.headers.get("forwarded") ?? "");
-  return forwardedProto === "https" || forwarded;
 }
 
 function backToPage(cookie: string): ApiAnswer {

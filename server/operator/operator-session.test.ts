@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  OPERATOR_COOKIE,
-  OPERATOR_SESSION_SECONDS,
-  SECURE_OPERATOR_COOKIE,
-  hasOperatorSession,
-  isOperatorToken,
-  newSessionValue,
-  sessionCookie,
-} from "./operator-session";
+import { sessionCookie as cookieOf } from "../auth/session-cookie";
+import { OPERATOR_SESSION, hasOperatorSession, isOperatorToken, newSessionValue } from "./operator-session";
+
+const OPERATOR_COOKIE = OPERATOR_SESSION.name;
+const SECURE_OPERATOR_COOKIE = `__Host-${OPERATOR_COOKIE}`;
+const OPERATOR_SESSION_SECONDS = OPERATOR_SESSION.seconds;
+const sessionCookie = (value: string | undefined, secure: boolean) => cookieOf(OPERATOR_SESSION, value, secure);
 
 const TOKEN = "operator-token-0123456789abcdef0123456789";
 const cookie = (value: string, name = OPERATOR_COOKIE) => `other=1; ${name}=${value}; last=2`;

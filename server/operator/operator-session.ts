@@ -1,13 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { sessionValue, type SessionKind } from "../auth/session-cookie";
 
-/**
- * The operator's session cookie: over HTTPS `__Host-paysvc_operator` (the browser then takes it only from a secure
- * origin, for this host alone, Path=/: no sibling subdomain and no plain-HTTP page can set or shadow it), else
- * `paysvc_operator` on /operator. How long a sign-in lasts.
- */
-export const OPERATOR_COOKIE = "paysvc_operator";
-export const SECURE_OPERATOR_COOKIE = `__Host-${OPERATOR_COOKIE}`;
-export const OPERATOR_SESSION_SECONDS = 8 * 3600;
+/** The operator's session (auth/session-cookie.ts): `__Host-paysvc_operator` over HTTPS, else on /operator; 8 h. */
+export const OPERATOR_SESSION: SessionKind = { name: "paysvc_operator", plainPath: "/operator", seconds: 8 * 3600 };
 
 /** Whether `given` is the operator's token, compared in constant time (both hashed to one length first). */
 export function isOperatorToken(given: string, token: string): boolean {
@@ -34,7 +29,7 @@ function signature(token: string, generation: number, expires: number): string {
  * seconds), and an HMAC of both under the token's key.
  */
 export function newSessionValue(token: string, generation: number, now = Date.now()): string {
-  const expires = Math.floor(now / 1000) + OPERATOR_SESSION_SECONDS;
+  const expires = Math.floor(now / 1000) + OPERATOR_SESSION.seconds;
   return `${generation}.${expires}.${signature(token, generation, expires)}`;
 }
 
@@ -48,43 +43,13 @@ export function hasOperatorSession(
   generation: number,
   now = Date.now(),
 ): boolean {
-  const match = /^(\d{1,15})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(sessionValue(cookieHeader) ?? "");
+  const match = /^(\d{1,15})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(
+    sessionValue(cookieHeader, OPERATOR_SESSION) ?? "",
+  );
   if (!match) return false;
   const [signedIn, expires] = [Number(match[1]), Number(match[2])];
   if (signedIn !== generation || expires * 1000 <= now) return false;
   const expected = Buffer.from(signature(token, signedIn, expires));
   const given = Buffer.from(match[3]!);
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-/**
- * The session cookie's value in a Cookie header: the `__Host-` one when there is one. The plain one is read too
- * (the page cannot tell how its visitor reached it): whichever is read must carry a signature only the token makes.
- */
-export function sessionValue(cookieHeader: string | null | undefined): string | undefined {
-  return cookieValue(cookieHeader, SECURE_OPERATOR_COOKIE) ?? cookieValue(cookieHeader, OPERATOR_COOKIE);
-}
-
-/** A cookie's value in a Cookie header; undefined when it is not there. */
-export function cookieValue(cookieHeader: string | null | undefined, name: string): string | undefined {
-  for (const pair of (cookieHeader ?? "").split(";")) {
-    const separator = pair.indexOf("=");
-    if (separator > 0 && pair.slice(0, separator).trim() === name) return pair.slice(separator + 1).trim();
-  }
-  return undefined;
-}
-
-/**
- * The Set-Cookie of a session (a value and its lifetime) or of its end (none, Max-Age=0): HttpOnly, SameSite=Strict.
- * Over HTTPS `__Host-` prefixed, Secure, Path=/ and no Domain, as the prefix requires; else sent to /operator only.
- */
-export function sessionCookie(value: string | undefined, secure: boolean): string {
-  return [
-    `${secure ? SECURE_OPERATOR_COOKIE : OPERATOR_COOKIE}=${value ?? ""}`,
-    secure ? "Path=/" : "Path=/operator",
-    `Max-Age=${value === undefined ? 0 : OPERATOR_SESSION_SECONDS}`,
-    "HttpOnly",
-    "SameSite=Strict",
-    ...(secure ? ["Secure"] : []),
-  ].join("; ");
 }

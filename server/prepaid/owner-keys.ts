@@ -1,11 +1,8 @@
 import { z } from "zod";
-import type { ServiceConfig } from "../../config/service-config";
-import type { WalletPrincipal } from "../auth/principal";
-import type { WalletSignIn } from "../auth/wallet-sign-in";
+import { signedInWallet, type WalletSignInContext } from "../auth/signed-in-wallet";
 import { ApiError } from "../core/errors";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-import { resourceUrl } from "../http/public-urls";
 import { readJsonBody } from "../http/read-json-body";
 import { describeRule, keyLimitsSchema, parseKeyLimits, type KeyLimits } from "../limits/key-limits";
 import type { RateLimiter } from "../limits/rate-limiter";
@@ -13,34 +10,12 @@ import type { KeyRecord, OwnedKeyStore } from "./owned-keys";
 import { newPrepaidCode } from "./prepaid-code";
 
 /** What the owner's endpoints reach. */
-export interface OwnerContext {
-  config: Pick<ServiceConfig, "publicBaseUrl" | "prepaid">;
+export interface OwnerContext extends WalletSignInContext {
   ownedKeys: OwnedKeyStore;
-  signIn: WalletSignIn;
   limits: RateLimiter;
 }
 
-/**
- * The wallet a request signed in as; without SIGN-IN-WITH-X, a 402 whose PAYMENT-REQUIRED carries the challenge to
- * sign (`accepts` empty: nothing is paid), which x402 clients with the sign-in extension answer by themselves.
- */
-export async function owner(context: OwnerContext, request: ApiRequest): Promise<WalletPrincipal> {
-  const url = resourceUrl(context.config, request);
-  const wallet = await context.signIn.signedIn(request, url);
-  if (wallet) return wallet;
-  const message =
-    "Sign in with the wallet that paid for the keys: sign the challenge in PAYMENT-REQUIRED's " +
-    'extensions["sign-in-with-x"] and send it again in SIGN-IN-WITH-X.';
-  const document = {
-    x402Version: 2,
-    error: message,
-    resource: { url, description: "The prepaid keys of the signed-in wallet", mimeType: "application/json" },
-    accepts: [],
-    extensions: context.signIn.challenge(url),
-  };
-  const header = Buffer.from(JSON.stringify(document), "utf8").toString("base64");
-  throw new ApiError("sign_in_required", message, { headers: { "PAYMENT-REQUIRED": header } });
-}
+const owner = (context: OwnerContext, request: ApiRequest) => signedInWallet(context, request);
 
 /** A key as its owner sees it: never its code. */
 export function keyView(key: KeyRecord, limits: RateLimiter) {
