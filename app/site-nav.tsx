@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 const links = [
   { href: "/", label: "Prices" },
   { href: "/keys", label: "Prepaid key" },
+  { href: "/keys/mine", label: "My keys" },
   { href: "/quota", label: "Free quota" },
 ];
 

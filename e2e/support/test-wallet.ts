@@ -69,6 +69,13 @@ export async function injectTestWallet(page: Page, options: TestWalletOptions) {
         if (options.switching !== "refuse") chainId = target;
         return { result: null };
       }
+      case "personal_sign": {
+        // EIP-191: the message (hex of its bytes), then the account.
+        const [message, address] = params as [`0x${string}`, string];
+        if (address.toLowerCase() !== account.address.toLowerCase()) return refuse(4100, "Unknown account.");
+        if (options.signature === "reject") return refuse(4001, "User rejected the request.");
+        return { result: await signer.signMessage({ message: { raw: message } }) };
+      }
       case "eth_signTypedData_v4": {
         const [address, json] = params as [string, string];
         if (address.toLowerCase() !== account.address.toLowerCase()) return refuse(4100, "Unknown account.");
