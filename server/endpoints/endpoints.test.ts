@@ -37,7 +37,7 @@ describe("the endpoint list", () => {
     const pages = filesUnder(join(root, "app"))
       .filter((file) => /\/page\.tsx$/.test(file))
       .map(servedPath);
-    expect(pages.sort()).toEqual(["/", "/keys", "/operator", "/quota"]);
+    expect(pages.sort()).toEqual(["/", "/keys", "/keys/mine", "/operator", "/quota"]);
     for (const endpoint of endpoints) for (const path of endpoint.paths) expect(pages).not.toContain(path);
   });
 
