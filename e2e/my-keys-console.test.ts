@@ -97,7 +97,9 @@ describe("My keys, in Chromium with an EIP-6963 wallet", () => {
     await injectTestWallet(page, { privateKey: payer.key, signature: "reject" });
     await page.goto(`${stack().appUrl}/keys/mine`);
     await page.getByRole("button", { name: "Sign in with your wallet" }).click();
-    await expect.poll(() => page.getByTestId("my-keys-failure").textContent()).toBe("You declined to sign: you are not signed in.");
+    await expect
+      .poll(() => page.getByTestId("my-keys-failure").textContent())
+      .toBe("You declined to sign: you are not signed in.");
     expect(await page.locator("table").count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();

@@ -11,7 +11,7 @@ import OpenAI from "openai";
 import { privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fundedPayer } from "./support/funded-payer";
-import { buyPrepaidCode, stack, type PrepaidCode } from "./support/payments";
+import { buyPrepaidCode, paymentClient, quote, stack, usdcBalance, type PrepaidCode } from "./support/payments";
 import { paysvc } from "./support/run-paysvc";
 
 const KEYS_URL = () => `${stack().appUrl}/v1/prepaid/keys`;
@@ -77,10 +77,12 @@ describe("wallets own the keys they paid for", () => {
   let first: PrepaidCode;
   let second: PrepaidCode;
   let others: PrepaidCode;
+  let rotatedCode: string | undefined;
+  const currentCode = async () => rotatedCode ?? first.code;
 
   beforeAll(async () => {
-    owner = await fundedPayer(40_000n);
-    other = await fundedPayer(20_000n);
+    owner = await fundedPayer(1_000_000n);
+    other = await fundedPayer(40_000n);
     first = await buyPrepaidCode(owner.key, { model: "vendor-a/gpt-6-luna", tokens: 100_000 });
     second = await buyPrepaidCode(owner.key, { model: "vendor-a/gpt-6-luna", tokens: 200_000 });
     others = await buyPrepaidCode(other.key, { model: "vendor-a/gpt-6-luna", tokens: 100_000 });
@@ -133,6 +135,7 @@ describe("wallets own the keys they paid for", () => {
 
     const rotated = await change(owner.key, "rotate", { key: first.id });
     expect(rotated.status).toBe(200);
+    rotatedCode = rotated.body.code;
     expect(rotated.body.code).toMatch(/^paysvc_pk_[A-Za-z0-9_-]{43}$/);
     expect(rotated.body.code).not.toBe(first.code);
     expect(rotated.body).toMatchObject({ id: first.id, status: "active", code_prefix: rotated.body.code.slice(0, 16) });
@@ -152,6 +155,48 @@ describe("wallets own the keys they paid for", () => {
       max_tokens: 16,
     });
     expect((await keyStatus(rotated.body.code)).body.tokens.remaining).toBeLessThan(before);
+  });
+
+  it("tops a key up, paid by its owner: its total grows by exactly what was paid for, and the chain agrees", async () => {
+    const topUp = { key: first.id, model: "vendor-a/gpt-6-luna", tokens: 200_000 };
+    const required = await quote("/prepaid/codes/top-up", topUp);
+    const price = BigInt(required.accepts[0]!.amount);
+    expect(price).toBe(
+      BigInt((await quote("/prepaid/codes", { model: topUp.model, tokens: 200_000 })).accepts[0]!.amount),
+    );
+    const before = (await keyStatus((await currentCode())!)).body.tokens;
+    const paidBefore = await usdcBalance(owner.address);
+    const pay = wrapFetchWithPayment(fetch, paymentClient(owner.key));
+    const answer = await pay(`${stack().appUrl}/prepaid/codes/top-up`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(topUp),
+    });
+    expect(answer.status).toBe(200);
+    const body = await answer.json();
+    expect(body).toMatchObject({ id: first.id, added_tokens: 200_000, tokens: { total: before.total + 200_000 } });
+    expect(paidBefore - (await usdcBalance(owner.address))).toBe(price);
+    const after = (await keyStatus((await currentCode())!)).body.tokens;
+    expect(after.total).toBe(before.total + 200_000);
+    expect(after.remaining).toBe(before.remaining + 200_000);
+
+    // Another wallet paying for the owner's key, or the wrong model: refused before anything is taken.
+    const stranger = wrapFetchWithPayment(fetch, paymentClient(other.key));
+    const otherBefore = await usdcBalance(other.address);
+    const refused = await stranger(`${stack().appUrl}/prepaid/codes/top-up`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(topUp),
+    });
+    expect(refused.status).toBe(404);
+    const wrongModel = await pay(`${stack().appUrl}/prepaid/codes/top-up`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...topUp, model: "vendor-a/gpt-6-sol" }),
+    });
+    expect(wrongModel.status).toBe(400);
+    expect(await usdcBalance(other.address)).toBe(otherBefore);
+    expect((await keyStatus((await currentCode())!)).body.tokens.total).toBe(after.total);
   });
 
   it("lowers a key's limits, and never raises them", async () => {

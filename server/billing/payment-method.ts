@@ -54,7 +54,17 @@ export interface AnswerEncoder {
  */
 export type PreparedAnswer = (
   { kind: "json"; body: unknown; status?: number } | { kind: "stream"; stream: StartedStream }
-) & { onUnsettled?: () => Promise<void> | void; price?: X402Price; provider?: string; encode?: AnswerEncoder };
+) & {
+  onUnsettled?: () => Promise<void> | void;
+  /**
+   * Writes what the payment bought once it is taken (a top-up's tokens), before the answer leaves; a database away
+   * for now delays it (deferred-writes.ts) rather than losing it. Whole answers only.
+   */
+  onSettled?: () => Promise<unknown>;
+  price?: X402Price;
+  provider?: string;
+  encode?: AnswerEncoder;
+};
 
 /** What an x402 payment session works with: the facilitator, the ledger, the metrics, the answers kept for retries. */
 /** A payment the facilitator found valid: how long verify took, and which facilitator said so (it settles it). */

@@ -155,6 +155,14 @@ export class X402Session {
     timings.settle = taking.settleMs;
     if (taking.kind === "refused") return this.unsettled(answer, amount, taking);
     const record = () => this.record(amount, taking);
+    // Taken, or perhaps taken (reconciliation settles it): what the payment bought is written as the work is given.
+    const { onSettled } = answer;
+    if (onSettled)
+      await this.start.services.writes.write(
+        "paid_after_settlement",
+        { endpoint: this.start.call.endpoint },
+        onSettled,
+      );
     timings.total = this.sinceEntry();
     if (taking.kind === "unknown") {
       // The work is done: deliver it rather than risk a payer paying for nothing; reconciliation settles the row.

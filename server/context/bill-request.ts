@@ -24,6 +24,7 @@ export async function billRequest(
     | "config"
     | "payments"
     | "prepaidKeys"
+    | "ownedKeys"
     | "metrics"
     | "providers"
     | "writes"

@@ -51,7 +51,7 @@ export interface FreeEndpoint<Uses extends keyof AppContext = keyof AppContext> 
 }
 
 /** What the paid work reaches: the providers, the configuration (the catalog, the origin), the prepaid keys. */
-export type WorkContext = Pick<AppContext, "config" | "providers" | "prepaidKeys" | "limits">;
+export type WorkContext = Pick<AppContext, "config" | "providers" | "prepaidKeys" | "ownedKeys" | "limits">;
 
 /** A paid endpoint: parse, quote, then the work the billing wrapper runs once the payment is authorized. */
 export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {

@@ -13,7 +13,7 @@ describe("endpoint catalog", () => {
   const paid = catalog.filter((endpoint) => endpoint.access === "x402");
 
   it("gives every paid endpoint an example the service's own validation accepts and prices", async () => {
-    expect(paid.length).toBe(11);
+    expect(paid.length).toBe(12);
     for (const endpoint of paid) {
       expect(endpoint.example, endpoint.path).toBeDefined();
       const quote = await quoteRequest(

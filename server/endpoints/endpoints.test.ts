@@ -25,7 +25,7 @@ describe("the endpoint list", () => {
 
   it("declares each method and path once", () => {
     expect(new Set(routes).size).toBe(routes.length);
-    expect(routes.length).toBe(31); // the spec's 19, GET /metrics for operators, GET /v1/channels/refund for payers, the six owner routes of /v1/prepaid/keys, POST /v1/messages and /v1/messages/count_tokens with their /api aliases
+    expect(routes.length).toBe(32); // the spec's 19, GET /metrics for operators, GET /v1/channels/refund for payers, the six owner routes of /v1/prepaid/keys, POST /prepaid/codes/top-up, POST /v1/messages and /v1/messages/count_tokens with their /api aliases
   });
 
   it("is served by app/serve.mjs alone: the framework has no route file", () => {

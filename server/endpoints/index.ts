@@ -18,7 +18,7 @@ import {
   prepaidStatusEndpoint,
 } from "./free-endpoints";
 import { imageEdits, imageGenerations } from "./images";
-import { prepaidCodes, prepaidCodesWithDefaults } from "./prepaid-codes";
+import { prepaidCodes, prepaidCodesWithDefaults, prepaidTopUp } from "./prepaid-codes";
 import {
   keyLimitsEndpoint,
   ownedKeysEndpoint,
@@ -44,6 +44,7 @@ export function endpointsFor(catalog: ModelCatalog): readonly Endpoint[] {
     decisions(catalog),
     prepaidCodes(catalog),
     prepaidCodesWithDefaults(catalog),
+    prepaidTopUp(catalog),
     embeddingsEndpoint(catalog),
     freeChatCompletions(catalog),
     freeChatQuotaEndpoint,

@@ -2,7 +2,8 @@ import type { ModelCatalog } from "../../config/catalog/model-catalog";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { prepaidApiBase } from "../http/public-urls";
 import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
-import { defaultPackModel, purchaseRequests } from "../prepaid/prepaid-purchase-request";
+import { defaultPackModel, purchaseRequests, topUpRequests } from "../prepaid/prepaid-purchase-request";
+import { topUpKey } from "../prepaid/prepaid-top-up";
 import { quotePrepaidPack } from "../pricing/quote-tokens";
 import { paidEndpoint } from "../context/endpoint";
 
@@ -70,3 +71,46 @@ export const prepaidCodesWithDefaults = (catalog: ModelCatalog) =>
     operationId: "buyPrepaidCodeWithDefaults",
     summary: `Buy a prepaid key; body optional (defaults ${defaultPackModel(catalog)}, ${prepaidPacks.defaultTokens} tokens)`,
   });
+
+/** More tokens on a key, bought by the wallet that owns it, priced as a purchase of that many tokens. */
+export function prepaidTopUp(catalog: ModelCatalog) {
+  const topUps = topUpRequests(catalog);
+  return paidEndpoint({
+    method: "POST",
+    paths: ["/prepaid/codes/top-up"],
+    access: ["x402"],
+    schema: topUps.schema,
+    parse: (value) => topUps.parse(value),
+    quote({ key, model, tokens }, network) {
+      const { amount, display } = quotePrepaidPack(model, tokens, network);
+      return {
+        amount,
+        display: {
+          key,
+          model: model.id,
+          tokens,
+          input_usd_per_1m: model.inputUsdPerMillion,
+          tokens_usd: display.input_usd,
+          settlement_fee_usd: display.settlement_overhead_usd,
+          total_usd: display.total_usd,
+          amount: display.amount,
+          asset_decimals: display.asset_decimals,
+        },
+        description: `${tokens} more tokens on prepaid key ${key} (${model.id})`,
+        model: model.id,
+      };
+    },
+    async work(context, topUp, grant) {
+      if (!grant.payment) throw new Error("a top-up is paid with an x402 payment");
+      return topUpKey(context, topUp, grant.payment);
+    },
+    docs: {
+      operationId: "topUpPrepaidKey",
+      summary: "More tokens on a key (body {key: id, model, tokens}), paid by the wallet that bought it",
+      example: { key: 1, model: defaultPackModel(catalog), tokens: prepaidPacks.defaultTokens },
+      responseDescription: "{object: prepaid_key, id, code_prefix, model, status, tokens, limits, ..., added_tokens}",
+      pricing,
+      errors: { 404: "not_found: no usable key of that id was bought by the paying wallet (nothing charged)" },
+    },
+  });
+}

@@ -39,6 +39,11 @@ export interface OwnedKeyStore {
   rotate(id: number, owner: string | undefined, code: string): Promise<boolean>;
   /** Revokes a usable key for good: its tokens left stay on record, calls in flight settle. False if none. */
   revoke(id: number, owner: string | undefined): Promise<boolean>;
+  /**
+   * Adds `tokens` to the owner's usable key of `model` (a used-up key is active again). False if none was found.
+   * Written once the top-up's payment is taken (prepaid-top-up.ts).
+   */
+  topUp(id: number, owner: string, model: string, tokens: number): Promise<boolean>;
   /** Stores a usable key's limits (JSON, or null for none). False if none was found. */
   setLimits(id: number, owner: string | undefined, limits: string | null): Promise<boolean>;
 }

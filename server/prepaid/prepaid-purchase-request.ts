@@ -28,6 +28,24 @@ export function purchaseRequests(catalog: ModelCatalog) {
   return { schema, parse };
 }
 
+/** A top-up of a key: the key (its id), its model and the tokens to add, a pack's tokens. */
+export function topUpRequests(catalog: ModelCatalog) {
+  const { schema: purchase } = purchaseRequests(catalog);
+  const schema = purchase.omit({ limits: true }).extend({ key: z.number().int().positive() });
+  const parse = (value: unknown): PrepaidTopUp => {
+    requireJsonObject(value);
+    const { key, model, tokens } = parseOrThrow(schema, value);
+    return { key, model: findChatModel(catalog, model)!, tokens };
+  };
+  return { schema, parse };
+}
+
+export interface PrepaidTopUp {
+  key: number;
+  model: ChatModel;
+  tokens: number;
+}
+
 const purchaseFields = (model: z.ZodType<string>) =>
   z.object({
     model,

@@ -76,6 +76,19 @@ export class PostgresOwnedKeys implements OwnedKeyStore {
     return changed.length > 0;
   }
 
+  async topUp(id: number, owner: string, model: string, tokens: number): Promise<boolean> {
+    const changed = await this.database
+      .update(prepaidKeys)
+      .set({
+        totalTokens: sql`${prepaidKeys.totalTokens} + ${tokens}`,
+        status: sql`case when ${prepaidKeys.status} = 'disabled' then 'active' else ${prepaidKeys.status} end`,
+        updatedAt: new Date(),
+      })
+      .where(and(usableKey(id, owner), eq(prepaidKeys.model, model)))
+      .returning({ id: prepaidKeys.id });
+    return changed.length > 0;
+  }
+
   async setLimits(id: number, owner: string | undefined, limits: string | null): Promise<boolean> {
     const changed = await this.database
       .update(prepaidKeys)

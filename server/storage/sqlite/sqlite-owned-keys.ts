@@ -77,6 +77,19 @@ export class SqliteOwnedKeys implements OwnedKeyStore {
     return changed.changes > 0;
   }
 
+  async topUp(id: number, owner: string, model: string, tokens: number): Promise<boolean> {
+    const changed = this.database
+      .update(prepaidKeys)
+      .set({
+        totalTokens: sql`${prepaidKeys.totalTokens} + ${tokens}`,
+        status: sql`case when ${prepaidKeys.status} = 'disabled' then 'active' else ${prepaidKeys.status} end`,
+        updatedAt: new Date(),
+      })
+      .where(and(usableKey(id, owner), eq(prepaidKeys.model, model)))
+      .run();
+    return changed.changes > 0;
+  }
+
   async setLimits(id: number, owner: string | undefined, limits: string | null): Promise<boolean> {
     const changed = this.database
       .update(prepaidKeys)
