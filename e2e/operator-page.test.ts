@@ -203,6 +203,20 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
       await page.screenshot({ path, fullPage: true });
       console.log(`operator's page on ${engine}: ${path}`);
 
+      // The keys card: the key bought, found by its owner, revoked without JavaScript; refused at once.
+      await page.getByLabel("Owner (wallet)").fill(bought.owner);
+      await page.getByRole("button", { name: "Find keys" }).click();
+      const row = page.getByTestId(`operator-key-${bought.id}`);
+      expect(await row.innerText()).toContain(bought.code.slice(0, 16));
+      expect(await page.locator('[data-testid="keys"] tbody tr').count()).toBe(1);
+      await row.getByRole("button", { name: `Revoke key ${bought.id}` }).click();
+      expect(await page.getByTestId("keys-outcome").innerText()).toMatch(/is revoked/);
+      expect(await page.getByTestId(`operator-key-${bought.id}`).innerText()).toContain("revoked");
+      for (const url of [app.url, other.url]) {
+        const status = await fetch(`${url}/v1/prepaid/status`, { headers: { authorization: `Bearer ${bought.code}` } });
+        expect(status.status).toBe(401);
+      }
+
       // Signing out ends the session: the form again, no cookie.
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByLabel("Operator token").waitFor();
@@ -296,6 +310,9 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
  * Two paid chats, one whose settle is lost (recovered by the background reconciliation), a prepaid key bought and
  * used once, a stream whose settlement is refused, a provider failing.
  */
+/** The key makeLedger bought, and its owner. */
+let bought: { id: number; code: string; owner: string };
+
 async function makeLedger(base: string) {
   const chat = chatBody("operator's page", { max_tokens: 20 });
   const price = BigInt((await quote("/v1/chat/completions", chat, base)).accepts[0]!.amount);
@@ -314,6 +331,7 @@ async function makeLedger(base: string) {
   }
 
   const key = await buyPrepaidCode(payer.key, { model: MODEL, tokens: 100_000 }, "/prepaid/codes", base);
+  bought = { id: key.id, code: key.code, owner: payer.address };
   await new OpenAI({ apiKey: key.code, baseURL: `${base}/v1`, maxRetries: 0 }).chat.completions.create({
     model: MODEL,
     messages: [{ role: "user", content: "spent from the key" }],

@@ -18,6 +18,7 @@ import { logEvent } from "./core/log";
 import { operatorRoutes } from "./operator/operator-routes";
 import { hasOperatorSession } from "./operator/operator-session";
 import { operatorView, type OperatorView } from "./operator/operator-view";
+import { operatorKeys, type KeysQuery, type OperatorKeys } from "./operator/operator-keys";
 import { warmTokenCounter } from "./pricing/warm-token-counter";
 import { startTracing, stopTracing } from "./tracing/tracing";
 
@@ -48,6 +49,7 @@ export function startAppContext(): Promise<AppContext> {
       ...operatorRoutes(created.config, () => ({
         clientAddresses: appContext().clientAddresses,
         operatorStore: appContext().storage.operator,
+        ownedKeys: appContext().ownedKeys,
       })),
     ];
     router = new Router(routes, () => created.config.corsOrigins);
@@ -120,14 +122,19 @@ export function deploymentFor(host: string) {
  */
 export async function operatorPage(
   cookieHeader: string | null,
-): Promise<{ state: "absent" } | { state: "signed-out" } | { state: "signed-in"; view: OperatorView }> {
+  keysQuery: KeysQuery = {},
+): Promise<
+  { state: "absent" } | { state: "signed-out" } | { state: "signed-in"; view: OperatorView; keys: OperatorKeys }
+> {
   const current = appContext();
   const token = current.config.operatorToken;
   if (!token) return { state: "absent" };
   // The generation is read each time: a sign-out on another instance ends this session here too.
   const generation = await current.storage.operator.generation();
   if (!hasOperatorSession(cookieHeader, token, generation)) return { state: "signed-out" };
-  return { state: "signed-in", view: await operatorView(current) };
+  const [view, keys] = await Promise.all([operatorView(current), operatorKeys(current.ownedKeys, keysQuery)]);
+  return { state: "signed-in", view, keys };
 }
 
 export type { OperatorView } from "./operator/operator-view";
+export type { OperatorKeys, KeysQuery } from "./operator/operator-keys";

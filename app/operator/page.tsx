@@ -1,7 +1,7 @@
 import { Fragment } from "react";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
-import type { OperatorView } from "../../server/index";
+import type { KeysQuery, OperatorKeys, OperatorView } from "../../server/index";
 
 type RunView = NonNullable<OperatorView["reconciliation"]["last"]>;
 import { countIn, OPEN_STATUSES } from "../../server/ledger-report/ledger-report";
@@ -30,12 +30,15 @@ const ATTENTION = [
  * The operator's page: the ledger's figures (the queries of `paysvc ledger report`), the providers and
  * facilitators, the last reconciliation. Only with OPERATOR_TOKEN set (else 404), behind a sign-in with it.
  */
-export default async function OperatorPage() {
+export default async function OperatorPage({ searchParams }: { searchParams: Promise<Record<string, unknown>> }) {
   const server = await serverModule();
-  const page = await server.operatorPage((await headers()).get("cookie"));
+  const params = await searchParams;
+  const text = (name: string) => (typeof params[name] === "string" ? (params[name] as string) : undefined);
+  const query: KeysQuery = { key: text("key"), owner: text("owner"), prefix: text("prefix"), revoked: text("revoked") };
+  const page = await server.operatorPage((await headers()).get("cookie"), query);
   if (page.state === "absent") notFound();
   if (page.state === "signed-out") return <SignIn />;
-  return <Dashboard view={page.view} />;
+  return <Dashboard view={page.view} keys={page.keys} />;
 }
 
 function SignIn() {
@@ -57,7 +60,7 @@ function SignIn() {
   );
 }
 
-function Dashboard({ view }: { view: OperatorView }) {
+function Dashboard({ view, keys }: { view: OperatorView; keys: OperatorKeys }) {
   const { report } = view;
   const { prepaid, total } = report;
   const opened = countIn(total, OPEN_STATUSES);
@@ -260,6 +263,8 @@ function Dashboard({ view }: { view: OperatorView }) {
           <dd data-figure="tokens-outstanding">{prepaid.tokensOutstanding.toLocaleString("en-US")}</dd>
         </dl>
       </section>
+
+      <KeysCard keys={keys} />
 
       <section className="card">
         <h2>Payments by protocol</h2>
@@ -504,3 +509,83 @@ const dayLabel = (period: string, index: number, count: number) =>
   (count - 1 - index) % 5 === 0 ? period.slice(5, 10) : undefined;
 
 const rows = (count: number) => `${count} ${count === 1 ? "row" : "rows"}`;
+
+/** The keys sold (by id, owner or code prefix; the newest else), each revocable: what `paysvc keys` does. */
+function KeysCard({ keys }: { keys: OperatorKeys }) {
+  const { query } = keys;
+  return (
+    <section className="card" id="keys" aria-labelledby="keys-title">
+      <h2 id="keys-title">Keys</h2>
+      <form className="lookup" method="get" action="/operator#keys">
+        <div className="field">
+          <label htmlFor="keys-owner">Owner (wallet)</label>
+          <input id="keys-owner" type="text" name="owner" defaultValue={query.owner ?? ""} />
+        </div>
+        <div className="field">
+          <label htmlFor="keys-prefix">Code starts with</label>
+          <input id="keys-prefix" type="text" name="prefix" defaultValue={query.prefix ?? ""} />
+        </div>
+        <button type="submit" className="secondary">
+          Find keys
+        </button>
+      </form>
+      {keys.outcome ? (
+        <p role="status" data-testid="keys-outcome">
+          {keys.outcome}
+        </p>
+      ) : null}
+      {keys.keys.length === 0 ? (
+        <p className="note">No key sold matches.</p>
+      ) : (
+        <div className="table-scroll">
+          <table data-testid="keys">
+            <thead>
+              <tr>
+                <th className="num">Id</th>
+                <th>Code</th>
+                <th>Owner</th>
+                <th>Model</th>
+                <th>Status</th>
+                <th className="num">Used / total</th>
+                <th>Last used (UTC)</th>
+                <th>
+                  <span className="skip">Revoke</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.keys.map((key) => (
+                <tr key={key.id} data-testid={`operator-key-${key.id}`}>
+                  <td className="num">{key.id}</td>
+                  <td className="mono">{key.codePrefix ? `${key.codePrefix}…` : "-"}</td>
+                  <td className="mono" title={key.owner ?? undefined}>
+                    {key.owner ? `${key.owner.slice(0, 8)}…${key.owner.slice(-6)}` : "-"}
+                  </td>
+                  <td>{key.model}</td>
+                  <td>{key.status}</td>
+                  <td className="num">
+                    {key.usedTokens.toLocaleString("en-US")} / {key.totalTokens.toLocaleString("en-US")}
+                  </td>
+                  <td>{key.lastUsedAt ? key.lastUsedAt.toISOString().slice(0, 16).replace("T", " ") : "never"}</td>
+                  <td>
+                    {key.status === "active" || key.status === "disabled" ? (
+                      <form method="post" action="/operator/keys/revoke">
+                        <input type="hidden" name="key" value={key.id} />
+                        <button type="submit" className="secondary" aria-label={`Revoke key ${key.id}`}>
+                          Revoke
+                        </button>
+                      </form>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="note">
+        A revoked key is refused at once on every instance; its unused tokens stay on record. Codes are never shown.
+      </p>
+    </section>
+  );
+}

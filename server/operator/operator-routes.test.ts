@@ -16,7 +16,7 @@ let services: () => OperatorServices;
 
 beforeAll(async () => {
   storage = await openStorage(await databases.newDatabaseUrl("sqlite"));
-  services = () => ({ clientAddresses: resolver, operatorStore: storage.operator });
+  services = () => ({ clientAddresses: resolver, operatorStore: storage.operator, ownedKeys: storage.ownedKeys });
 });
 afterAll(() => storage?.close());
 

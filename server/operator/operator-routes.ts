@@ -6,6 +6,7 @@ import { readBodyBytes } from "../http/read-body-bytes";
 import type { HttpRoute } from "../http/router";
 import { fromThisSite } from "../auth/form-origin";
 import type { OperatorStore } from "../storage/operator-store";
+import type { OwnedKeyStore } from "../prepaid/owned-keys";
 import { hasOperatorSession, isOperatorToken, newSessionValue, OPERATOR_SESSION } from "./operator-session";
 import { reachedOverHttps, sessionCookie } from "../auth/session-cookie";
 import { SignInAttempts } from "./sign-in-attempts";
@@ -17,6 +18,7 @@ const MAX_FORM_BYTES = 4096;
 export interface OperatorServices {
   clientAddresses: ClientAddressResolver;
   operatorStore: OperatorStore;
+  ownedKeys: OwnedKeyStore;
 }
 
 /**
@@ -24,7 +26,8 @@ export interface OperatorServices {
  * the form field `token` sets the session cookie and sends the browser back to the page; a wrong token is a 401
  * with one sentence, nothing set; past the attempts of its address's window, a 429 with Retry-After. POST
  * /operator/sign-out ends every session (the generation moves on) when it carries one, and clears the cookie.
- * Either POST from another site's page is a 403 that does nothing. No OPERATOR_TOKEN: no routes (404).
+ * POST /operator/keys/revoke (field `key`, a signed-in operator's) revokes a key and goes back to the page, where
+ * the keys' card shows it. Any POST from another site's page is a 403 that does nothing. No OPERATOR_TOKEN: no routes (404).
  */
 export function operatorRoutes(
   config: Pick<ServiceConfig, "operatorToken" | "publicBaseUrl">,
@@ -68,6 +71,23 @@ export function operatorRoutes(
           await store.endSessions();
         }
         return backToPage(sessionCookie(OPERATOR_SESSION, undefined, secure(request)));
+      },
+    },
+    {
+      method: "POST",
+      path: "/operator/keys/revoke",
+      handle: async (request) => {
+        if (otherSite(request)) return refused();
+        const store = services().operatorStore;
+        if (!hasOperatorSession(request.headers.get("cookie"), token, await store.generation())) {
+          return page(401, "Your operator session has ended; nothing was revoked.");
+        }
+        const form = await readForm(request);
+        const key = Number(form?.get("key"));
+        if (!Number.isSafeInteger(key) || key < 1) return page(400, "Name the key to revoke by its id.");
+        const revoked = await services().ownedKeys.revoke(key, undefined);
+        const back = `/operator?key=${key}&revoked=${revoked ? "1" : "0"}#keys`;
+        return { status: 303, headers: { location: back, "cache-control": "no-store" }, body: "" };
       },
     },
   ];
