@@ -97,11 +97,11 @@ export class RateLimiter {
       RATE_LIMIT_WINDOW_MS,
       now,
     );
-    const headers = limitHeaders(rule, taken.use, now);
-    const { id } = taken;
-    if (id === undefined) throw this.refusal(payer, rule, taken.use, call, headers, now);
+    const headers = limitHeaders(rule, taken.use);
+    const { ticket } = taken;
+    if (ticket === undefined) throw this.refusal(payer, rule, taken.use, call, headers);
     const renewal = setInterval(() => {
-      this.log.renew(id, leaseUntil()).catch((error: unknown) => {
+      this.log.renew(ticket, leaseUntil()).catch((error: unknown) => {
         logEvent("error", "rate_limit_renew_failed", { error: (error as Error).message });
       });
     }, RATE_LIMIT_LEASE_MS / 3);
@@ -116,8 +116,8 @@ export class RateLimiter {
     };
     return {
       headers,
-      end: (tokens) => finish(() => this.log.end(id, tokens ?? call.tokens)),
-      giveBack: () => finish(() => this.log.give(id)),
+      end: (tokens) => finish(() => this.log.end(ticket, tokens ?? call.tokens)),
+      giveBack: () => finish(() => this.log.give(ticket)),
     };
   }
 
@@ -128,7 +128,6 @@ export class RateLimiter {
     use: LimitUse,
     call: LimitedCall,
     headers: Record<string, string>,
-    now: number,
   ): ApiError {
     const who = payer.kind === "key" ? "This prepaid key" : `The wallet ${payer.address}`;
     const over: string[] = [];
@@ -149,7 +148,7 @@ export class RateLimiter {
       over.push(`${rule.requestsPerMinute} requests per minute`);
     }
     this.refused(payer.kind, limit);
-    const retryAfter = limit === "concurrent" ? 1 : retryAfterSeconds(use, now);
+    const retryAfter = limit === "concurrent" ? 1 : retryAfterSeconds(use);
     return new ApiError(
       "rate_limit_exceeded",
       `Rate limit reached: ${who} may make ${over.join(" and ")}; retry in ${retryAfter} s. Nothing was charged.`,

@@ -23,9 +23,12 @@ describe.each(engines)("the rate limits' log on %s", (engine) => {
         ),
       ),
     );
-    const admitted = takes.filter((taken) => taken.id !== undefined);
+    const admitted = takes.filter((taken) => taken.ticket !== undefined);
     expect(admitted).toHaveLength(30);
-    expect(takes.filter((taken) => taken.id === undefined).every((taken) => taken.use.requests === 30)).toBe(true);
+    const refused = takes.filter((taken) => taken.ticket === undefined);
+    expect(refused.every((taken) => taken.use.requests === 30)).toBe(true);
+    // A refused call waits for the first request to leave the window (2 s a request at 30 a minute).
+    expect(refused.every((taken) => taken.use.waitMs === 2000)).toBe(true);
     expect(admitted.map((taken) => taken.use.requests).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 30 }, (_, index) => index + 1),
     );
@@ -37,7 +40,7 @@ describe.each(engines)("the rate limits' log on %s", (engine) => {
       RATE_LIMIT_WINDOW_MS,
       now,
     );
-    expect(other.id).toBeDefined();
+    expect(other.ticket).toBeDefined();
     const later = now + RATE_LIMIT_WINDOW_MS + 1;
     const again = await second.limitLog.take(
       "key:1",
@@ -46,38 +49,70 @@ describe.each(engines)("the rate limits' log on %s", (engine) => {
       RATE_LIMIT_WINDOW_MS,
       later,
     );
-    expect(again).toMatchObject({ use: { requests: 1, oldestAt: later } });
-    expect(again.id).toBeDefined();
+    expect(again).toMatchObject({ use: { requests: 1, requestsResetMs: 0 } });
+    expect(again.ticket).toBeDefined();
   });
 
-  it("counts a call's tokens until it ends with what it used, and its running until it ends or its lease lapses", async () => {
+  it("counts a call's tokens until it ends with what it used, and its running until it ends or the lease lapses", async () => {
     const [first, second] = await twoInstances();
     const now = Date.now();
     const rule = { ...none, tokensPerMinute: 1000, concurrent: 2 };
-    const call = (tokens: number) => ({ tokens, leaseUntil: now + 5000 });
+    const call = (tokens: number, leaseUntil = now + 5000) => ({ tokens, leaseUntil });
     const a = await first.limitLog.take("wallet:0xa", rule, call(600), RATE_LIMIT_WINDOW_MS, now);
     expect(a).toMatchObject({ use: { tokens: 600, running: 1 } });
     // 600 + 500 is over the tokens; once the first call ends having used 100, there is room.
-    expect((await second.limitLog.take("wallet:0xa", rule, call(500), RATE_LIMIT_WINDOW_MS, now)).id).toBeUndefined();
-    await first.limitLog.end(a.id!, 100);
+    const over = await second.limitLog.take("wallet:0xa", rule, call(500), RATE_LIMIT_WINDOW_MS, now);
+    expect(over.ticket).toBeUndefined();
+    // 100 tokens leave the window in 6 s (60 ms a token at 1,000 a minute).
+    expect(over.use.waitMs).toBe(6000);
+    await first.limitLog.end(a.ticket!, 100);
     const b = await second.limitLog.take("wallet:0xa", rule, call(500), RATE_LIMIT_WINDOW_MS, now);
     expect(b).toMatchObject({ use: { tokens: 600, running: 1 } });
     const c = await second.limitLog.take("wallet:0xa", rule, call(100), RATE_LIMIT_WINDOW_MS, now);
     expect(c.use.running).toBe(2);
-    // Two running: a third waits for one to end, or for a lease no one renewed to lapse.
-    expect((await first.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, now)).id).toBeUndefined();
-    await first.limitLog.renew(c.id!, now + 60_000);
+    // Two running: a third waits for one to end, or for the lease no running call renewed to lapse.
+    expect((await first.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, now)).ticket).toBeUndefined();
+    await first.limitLog.end(c.ticket!, 100);
+    const d = await first.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, now);
+    expect(d.use.running).toBe(2);
+    // b's process dies: b and d count until the lease lapses (5 s, nobody renewed it), then a new count starts.
     const afterLease = now + 6000;
-    const d = await first.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, afterLease);
-    expect(d).toMatchObject({ use: { running: 2 } });
-    // A call given back counts nothing: 100 + 500 + 100 and this one's 199.
-    await first.limitLog.give(d.id!);
-    expect(
-      (await first.limitLog.take("wallet:0xa", rule, call(199), RATE_LIMIT_WINDOW_MS, afterLease)).use,
-    ).toMatchObject({
-      tokens: 899,
-      running: 2,
-    });
+    const e = await first.limitLog.take(
+      "wallet:0xa",
+      rule,
+      call(1, afterLease + 5000),
+      RATE_LIMIT_WINDOW_MS,
+      afterLease,
+    );
+    expect(e).toMatchObject({ use: { running: 1 } });
+    // An end of the lapsed count takes nothing from the new one; a renewed lease keeps e counted.
+    await second.limitLog.end(b.ticket!, 500);
+    await first.limitLog.renew(e.ticket!, afterLease + 60_000);
+    const f = await second.limitLog.take("wallet:0xa", rule, call(1), RATE_LIMIT_WINDOW_MS, afterLease + 10_000);
+    expect(f.use.running).toBe(2);
+    // A call given back counts nothing: its tokens and its request leave at once.
+    const before = f.use.tokens;
+    await second.limitLog.give(f.ticket!);
+    const g = await second.limitLog.take("wallet:0xa", rule, call(199), RATE_LIMIT_WINDOW_MS, afterLease + 10_000);
+    expect(g.use.tokens).toBe(before - 1 + 199);
+  });
+
+  it("admits exactly the limit when a minute does not divide by it (7 a minute, 7 tokens a minute)", async () => {
+    const [first] = await twoInstances();
+    const now = Date.now();
+    for (const rule of [
+      { ...none, requestsPerMinute: 7 },
+      { ...none, tokensPerMinute: 7 },
+    ]) {
+      const subject = `key:${rule.requestsPerMinute}-${rule.tokensPerMinute}`;
+      const takes = [];
+      for (let index = 0; index < 9; index++) {
+        takes.push(
+          await first.limitLog.take(subject, rule, { tokens: 1, leaseUntil: now + 1 }, RATE_LIMIT_WINDOW_MS, now),
+        );
+      }
+      expect(takes.map((taken) => taken.ticket !== undefined)).toEqual([...Array(7).fill(true), false, false]);
+    }
   });
 
   it("names the busiest subjects of this hour and the one before (calls of both), with their refusals", async () => {

@@ -1,81 +1,94 @@
 import {
   busySubject,
+  limitStep,
+  limitTaken,
   type BusySubject,
   type LimitLog,
+  type LimitRow,
   type LimitRule,
   type LimitTake,
   type LimitTaken,
+  type LimitTicket,
 } from "../../limits/limit-log";
+import { firstValues, rateLimitSql } from "../rate-limit-sql";
 import type { PostgresDatabase } from "./open-postgres";
 
-type Row = {
-  taken_id: string | null;
-  used_requests: string;
-  used_tokens: string;
-  running: string;
-  oldest: Date | null;
+/** Each parameter's type: PostgreSQL infers none from `$1 = 0`, and a fraction of a millisecond is no integer. */
+const TYPES: Record<string, string> = { subject: "text", count: "integer", epoch: "integer", hour: "bigint" };
+
+/** The parameters' order in each statement: PostgreSQL numbers them. */
+function numbered(order: string[]) {
+  return (name: string) => {
+    let index = order.indexOf(name);
+    if (index < 0) index = order.push(name) - 1;
+    return `$${index + 1}::${TYPES[name] ?? "float8"}`;
+  };
+}
+
+function compiled(pick: "take" | "end" | "renew" | "busiest") {
+  const order: string[] = [];
+  const text = rateLimitSql(numbered(order), "greatest")[pick]();
+  return { text, order };
+}
+
+const statements = {
+  take: compiled("take"),
+  end: compiled("end"),
+  renew: compiled("renew"),
+  busiest: compiled("busiest"),
 };
 
 /**
- * The rate limits' calls on PostgreSQL: a call is admitted by paysvc_take_rate_limit and ended or given back by
- * paysvc_end_rate_limit (migration 0014), each of which takes a lock per subject before it counts, so concurrent
- * calls of one subject on any instances are admitted one at a time and the subject's counts stay exact.
+ * The rate limits on PostgreSQL: each admission, end, renewal or return is one statement on its subject's row
+ * (rate-limit-sql.ts), which the row's lock orders among instances; the statements are named, so each connection
+ * parses them once.
  */
 export class PostgresLimitLog implements LimitLog {
   constructor(private readonly database: PostgresDatabase) {}
 
-  async take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): Promise<LimitTaken> {
+  private async run<Row extends object>(pick: keyof typeof statements, values: Record<string, unknown>) {
+    const { text, order } = statements[pick];
     const { rows } = await this.database.$client.query<Row>({
-      name: "paysvc_take_rate_limit",
-      text: "select * from paysvc_take_rate_limit($1, $2, $3, $4, $5, $6, $7, $8)",
-      values: [
-        subject,
-        new Date(now),
-        windowMs,
-        rule.requestsPerMinute,
-        rule.tokensPerMinute,
-        rule.concurrent,
-        call.tokens,
-        new Date(call.leaseUntil),
-      ],
+      name: `paysvc_rate_limit_${pick}`,
+      text,
+      values: order.map((name) => values[name]),
     });
-    const row = rows[0];
-    if (!row) throw new Error("paysvc_take_rate_limit returned no row");
-    return {
-      id: row.taken_id === null ? undefined : Number(row.taken_id),
-      use: {
-        requests: Number(row.used_requests),
-        tokens: Number(row.used_tokens),
-        running: Number(row.running),
-        oldestAt: row.oldest?.getTime(),
-      },
-    };
+    return rows;
   }
 
-  async end(id: number, tokens: number): Promise<void> {
-    await this.database.$client.query("select paysvc_end_rate_limit($1, $2, false)", [id, tokens]);
+  async take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): Promise<LimitTaken> {
+    const step = limitStep(subject, rule, call, windowMs, now);
+    const [row] = await this.run<LimitRow>("take", { ...step, ...firstValues(step) });
+    if (!row) throw new Error("the rate limit's admission returned no row");
+    return limitTaken(step, numbers(row), call.tokens);
   }
 
-  async renew(id: number, leaseUntil: number): Promise<void> {
-    await this.database.$client.query(
-      "update rate_limit_calls set lease_until = $1 where id = $2 and lease_until is not null",
-      [new Date(leaseUntil), id],
-    );
+  async end(ticket: LimitTicket, tokens: number): Promise<void> {
+    const giveBackMs = ticket.msPerToken * Math.max(0, ticket.tokens - tokens);
+    await this.run("end", { subject: ticket.subject, epoch: ticket.epoch, giveBackMs, requestGiveBackMs: 0 });
   }
 
-  async give(id: number): Promise<void> {
-    await this.database.$client.query("select paysvc_end_rate_limit($1, 0, true)", [id]);
+  async renew(ticket: LimitTicket, leaseUntil: number): Promise<void> {
+    await this.run("renew", { subject: ticket.subject, epoch: ticket.epoch, leaseUntil });
+  }
+
+  async give(ticket: LimitTicket): Promise<void> {
+    const values = { subject: ticket.subject, epoch: ticket.epoch };
+    await this.run("end", { ...values, giveBackMs: ticket.tokensMs, requestGiveBackMs: ticket.requestMs });
   }
 
   async busiest(hour: number, count: number): Promise<BusySubject[]> {
-    const { rows } = await this.database.$client.query<Parameters<typeof busySubject>[0]>(
-      `select key, hour::float8 as hour, hour_calls::float8 as hour_calls, hour_refusals::float8 as hour_refusals,
-         prev_calls::float8 as prev_calls, prev_refusals::float8 as prev_refusals from rate_limit_counts
-       where hour >= $1 - 1
-       order by case when hour = $1 then hour_calls + prev_calls else hour_calls end desc
-       limit $2`,
-      [hour, count],
-    );
-    return rows.map((row) => busySubject(row, hour));
+    const rows = await this.run<Parameters<typeof busySubject>[0]>("busiest", { hour, count });
+    return rows.map((row) => busySubject(numbers(row), hour));
   }
+}
+
+/** A row's bigint and numeric columns as numbers (the driver gives them as strings). */
+function numbers<Row extends object>(row: Row): Row {
+  return Object.fromEntries(
+    Object.entries(row).map(([name, value]) => [
+      name,
+      typeof value === "string" && name !== "key" ? Number(value) : value,
+    ]),
+  ) as Row;
 }

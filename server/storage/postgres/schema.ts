@@ -1,6 +1,17 @@
 import { paymentSchemes } from "../../core/payment-scheme";
 import { paymentProtocols } from "../../core/payment-method-name";
-import { bigint, boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../../core/payment-status";
 
 /*
@@ -96,31 +107,20 @@ export const freeChatRequests = pgTable(
   (table) => [index("free_chat_requests_address_at_idx").on(table.address, table.at)],
 );
 
-export const rateLimitCalls = pgTable(
-  "rate_limit_calls",
-  {
-    id: count("id").primaryKey().generatedAlwaysAsIdentity(),
-    key: text("key").notNull(),
-    at: at("at").notNull(),
-    tokens: count("tokens").notNull().default(0),
-    leaseUntil: at("lease_until"),
-    counted: boolean("counted").notNull().default(true),
-  },
-  (table) => [
-    index("rate_limit_calls_key_at_idx").on(table.key, table.at),
-    index("rate_limit_calls_key_lease_idx").on(table.key, table.leaseUntil),
-  ],
-);
-
-export const rateLimitCounts = pgTable("rate_limit_counts", {
-  key: text("key").primaryKey(),
-  requests: count("requests").notNull().default(0),
-  tokens: count("tokens").notNull().default(0),
-  hour: count("hour").notNull().default(0),
-  hourCalls: count("hour_calls").notNull().default(0),
-  hourRefusals: count("hour_refusals").notNull().default(0),
-  prevCalls: count("prev_calls").notNull().default(0),
-  prevRefusals: count("prev_refusals").notNull().default(0),
+/** As on SQLite (sqlite/schema.ts): one row per rate-limited subject, its clocks and lease in ms. */
+export const rateLimits = pgTable("rate_limits", {
+  subject: text("subject").primaryKey(),
+  requestsAt: doublePrecision("requests_at").notNull(),
+  tokensAt: doublePrecision("tokens_at").notNull(),
+  running: integer("running").notNull(),
+  leaseUntil: doublePrecision("lease_until").notNull(),
+  epoch: integer("epoch").notNull(),
+  admitted: integer("admitted").notNull(),
+  hour: count("hour").notNull(),
+  hourCalls: count("hour_calls").notNull(),
+  hourRefusals: count("hour_refusals").notNull(),
+  prevCalls: count("prev_calls").notNull(),
+  prevRefusals: count("prev_refusals").notNull(),
 });
 
 export const quoteHolds = pgTable(

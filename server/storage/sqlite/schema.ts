@@ -1,6 +1,6 @@
 import { paymentSchemes } from "../../core/payment-scheme";
 import { paymentProtocols } from "../../core/payment-method-name";
-import { integer, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
+import { integer, real, sqliteTable, text, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { paymentStatuses, prepaidKeyStatuses } from "../../core/payment-status";
 
 /*
@@ -129,44 +129,25 @@ export const freeChatRequests = sqliteTable(
 );
 
 /**
- * The calls of each rate-limited subject (a prepaid key, a paying wallet): one row per admitted call, when it started
- * (ms), the tokens it counts (its reservation, then what it was charged), and while it runs, until when it counts
- * as running (`lease_until`, ms: renewed while it runs, null once it ended). `counted` is 1 while the call is within
- * the window and so in its subject's `rate_limit_counts`; a row leaves once neither counted nor running.
+ * Each rate-limited subject (a prepaid key, a paying wallet) as one row (limits/limit-log.ts, storage/rate-limit-sql.ts):
+ * its request and token clocks (ms, a cell rate algorithm each: how far ahead of now its calls have moved them), the
+ * calls running under its lease (`lease_until`, ms, renewed by the running calls; a lapsed lease starts a new
+ * `epoch`), whether the last call was admitted, and for the operator's page the clock hour (hours since the epoch)
+ * of the last call, the calls admitted and refused in it, and in the hour before it.
  */
-export const rateLimitCalls = sqliteTable(
-  "rate_limit_calls",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    key: text("key").notNull(),
-    at: integer("at").notNull(),
-    tokens: integer("tokens").notNull().default(0),
-    leaseUntil: integer("lease_until"),
-    counted: integer("counted").notNull().default(1),
-  },
-  (table) => [
-    index("rate_limit_calls_key_at_idx").on(table.key, table.at),
-    index("rate_limit_calls_key_lease_idx").on(table.key, table.leaseUntil),
-  ],
-);
-
-/**
- * What each subject's calls within the window add up to (requests and tokens), kept with them in each transaction,
- * so that admitting a call reads one row instead of counting the window.
- */
-export const rateLimitCounts = sqliteTable("rate_limit_counts", {
-  key: text("key").primaryKey(),
-  requests: integer("requests").notNull().default(0),
-  tokens: integer("tokens").notNull().default(0),
-  /**
-   * For the operator's page: the clock hour (hours since the epoch) of the last call, the calls admitted and refused
-   * in it, and in the hour before it.
-   */
-  hour: integer("hour").notNull().default(0),
-  hourCalls: integer("hour_calls").notNull().default(0),
-  hourRefusals: integer("hour_refusals").notNull().default(0),
-  prevCalls: integer("prev_calls").notNull().default(0),
-  prevRefusals: integer("prev_refusals").notNull().default(0),
+export const rateLimits = sqliteTable("rate_limits", {
+  subject: text("subject").primaryKey(),
+  requestsAt: real("requests_at").notNull(),
+  tokensAt: real("tokens_at").notNull(),
+  running: integer("running").notNull(),
+  leaseUntil: real("lease_until").notNull(),
+  epoch: integer("epoch").notNull(),
+  admitted: integer("admitted").notNull(),
+  hour: integer("hour").notNull(),
+  hourCalls: integer("hour_calls").notNull(),
+  hourRefusals: integer("hour_refusals").notNull(),
+  prevCalls: integer("prev_calls").notNull(),
+  prevRefusals: integer("prev_refusals").notNull(),
 });
 
 /**
