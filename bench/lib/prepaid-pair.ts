@@ -8,8 +8,9 @@ import { pidListeningOn } from "./process-memory";
 import { percentile, rotate, runConcurrently } from "./stats";
 
 /**
- * One app server's figures: p50 latency and CPU per call, in ms; `wholeCpu`: the process's CPU per call over each
- * round of the run (and `settleMs` after it), which also counts what it does between calls (a batch of spans sent).
+ * One app server's figures: p50 latency and CPU per call, in ms (at a concurrency above one, the process's CPU
+ * over the calls, divided by them); `wholeCpu`: the process's CPU per call over each round of the run (and
+ * `settleMs` after it), which also counts what it does between calls (a batch of spans sent).
  */
 export interface PrepaidFigures {
   p50: number;
@@ -21,7 +22,12 @@ export async function prepaidPair(
   stack: RunningStack,
   calls: number,
   env: Record<string, string>,
-  { rounds = 1, settleMs = 0, freshStock = false }: { rounds?: number; settleMs?: number; freshStock?: boolean } = {},
+  {
+    rounds = 1,
+    settleMs = 0,
+    freshStock = false,
+    concurrency = 1,
+  }: { rounds?: number; settleMs?: number; freshStock?: boolean; concurrency?: number } = {},
 ): Promise<{ stock: PrepaidFigures; changed: PrepaidFigures }> {
   // A fresh stock app is started as the changed one is: neither carries what the stack's own did before.
   const stock = freshStock ? await startFreshApp(stack.appUrl) : undefined;
@@ -57,7 +63,14 @@ export async function prepaidPair(
     const perRound = Math.ceil(calls / rounds);
     for (let round = 0; round < rounds; round++) {
       const before = pids.map((pid) => cpuMs(pid!));
-      const roundTimes = await rotate(perRound, paths);
+      // At a concurrency above one, each server takes its share of the round in turn, `concurrency` calls at once.
+      const roundTimes =
+        concurrency === 1
+          ? await rotate(perRound, paths)
+          : [
+              (await runConcurrently(perRound, concurrency, paths[0]!)).durations,
+              (await runConcurrently(perRound, concurrency, paths[1]!)).durations,
+            ];
       await new Promise((resolve) => setTimeout(resolve, settleMs));
       pids.forEach((pid, index) => {
         times[index]!.push(...roundTimes[index]!);
@@ -65,9 +78,12 @@ export async function prepaidPair(
       });
     }
     const made = perRound * rounds;
+    // Calls at once overlap their own measurements: then the process's CPU over the rounds says it.
+    const cpuOf = (index: number) =>
+      concurrency === 1 ? cpu[index]! / made : whole[index]!.reduce((sum, each) => sum + each, 0) / rounds;
     return {
-      stock: { p50: percentile(times[0]!, 50), cpu: cpu[0]! / made, wholeCpu: whole[0]! },
-      changed: { p50: percentile(times[1]!, 50), cpu: cpu[1]! / made, wholeCpu: whole[1]! },
+      stock: { p50: percentile(times[0]!, 50), cpu: cpuOf(0), wholeCpu: whole[0]! },
+      changed: { p50: percentile(times[1]!, 50), cpu: cpuOf(1), wholeCpu: whole[1]! },
     };
   } finally {
     await changed.stop();
