@@ -45,7 +45,7 @@ async function keyStatus(code: string) {
 
 /** The challenge of an unsigned request, as the client reads it. */
 async function challengeOf(url = KEYS_URL()) {
-  const response = await fetch(url);
+  const response = await fetch(url, { method: url === KEYS_URL() ? "GET" : "POST" });
   expect(response.status).toBe(402);
   const required = decodePaymentRequiredHeader(response.headers.get("payment-required")!);
   const extension = required.extensions!["sign-in-with-x"] as {
@@ -59,8 +59,9 @@ async function challengeOf(url = KEYS_URL()) {
 async function signedHeader(
   privateKey: `0x${string}`,
   alter: (info: SIWxExtensionInfo & SupportedChain) => void = () => {},
+  url = KEYS_URL(),
 ) {
-  const { extension } = await challengeOf();
+  const { extension } = await challengeOf(url);
   const info = { ...extension.info, ...extension.supportedChains[0]! };
   alter(info);
   // The client signs only a challenge whose domain is the host that sent it: as a phishing page's would be.
@@ -245,6 +246,7 @@ describe("wallets own the keys they paid for", () => {
       ["expired", (info) => void (info.expirationTime = new Date(Date.now() - 1000).toISOString()), /expired/i],
       ["another chain", (info) => void (info.chainId = "eip155:1"), /chain eip155:1/],
       ["a made-up nonce", (info) => void (info.nonce = "a".repeat(48)), /not of a challenge issued here/],
+      ["another endpoint's", (info) => void (info.uri = `${KEYS_URL()}/revoke`), /is for \/v1\/prepaid\/keys\/revoke/],
     ];
     for (const [, alter, why] of cases) {
       const refused = await withHeader(await signedHeader(owner.key, alter));
@@ -259,7 +261,7 @@ describe("wallets own the keys they paid for", () => {
   it("gives a wallet that signed once a browser session, used from this site's pages only", async () => {
     const signIn = await fetch(`${KEYS_URL()}/sign-in`, {
       method: "POST",
-      headers: { "sign-in-with-x": await signedHeader(owner.key) },
+      headers: { "sign-in-with-x": await signedHeader(owner.key, undefined, `${KEYS_URL()}/sign-in`) },
     });
     expect(signIn.status).toBe(200);
     expect(await signIn.json()).toMatchObject({ object: "wallet_session", owner: owner.address.toLowerCase() });

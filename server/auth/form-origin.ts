@@ -1,7 +1,8 @@
 import type { ApiRequest } from "../http/api-request";
 
 /**
- * Whether a POST made with a session cookie (the operator's forms, a signed-in wallet's page) comes from this site's own page, as the browser says in `Origin`:
+ * Whether a POST made with a session cookie (the operator's forms, a signed-in wallet's page) comes from this
+ * site's own page, as the browser says in `Origin`:
  * - an Origin must be PUBLIC_BASE_URL's origin, or name the host the request was sent to (its Host header); over
  *   HTTPS, with the https scheme. `Origin: null` (a sandboxed frame, a page of no origin) is refused.
  * - no Origin at all: every browser in use sends Origin on a form POST, same-origin too, so its absence is a

@@ -88,6 +88,10 @@ export class WalletSignIn {
       throw refused(`The message is for chain ${payload.chainId}; this deployment signs in on ${this.terms.network}.`);
     }
     if (!payload.expirationTime) throw refused("The message has no expirationTime: sign the challenge as issued.");
+    // The library checks the URI's origin only: a message is for the one endpoint whose 402 issued it.
+    if (new URL(payload.uri).pathname !== origin.pathname) {
+      throw refused(`The message is for ${new URL(payload.uri).pathname}, not ${origin.pathname}.`);
+    }
     const salt = payload.nonce.slice(0, 16);
     const seal = this.seal(salt, payload.uri, payload.issuedAt, payload.expirationTime);
     if (payload.nonce !== salt + seal)
