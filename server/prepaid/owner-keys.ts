@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { signedInWallet, type WalletSignInContext } from "../auth/signed-in-wallet";
+import type { WalletSignInContext } from "../auth/signed-in-wallet";
+import { withWallet } from "../auth/with-principal";
 import { ApiError } from "../core/errors";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
@@ -14,8 +15,6 @@ export interface OwnerContext extends WalletSignInContext {
   ownedKeys: OwnedKeyStore;
   limits: RateLimiter;
 }
-
-const owner = (context: OwnerContext, request: ApiRequest) => signedInWallet(context, request);
 
 /** A key as its owner sees it: never its code. */
 export function keyView(key: KeyRecord, limits: RateLimiter) {
@@ -41,14 +40,13 @@ export function keyView(key: KeyRecord, limits: RateLimiter) {
 const noStore = { headers: { "Cache-Control": "no-store" } };
 
 /** GET /v1/prepaid/keys: the signed-in wallet's keys, newest first. */
-export async function listOwnedKeys(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
-  const wallet = await owner(context, request);
+export const listOwnedKeys = withWallet(async (context: OwnerContext, _request, wallet): Promise<ApiAnswer> => {
   const keys = await context.ownedKeys.list({ owner: wallet.address });
   return jsonAnswer(
     { object: "list", owner: wallet.address, data: keys.map((key) => keyView(key, context.limits)) },
     noStore,
   );
-}
+});
 
 const keyChoice = z.object({ key: z.number().int().positive() });
 const limitsChange = keyChoice.extend({ limits: keyLimitsSchema });
@@ -73,30 +71,27 @@ async function changed(context: OwnerContext, done: boolean, id: number, owner: 
 }
 
 /** POST /v1/prepaid/keys/rotate: a new code for the key (shown once); the old one is refused at once. */
-export async function rotateOwnedKey(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
-  const wallet = await owner(context, request);
+export const rotateOwnedKey = withWallet(async (context: OwnerContext, request, wallet): Promise<ApiAnswer> => {
   const { key } = await changeOf(request, keyChoice);
   const code = newPrepaidCode();
   const done = await context.ownedKeys.rotate(key, wallet.address, code);
   return jsonAnswer({ ...(await changed(context, done, key, wallet.address)), code }, noStore);
-}
+});
 
 /** POST /v1/prepaid/keys/revoke: the key is refused from now on, on every instance; its tokens left stay on record. */
-export async function revokeOwnedKey(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
-  const wallet = await owner(context, request);
+export const revokeOwnedKey = withWallet(async (context: OwnerContext, request, wallet): Promise<ApiAnswer> => {
   const { key } = await changeOf(request, keyChoice);
   const done = await context.ownedKeys.revoke(key, wallet.address);
   if (!done) throw new ApiError("not_found", `No usable prepaid key ${key} of ${wallet.address}.`, { param: "key" });
   const [revoked] = await context.ownedKeys.list({ id: key, owner: wallet.address });
   return jsonAnswer(keyView(revoked!, context.limits), noStore);
-}
+});
 
 /**
  * POST /v1/prepaid/keys/limits: lowers the key's own limits. Each limit given is kept where it is lower than the
  * key's own (a limit can be lowered, never raised); the deployment's still apply over them.
  */
-export async function lowerOwnedKeyLimits(context: OwnerContext, request: ApiRequest): Promise<ApiAnswer> {
-  const wallet = await owner(context, request);
+export const lowerOwnedKeyLimits = withWallet(async (context: OwnerContext, request, wallet): Promise<ApiAnswer> => {
   const { key, limits } = await changeOf(request, limitsChange);
   const [current] = await context.ownedKeys.list({ id: key, owner: wallet.address });
   if (!current || (current.status !== "active" && current.status !== "disabled")) {
@@ -105,7 +100,7 @@ export async function lowerOwnedKeyLimits(context: OwnerContext, request: ApiReq
   const lowered = lowerOnly(parseKeyLimits(current.limits) ?? {}, limits);
   const done = await context.ownedKeys.setLimits(key, wallet.address, JSON.stringify(lowered));
   return jsonAnswer(await changed(context, done, key, wallet.address), noStore);
-}
+});
 
 /** Each limit the lower of what was set and what is asked. */
 export function lowerOnly(current: KeyLimits, asked: KeyLimits): KeyLimits {
