@@ -22,6 +22,8 @@ describe("rate limits over two instances on one PostgreSQL", () => {
   /** The longest Retry-After a refusal named: after it, the limited payers are served again. */
   let retryAfter = 0;
   let refusedAt = 0;
+  /** How many of the wallet's 60 paid calls were served (the busiest payers' figures follow from it). */
+  let walletServed = 0;
   beforeAll(async () => {
     started = await startPostgresStack(NETWORK, {
       instances: 2,
@@ -107,8 +109,9 @@ describe("rate limits over two instances on one PostgreSQL", () => {
     refusedAt = Date.now();
   }
 
-  it("serves a key limited to 30 requests a minute exactly 30 of 60 calls at once, and charges it for those", async () => {
+  it("serves a key limited to 30 requests a minute a burst of 30 of 60 calls at once, and charges it for those", async () => {
     const code = await buyKey(100_000, 1);
+    const startedAt = Date.now();
     const outcomes = await Promise.all(
       Array.from({ length: 60 }, (_, index) =>
         post(`${urls[index % 2]}/v1/chat/completions`, chatBody(`key call ${index}`), {
@@ -117,25 +120,35 @@ describe("rate limits over two instances on one PostgreSQL", () => {
       ),
     );
     const served = outcomes.filter((each) => each.status === 200);
-    expect(tally(outcomes)).toEqual({ "200": 30, "429 rate_limit_exceeded": 30 });
+    // The burst, and one more for each 2 s the 60 took (a cell rate of 30 a minute): 30 on an idle machine.
+    expect(served.length).toBeGreaterThanOrEqual(30);
+    expect(served.length).toBeLessThanOrEqual(30 + Math.floor((Date.now() - startedAt) / 2000));
+    expect(tally(outcomes)).toEqual({ "200": served.length, "429 rate_limit_exceeded": 60 - served.length });
     expectRefusals(outcomes, "requests");
     for (const each of served) expect(each.headers.get("x-ratelimit-limit-requests")).toBe("30");
     const charged = served.reduce((sum, each) => sum + each.tokens, 0);
     expect(await usedTokens(code)).toMatchObject({ used: charged, reserved: 0 });
     // The official SDK reads the refusal as its RateLimitError, with the headers.
+    // (Five at once: should a call come a share of the minute after the last, one of them has room.)
     const sdk = new OpenAI({ apiKey: code, baseURL: `${urls[0]}/v1`, maxRetries: 0 });
-    const error = await sdk.chat.completions.create(chatBody("one more") as never).catch((thrown: unknown) => thrown);
+    const tries = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        sdk.chat.completions.create(chatBody("one more") as never).catch((thrown: unknown) => thrown),
+      ),
+    );
+    const error = tries.find((each) => each instanceof OpenAI.RateLimitError);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get("x-ratelimit-remaining-requests")).toBe(
       "0",
     );
   });
 
-  it("serves a wallet paying with exact, limited to 30 requests a minute, exactly 30 of 60, and takes 30 payments", async () => {
+  it("serves a wallet paying with exact, limited to 30 requests a minute, the burst of 60 it lets in, and takes those payments", async () => {
     const body = chatBody("wallet call");
     const price = BigInt((await quoteOf(started.stack, "/v1/chat/completions", body)).accepts[0]!.amount);
     const pay = wrapFetchWithPayment(fetch, payingClient(started.stack, payer(2).privateKey, USDC, NETWORK));
     const before = await balanceOf(started.stack, USDC, payer(2).address);
+    const startedAt = Date.now();
     const outcomes = await Promise.all(
       Array.from({ length: 60 }, (_, index) =>
         pay(`${urls[index % 2]}/v1/chat/completions`, {
@@ -145,9 +158,16 @@ describe("rate limits over two instances on one PostgreSQL", () => {
         }).then(outcome),
       ),
     );
-    expect(tally(outcomes)).toEqual({ "200": 30, "429 rate_limit_exceeded": 30 });
+    const spentMs = Date.now() - startedAt;
+    // A burst of 30, then one more each 2 s (a cell rate of 30 a minute): paid calls take a 402 and a payment each,
+    // so on a busy machine the 60 spread over seconds, and a call that comes 2 s after the burst has room.
+    const counts = tally(outcomes);
+    walletServed = counts["200"] ?? 0;
+    expect(walletServed).toBeGreaterThanOrEqual(30);
+    expect(walletServed).toBeLessThanOrEqual(30 + Math.floor(spentMs / 2000));
+    expect(counts).toEqual({ "200": walletServed, "429 rate_limit_exceeded": 60 - walletServed });
     expectRefusals(outcomes, "requests");
-    expect(before - (await balanceOf(started.stack, USDC, payer(2).address))).toBe(price * 30n);
+    expect(before - (await balanceOf(started.stack, USDC, payer(2).address))).toBe(price * BigInt(walletServed));
     const statuses = () =>
       started.query<{ status: string; n: string }>(
         "select status, count(*)::text as n from payments where payer = $1 and resource like '%/v1/chat/completions' group by status order by status",
@@ -160,8 +180,8 @@ describe("rate limits over two instances on one PostgreSQL", () => {
       what: "every answered payment's ledger row to be final",
     });
     expect(await statuses()).toEqual([
-      { status: "not_charged", n: "30" },
-      { status: "settled", n: "30" },
+      { status: "not_charged", n: String(60 - walletServed) },
+      { status: "settled", n: String(walletServed) },
     ]);
   });
 
@@ -255,13 +275,13 @@ describe("rate limits over two instances on one PostgreSQL", () => {
       expect(start).toBeGreaterThan(-1);
       return table.slice(start, table.indexOf("</tr>", start));
     };
-    // The wallet of the second test: 31 calls served this hour or the one before, 30 refused.
+    // The wallet of the second test: its calls served there and one after the reset, this hour or the one before.
     const wallet = payer(2).address.toLowerCase();
     const figures = [
       ...rowOf(`${wallet.slice(0, 8)}…${wallet.slice(-6)}`).matchAll(/<td class="num"[^>]*>(\d+)</g),
     ].map((match) => Number(match[1]));
-    expect(figures[0]! + figures[2]!).toBe(31);
-    expect(figures[1]! + figures[3]!).toBe(30);
+    expect(figures[0]! + figures[2]!).toBe(walletServed + 1);
+    expect(figures[1]! + figures[3]!).toBe(60 - walletServed);
     expect(table).toContain("key #");
     // Each instance counts the refusals it answered, per payer and limit.
     const refusals = await Promise.all(
@@ -280,6 +300,6 @@ describe("rate limits over two instances on one PostgreSQL", () => {
         return Number(line?.split(" ").pop() ?? 0);
       }),
     );
-    expect(refusals[0]! + refusals[1]!).toBe(30);
+    expect(refusals[0]! + refusals[1]!).toBe(60 - walletServed);
   });
 });
