@@ -6,6 +6,7 @@ import { logEvent } from "../core/log";
 import { limitHeaders, retryAfterSeconds } from "./limit-headers";
 import type { LimitLog, LimitRule, LimitUse } from "./limit-log";
 import { keyRule, parseKeyLimits, type KeyLimits } from "./key-limits";
+import { LeaseRenewals } from "./lease-renewals";
 
 /** How many keys' own limits a process keeps read; beyond, it starts again (each is one query to read). */
 const ASKED_KEYS_KEPT = 10_000;
@@ -45,13 +46,17 @@ export class RateLimiter {
    * is read again once older than ASKED_FRESH_MS (a lowered limit is in force on every instance within it).
    */
   private readonly askedByKey = new Map<string, { limits: KeyLimits | undefined; readAt: number }>();
+  /** The leases of this process's running calls, renewed every third of their length. */
+  private readonly renewals: LeaseRenewals;
 
   constructor(
     private readonly log: LimitLog,
     private readonly settings: RateLimitSettings,
     private readonly keys: { limitsOf(keyId: number): Promise<string | null | undefined> },
     private readonly refused: (payer: Payer["kind"], limit: string) => void = () => {},
-  ) {}
+  ) {
+    this.renewals = new LeaseRenewals(log, RATE_LIMIT_LEASE_MS / 3, RATE_LIMIT_LEASE_MS);
+  }
 
   /** The deployment's limits for keys, tightened by what a key's buyer asked for. */
   keyRuleWith(asked: KeyLimits | undefined): LimitRule {
@@ -100,15 +105,10 @@ export class RateLimiter {
     const headers = limitHeaders(rule, taken.use);
     const { ticket } = taken;
     if (ticket === undefined) throw this.refusal(payer, rule, taken.use, call, headers);
-    const renewal = setInterval(() => {
-      this.log.renew(ticket, leaseUntil()).catch((error: unknown) => {
-        logEvent("error", "rate_limit_renew_failed", { error: (error as Error).message });
-      });
-    }, RATE_LIMIT_LEASE_MS / 3);
-    renewal.unref();
+    const release = this.renewals.hold(ticket);
     let ended: Promise<void> | undefined;
     const finish = (work: () => Promise<void>) => {
-      clearInterval(renewal);
+      release();
       // A database away leaves the row to stop counting as running when its lease ends.
       return (ended ??= work().catch((error: unknown) => {
         logEvent("error", "rate_limit_end_failed", { error: (error as Error).message });
