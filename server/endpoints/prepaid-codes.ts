@@ -1,4 +1,6 @@
-import type { ModelCatalog } from "../../config/catalog/model-catalog";
+import type { ChatModel, ModelCatalog } from "../../config/catalog/model-catalog";
+import type { NetworkDefinition } from "../../networks";
+import type { Quote } from "../pricing/quote";
 import { prepaidPacks } from "../../config/prepaid-packs";
 import { prepaidApiBase } from "../http/public-urls";
 import { issuePrepaidCode } from "../prepaid/issue-prepaid-code";
@@ -8,6 +10,36 @@ import { quotePrepaidPack } from "../pricing/quote-tokens";
 import { paidEndpoint } from "../context/endpoint";
 
 const pricing = `tokens (${prepaidPacks.minTokens} to ${prepaidPacks.maxTokens}, steps of ${prepaidPacks.stepTokens}) x the model's input rate + settlement fee`;
+
+/**
+ * The quote of `tokens` of `model`, a purchase's or a top-up's (whose display names its key first): the tokens at the
+ * model's input rate and the settlement fee.
+ */
+function packQuote(
+  model: ChatModel,
+  tokens: number,
+  network: NetworkDefinition,
+  description: string,
+  first: Record<string, unknown> = {},
+): Quote {
+  const { amount, display } = quotePrepaidPack(model, tokens, network);
+  return {
+    amount,
+    display: {
+      ...first,
+      model: model.id,
+      tokens,
+      input_usd_per_1m: model.inputUsdPerMillion,
+      tokens_usd: display.input_usd,
+      settlement_fee_usd: display.settlement_overhead_usd,
+      total_usd: display.total_usd,
+      amount: display.amount,
+      asset_decimals: display.asset_decimals,
+    },
+    description,
+    model: model.id,
+  };
+}
 
 /** Endpoints 8 and 9 (`withDefaults`: the body and its fields are optional): a prepaid key, paid with x402. */
 function prepaidCodesEndpoint(
@@ -24,24 +56,8 @@ function prepaidCodesEndpoint(
     body: { optional: withDefaults },
     schema: purchases.schema,
     parse: (value) => purchases.parse(value, withDefaults),
-    quote({ model, tokens }, network) {
-      const { amount, display } = quotePrepaidPack(model, tokens, network);
-      return {
-        amount,
-        display: {
-          model: model.id,
-          tokens,
-          input_usd_per_1m: model.inputUsdPerMillion,
-          tokens_usd: display.input_usd,
-          settlement_fee_usd: display.settlement_overhead_usd,
-          total_usd: display.total_usd,
-          amount: display.amount,
-          asset_decimals: display.asset_decimals,
-        },
-        description: `Prepaid key for ${model.id}, ${tokens} tokens`,
-        model: model.id,
-      };
-    },
+    quote: ({ model, tokens }, network) =>
+      packQuote(model, tokens, network, `Prepaid key for ${model.id}, ${tokens} tokens`),
     async work(context, purchase, grant, request) {
       // x402 is this endpoint's only payment, so the grant names the verified payment the key is bought with.
       if (!grant.payment) throw new Error("a prepaid key is bought with an x402 payment");
@@ -81,25 +97,8 @@ export function prepaidTopUp(catalog: ModelCatalog) {
     access: ["x402"],
     schema: topUps.schema,
     parse: (value) => topUps.parse(value),
-    quote({ key, model, tokens }, network) {
-      const { amount, display } = quotePrepaidPack(model, tokens, network);
-      return {
-        amount,
-        display: {
-          key,
-          model: model.id,
-          tokens,
-          input_usd_per_1m: model.inputUsdPerMillion,
-          tokens_usd: display.input_usd,
-          settlement_fee_usd: display.settlement_overhead_usd,
-          total_usd: display.total_usd,
-          amount: display.amount,
-          asset_decimals: display.asset_decimals,
-        },
-        description: `${tokens} more tokens on prepaid key ${key} (${model.id})`,
-        model: model.id,
-      };
-    },
+    quote: ({ key, model, tokens }, network) =>
+      packQuote(model, tokens, network, `${tokens} more tokens on prepaid key ${key} (${model.id})`, { key }),
     async work(context, topUp, grant) {
       if (!grant.payment) throw new Error("a top-up is paid with an x402 payment");
       return topUpKey(context, topUp, grant.payment);
