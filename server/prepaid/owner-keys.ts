@@ -7,7 +7,7 @@ import type { ApiRequest } from "../http/api-request";
 import { readJsonBody } from "../http/read-json-body";
 import { describeRule, keyLimitsSchema, parseKeyLimits, type KeyLimits } from "../limits/key-limits";
 import type { RateLimiter } from "../limits/rate-limiter";
-import type { KeyRecord, OwnedKeyStore } from "./owned-keys";
+import { usableKeyStatuses, type KeyRecord, type OwnedKeyStore } from "./owned-keys";
 import { newPrepaidCode } from "./prepaid-code";
 
 /** What the owner's endpoints reach. */
@@ -63,10 +63,29 @@ async function changeOf<T>(request: ApiRequest, schema: z.ZodType<T>): Promise<T
   return parsed.data;
 }
 
-/** One of the wallet's usable keys, after a change; 404 for a key that is not its own, or not usable. */
+const notFound = (id: number, owner: string) => `No usable prepaid key ${id} of ${owner}.`;
+
+/**
+ * The wallet's key `id` if it is usable (active or used up); else 404 `not_found` saying `why` (a key of another
+ * wallet, a revoked one, none).
+ */
+export async function usableKey(
+  store: OwnedKeyStore,
+  id: number,
+  owner: string,
+  why = notFound(id, owner),
+): Promise<KeyRecord> {
+  const [key] = await store.list({ id, owner });
+  if (!key || !(usableKeyStatuses as readonly string[]).includes(key.status)) {
+    throw new ApiError("not_found", why, { param: "key" });
+  }
+  return key;
+}
+
+/** One of the wallet's keys as a change left it; 404 when the change found no usable key of the wallet's. */
 async function changed(context: OwnerContext, done: boolean, id: number, owner: string) {
   const [key] = done ? await context.ownedKeys.list({ id, owner }) : [];
-  if (!key) throw new ApiError("not_found", `No usable prepaid key ${id} of ${owner}.`, { param: "key" });
+  if (!key) throw new ApiError("not_found", notFound(id, owner), { param: "key" });
   return keyView(key, context.limits);
 }
 
@@ -82,9 +101,7 @@ export const rotateOwnedKey = withWallet(async (context: OwnerContext, request, 
 export const revokeOwnedKey = withWallet(async (context: OwnerContext, request, wallet): Promise<ApiAnswer> => {
   const { key } = await changeOf(request, keyChoice);
   const done = await context.ownedKeys.revoke(key, wallet.address);
-  if (!done) throw new ApiError("not_found", `No usable prepaid key ${key} of ${wallet.address}.`, { param: "key" });
-  const [revoked] = await context.ownedKeys.list({ id: key, owner: wallet.address });
-  return jsonAnswer(keyView(revoked!, context.limits), noStore);
+  return jsonAnswer(await changed(context, done, key, wallet.address), noStore);
 });
 
 /**
@@ -93,10 +110,7 @@ export const revokeOwnedKey = withWallet(async (context: OwnerContext, request, 
  */
 export const lowerOwnedKeyLimits = withWallet(async (context: OwnerContext, request, wallet): Promise<ApiAnswer> => {
   const { key, limits } = await changeOf(request, limitsChange);
-  const [current] = await context.ownedKeys.list({ id: key, owner: wallet.address });
-  if (!current || (current.status !== "active" && current.status !== "disabled")) {
-    throw new ApiError("not_found", `No usable prepaid key ${key} of ${wallet.address}.`, { param: "key" });
-  }
+  const current = await usableKey(context.ownedKeys, key, wallet.address);
   const lowered = lowerOnly(parseKeyLimits(current.limits) ?? {}, limits);
   const done = await context.ownedKeys.setLimits(key, wallet.address, JSON.stringify(lowered));
   return jsonAnswer(await changed(context, done, key, wallet.address), noStore);

@@ -4,7 +4,7 @@ import { ApiError } from "../core/errors";
 import { logEvent } from "../core/log";
 import type { RateLimiter } from "../limits/rate-limiter";
 import type { OwnedKeyStore } from "./owned-keys";
-import { keyView } from "./owner-keys";
+import { keyView, usableKey } from "./owner-keys";
 import type { PrepaidTopUp } from "./prepaid-purchase-request";
 
 /**
@@ -19,14 +19,12 @@ export async function topUpKey(
 ): Promise<PreparedAnswer> {
   const owner = walletOwner(payment.payer);
   const { key: id, model, tokens } = topUp;
-  const [key] = await context.ownedKeys.list({ id, owner });
-  if (!key || (key.status !== "active" && key.status !== "disabled")) {
-    throw new ApiError(
-      "not_found",
-      `No usable prepaid key ${id} was bought by ${owner}: a key is topped up by the wallet that paid for it. Nothing was charged.`,
-      { param: "key" },
-    );
-  }
+  const key = await usableKey(
+    context.ownedKeys,
+    id,
+    owner,
+    `No usable prepaid key ${id} was bought by ${owner}: a key is topped up by the wallet that paid for it. Nothing was charged.`,
+  );
   if (key.model !== model.id) {
     throw new ApiError(
       "invalid_request",
