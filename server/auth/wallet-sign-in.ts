@@ -30,6 +30,9 @@ export interface SignInTerms {
 
 const HEADER = "sign-in-with-x";
 
+/** The JSON schema of a signed message, the same in every challenge: built once, not per 402. */
+const SIWX_SCHEMA = buildSIWxSchema();
+
 /** What a verifier throws when the chain cannot say whether a contract wallet signed: 503, not a refusal. */
 export const CHAIN_UNREADABLE = "the chain cannot be read now to ask the wallet's contract";
 
@@ -62,7 +65,7 @@ export class WalletSignIn {
           resources: [resourceUrl],
         },
         supportedChains: [{ chainId: this.terms.network, type: this.signatureType() }],
-        schema: buildSIWxSchema(),
+        schema: SIWX_SCHEMA,
       },
     };
   }
