@@ -6,6 +6,7 @@ export type Principal =
   { kind: "key"; code: string } | { kind: "wallet"; address: string; chainId: string } | { kind: "operator" };
 
 export type WalletPrincipal = Extract<Principal, { kind: "wallet" }>;
+export type KeyPrincipal = Extract<Principal, { kind: "key" }>;
 
 /**
  * A wallet's address as keys record their owner: lower-case hex on EVM networks (addresses are case-insensitive

@@ -1,11 +1,10 @@
 import { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
-import { bearerToken } from "../http/bearer-token";
-import type { Principal, WalletPrincipal } from "./principal";
+import { keyPrincipal } from "./key-principal";
+import type { KeyPrincipal, WalletPrincipal } from "./principal";
 import { signedInWallet, type WalletSignInContext } from "./signed-in-wallet";
 
-type KeyPrincipal = Extract<Principal, { kind: "key" }>;
 type Handler<C, P> = (context: C, request: ApiRequest, principal: P) => Promise<ApiAnswer> | ApiAnswer;
 
 /**
@@ -24,8 +23,9 @@ export function withWallet<C extends WalletSignInContext>(
 /** An endpoint's handler for a prepaid key's holder: the bearer resolved first, 401 without one. */
 export function withKey<C>(handler: Handler<C, KeyPrincipal>) {
   return async (context: C, request: ApiRequest): Promise<ApiAnswer> => {
-    const code = bearerToken(request);
-    if (!code) throw new ApiError("invalid_api_key", "Send the prepaid key as Authorization: Bearer <key>.");
-    return handler(context, request, { kind: "key", code });
+    const key = keyPrincipal(request);
+    if (!key)
+      throw new ApiError("invalid_api_key", "Send the prepaid key (paysvc_pk_...) as Authorization: Bearer <key>.");
+    return handler(context, request, key);
   };
 }

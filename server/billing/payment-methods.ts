@@ -1,3 +1,4 @@
+import type { KeyCarriers } from "../auth/key-principal";
 import { errorObject, errorStatus } from "../core/errors";
 import { textAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
@@ -6,10 +7,10 @@ import type { Authorization, BillableCall, ChallengeCode } from "./payment-metho
 import { Refusal } from "./refusal";
 import type { PricedRequest } from "./schemes/payment-scheme";
 
-/** What a paid endpoint says of how it is paid for: the prepaid key where it takes one, and where its API reads it. */
+/** What a paid endpoint says of how it is paid for: the prepaid key where it takes one, and where its API carries it. */
 export interface PaymentAccess {
   access: readonly string[];
-  prepaidKey?(request: ApiRequest): string | undefined;
+  keyCarriers?: KeyCarriers;
 }
 
 /**

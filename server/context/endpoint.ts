@@ -6,6 +6,7 @@ import type { Quote } from "../pricing/quote";
 import type { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
+import type { KeyCarriers } from "../auth/key-principal";
 
 /** How an endpoint is paid for: not at all, per request with x402, or with a prepaid key as bearer. */
 export type Access = "free" | "x402" | "prepaid";
@@ -87,8 +88,8 @@ export interface PaidEndpoint<Parsed = unknown> extends EndpointBase {
    * (the answer's `encode` writes that API; dialects/dialect.ts).
    */
   billedInTokens?: boolean;
-  /** Where the request carries a prepaid key, if it does (default: `Authorization: Bearer`, prepaid-code.ts). */
-  prepaidKey?(request: ApiRequest): string | undefined;
+  /** Where the request carries a prepaid key, if it does (default: `Authorization: Bearer`; auth/key-principal.ts). */
+  keyCarriers?: KeyCarriers;
   /** How the endpoint's API answers an error (default: OpenAI's error object, errors.ts). */
   errorAnswer?(error: ApiError): ApiAnswer;
   /**

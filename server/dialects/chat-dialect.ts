@@ -3,7 +3,7 @@ import type { ChatModel } from "../../config/catalog/model-catalog";
 import type { Dialect } from "./dialect";
 import { tokenPricing } from "../context/pricing-text";
 import { eachEvent, type SseEvent } from "../http/event-stream";
-import { prepaidCodeFor } from "../prepaid/prepaid-code";
+import { BEARER } from "../auth/key-principal";
 import { chatRequestSchema, parseChatRequest, type ChatRequest } from "../chat/chat-request";
 import type { ChatRequestBody } from "../chat/chat-wire";
 
@@ -43,7 +43,7 @@ export const chatDialect: Dialect<ChatCall> = {
     return eachEvent(canonical, (event) => (isUsageOnly(event) ? undefined : event));
   },
   errorAnswer: (error) => errorAnswer(error),
-  prepaidKey: prepaidCodeFor,
+  keyCarriers: BEARER,
   docs: (catalog) => ({
     operationId: "createChatCompletion",
     summary: "Chat completion (paid per request; prepaid key accepted)",

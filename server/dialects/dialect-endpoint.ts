@@ -40,7 +40,7 @@ export function dialectEndpoint<Parsed extends DialectCall>(
         description: `${dialect.name} with ${parsed.model.id}`,
       }),
     work: (context, parsed, grant, request) => served(dialect, context, parsed, grant, request.trace),
-    prepaidKey: (request) => dialect.prepaidKey(request),
+    keyCarriers: dialect.keyCarriers,
     errorAnswer: (error) => dialect.errorAnswer(error),
     ...(dialect.challengeAnswer ? { challengeAnswer: dialect.challengeAnswer } : {}),
     docs: dialect.docs(catalog),

@@ -5,6 +5,7 @@ import type { EndpointDocs } from "../context/endpoint";
 import type { ApiError } from "../core/errors";
 import type { ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
+import type { KeyCarriers } from "../auth/key-principal";
 import type { EventStream } from "../http/event-stream";
 
 /**
@@ -63,8 +64,8 @@ export interface Dialect<Parsed extends DialectCall = DialectCall> {
   errorAnswer(error: ApiError): ApiAnswer;
   /** How a 402 that billing answers (x402's challenge) is worded in this API, status and headers kept; as it is if absent. */
   challengeAnswer?(answer: ApiAnswer): ApiAnswer;
-  /** The prepaid key the request carries, where this API carries its key; undefined for an x402 call. */
-  prepaidKey(request: ApiRequest): string | undefined;
+  /** Where this API carries a prepaid key (auth/key-principal.ts). */
+  keyCarriers: KeyCarriers;
   /** What the discovery documents and docs/api.md say of the endpoint. */
   docs(catalog: ModelCatalog): EndpointDocs;
   /** Present when providers may speak this API natively: their routes are sent the request as it came. */

@@ -6,7 +6,6 @@ import { mapEvents, type EventStream, type SseEvent } from "../http/event-stream
 import { isComment, messageFromChatCompletion } from "./message-object";
 import { messagesChallengeAnswer, messagesErrorAnswer } from "./messages-error";
 import { forwardedMessagesHeaders } from "./messages-headers";
-import { messagesPrepaidKey } from "./messages-prepaid-key";
 import { parseMessagesRequest, messagesRequestSchema, type MessagesRequest } from "./messages-request";
 import { MessagesStreamEncoder } from "./messages-stream";
 import { decodeNativeMessage, type DecodedNativeMessage } from "./native-message";
@@ -76,7 +75,7 @@ export const messagesDialect: Dialect<MessagesCall> = {
   encodeStream: encodeMessagesEvents,
   errorAnswer: messagesErrorAnswer,
   challengeAnswer: messagesChallengeAnswer,
-  prepaidKey: messagesPrepaidKey,
+  keyCarriers: ["x-api-key", "bearer"],
   docs: (catalog) => ({
     operationId: "createMessage",
     summary: "Anthropic Messages API (paid per request; prepaid key accepted in x-api-key or as bearer)",

@@ -19,7 +19,8 @@ import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { DeferredWrites } from "../lifecycle/deferred-writes";
 import type { Authorization, BillableCall, CallAuthorizer, Finished } from "../billing/payment-method";
 import type { PaymentMethod } from "../billing/payment-methods";
-import { prepaidCodeOf } from "./payment-carried";
+import { keyPrincipal, type KeyCarriers } from "../auth/key-principal";
+import type { KeyPrincipal } from "../auth/principal";
 
 /** What a prepaid key's calls work with: the keys, a reservation's lease, the metrics, the deferred writes. */
 export interface PrepaidServices {
@@ -30,18 +31,19 @@ export interface PrepaidServices {
 }
 
 /**
- * Prepaid keys as a payment method: the key a request carries where its endpoint takes one (where its API reads it:
- * the bearer unless told), which a limit's early admission knows its payer by. It offers nothing in a 402: a key is
- * bought with a payment.
+ * Prepaid keys as a payment method: the key principal a request presents where its endpoint takes one (where its API
+ * carries it: auth/key-principal.ts), whose code a limit's early admission knows its payer by. It offers nothing in
+ * a 402: a key is bought with a payment.
  */
-export function prepaidKeyMethod(services: PrepaidServices): PaymentMethod<string> {
+export function prepaidKeyMethod(services: PrepaidServices): PaymentMethod<KeyPrincipal> {
   return {
     name: "prepaid",
-    credential: prepaidCodeOf,
-    admissionKey: (code) => code,
-    authorize: (call, code) => {
+    credential: (endpoint, request) =>
+      endpoint.access.includes("prepaid") ? keyPrincipal(request, endpoint.keyCarriers) : undefined,
+    admissionKey: (key) => key.code,
+    authorize: (call, key) => {
       const { prepaidKeys, reservationTtlMs, metrics, writes } = services;
-      return new PrepaidPayment(prepaidKeys, code, reservationTtlMs, metrics, writes).authorize(call);
+      return new PrepaidPayment(prepaidKeys, key.code, reservationTtlMs, metrics, writes).authorize(call);
     },
   };
 }

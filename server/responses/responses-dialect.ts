@@ -1,7 +1,7 @@
 import { errorAnswer } from "../http/api-answer";
 import type { Dialect } from "../dialects/dialect";
 import { tokenPricing } from "../context/pricing-text";
-import { prepaidCodeFor } from "../prepaid/prepaid-code";
+import { BEARER } from "../auth/key-principal";
 import { encodeResponse, encodeResponsesStream } from "./native-encode";
 import { parseResponsesRequest, responsesRequestSchema, type ResponsesCall } from "./responses-request";
 
@@ -30,7 +30,7 @@ export const responsesDialect: Dialect<ResponsesCall> = {
   encodeAnswer: (parsed, completion) => encodeResponse(parsed, completion),
   encodeStream: (parsed, canonical) => encodeResponsesStream(canonical, parsed),
   errorAnswer: (error) => errorAnswer(error),
-  prepaidKey: prepaidCodeFor,
+  keyCarriers: BEARER,
   native: responsesNative,
   docs: (catalog) => ({
     operationId: "createResponse",
