@@ -19,7 +19,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics";
 import type { DeferredWrites } from "../lifecycle/deferred-writes";
 import type { Authorization, BillableCall, CallAuthorizer, Finished } from "../billing/payment-method";
 import type { PaymentMethod } from "../billing/payment-methods";
-import { keyPrincipal, type KeyCarriers } from "../auth/key-principal";
+import { keyPrincipal } from "../auth/key-principal";
 import type { KeyPrincipal } from "../auth/principal";
 
 /** What a prepaid key's calls work with: the keys, a reservation's lease, the metrics, the deferred writes. */
