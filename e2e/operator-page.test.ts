@@ -126,14 +126,14 @@ describe.each(["sqlite", "postgresql"] as const)("the operator's page on %s", (e
     expect(right.headers.get("location")).toBe("/operator");
     const cookie = right.headers.get("set-cookie")!;
     expect(cookie).toMatch(
-      /^paysvc_operator=\d+\.\d+\.[\w-]{43}; Path=\/operator; Max-Age=28800; HttpOnly; SameSite=Strict$/,
+      /^paysvc_operator=operator\.\d+\.\d+\.[\w-]{43}; Path=\/operator; Max-Age=28800; HttpOnly; SameSite=Strict$/,
     );
     expect(cookie).not.toContain(OPERATOR_TOKEN);
     // Behind a trusted proxy (TRUSTED_PROXIES) that says its client came over HTTPS, the cookie is __Host-
     // prefixed: Secure, Path=/, no Domain.
     const proxied = await signIn(OPERATOR_TOKEN, { "x-forwarded-proto": "https" });
     expect(proxied.headers.get("set-cookie")).toMatch(
-      /^__Host-paysvc_operator=\d+\.\d+\.[\w-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/,
+      /^__Host-paysvc_operator=operator\.\d+\.\d+\.[\w-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/,
     );
 
     // The page itself: the form without a session, the figures with it.

@@ -267,7 +267,7 @@ describe("wallets own the keys they paid for", () => {
     expect(await signIn.json()).toMatchObject({ object: "wallet_session", owner: owner.address.toLowerCase() });
     const setCookie = signIn.headers.get("set-cookie")!;
     expect(setCookie).toMatch(
-      /^paysvc_wallet=0x[0-9a-f]{40}\.\d+\.[\w-]{43}; Path=\/v1\/prepaid\/keys; Max-Age=3600; HttpOnly; SameSite=Strict$/,
+      /^paysvc_wallet=0x[0-9a-f]{40}\.\d+\.\d+\.[\w-]{43}; Path=\/v1\/prepaid\/keys; Max-Age=3600; HttpOnly; SameSite=Strict$/,
     );
     const cookie = setCookie.split(";")[0]!;
     const listed = await fetch(KEYS_URL(), { headers: { cookie } });
@@ -290,6 +290,9 @@ describe("wallets own the keys they paid for", () => {
     expect(here.status).toBe(200);
     const signOut = await fetch(`${KEYS_URL()}/sign-out`, { method: "POST", headers: { cookie, origin } });
     expect(signOut.headers.get("set-cookie")).toMatch(/^paysvc_wallet=; Path=\/v1\/prepaid\/keys; Max-Age=0/);
+    // Signing out ends the wallet's sessions on every instance and in every browser: a copy of the cookie is no
+    // session either.
+    expect((await fetch(KEYS_URL(), { headers: { cookie } })).status).toBe(402);
     // A session is not a signed message: signing in again takes a new signature.
     expect((await fetch(`${KEYS_URL()}/sign-in`, { method: "POST", headers: { cookie } })).status).toBe(402);
   });

@@ -16,7 +16,7 @@ import { Router } from "./http/router";
 import { appRoutes } from "./app-routes";
 import { logEvent } from "./core/log";
 import { operatorRoutes } from "./operator/operator-routes";
-import { hasOperatorSession } from "./operator/operator-session";
+import { OPERATOR_SESSION, operatorSessionKey } from "./operator/operator-session";
 import { operatorView, type OperatorView } from "./operator/operator-view";
 import { operatorKeys, type KeysQuery, type OperatorKeys } from "./operator/operator-keys";
 import { warmTokenCounter } from "./pricing/warm-token-counter";
@@ -48,7 +48,8 @@ export function startAppContext(): Promise<AppContext> {
       ...appRoutes(endpoints, created.catalog, appContext),
       ...operatorRoutes(created.config, () => ({
         clientAddresses: appContext().clientAddresses,
-        operatorStore: appContext().storage.operator,
+        sessions: appContext().sessions,
+        limitLog: appContext().storage.limitLog,
         ownedKeys: appContext().ownedKeys,
       })),
     ];
@@ -129,9 +130,9 @@ export async function operatorPage(
   const current = appContext();
   const token = current.config.operatorToken;
   if (!token) return { state: "absent" };
-  // The generation is read each time: a sign-out on another instance ends this session here too.
-  const generation = await current.storage.operator.generation();
-  if (!hasOperatorSession(cookieHeader, token, generation)) return { state: "signed-out" };
+  // The session's generation is read each time: a sign-out on another instance ends this session here too.
+  const session = await current.sessions.read(OPERATOR_SESSION, operatorSessionKey(token), cookieHeader);
+  if (!session) return { state: "signed-out" };
   const [view, keys] = await Promise.all([operatorView(current), operatorKeys(current.ownedKeys, keysQuery)]);
   return { state: "signed-in", view, keys };
 }

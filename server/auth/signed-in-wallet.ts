@@ -29,7 +29,7 @@ export async function signedInWallet(
   const url = resourceUrl(context.config, request);
   const signed = await context.signIn.signedIn(request, url);
   if (signed) return signed;
-  const fromSession = session ? context.signIn.fromSession(request) : undefined;
+  const fromSession = session ? await context.signIn.fromSession(request) : undefined;
   if (fromSession) {
     const https = reachedOverHttps(context.config.publicBaseUrl, request, context.clientAddresses);
     if (request.method === "POST" && !fromThisSite(request, context.config.publicBaseUrl, https)) {

@@ -12,7 +12,8 @@ import { ApiError } from "../core/errors";
 import type { ApiRequest } from "../http/api-request";
 import type { QuoteHoldStore } from "../payment/quote-hold";
 import { walletOwner, type WalletPrincipal } from "./principal";
-import { newWalletSession, walletOfSession } from "./wallet-session";
+import type { SessionKind } from "./session-cookie";
+import type { Session, SessionStore } from "./session-store";
 
 /** What a deployment's sign-ins are bound to. */
 export interface SignInTerms {
@@ -26,7 +27,15 @@ export interface SignInTerms {
   verifyMessage?: EVMMessageVerifier;
   /** How long a challenge may be signed and used (seconds). */
   lifetimeSeconds: number;
+  /** The browser sessions of wallets signed in (the console's), one kind of the deployment's sessions. */
+  sessions: SessionStore;
 }
+
+/**
+ * A signed-in wallet's browser session (the console's "My keys"): `__Host-paysvc_wallet` over HTTPS, else on
+ * /v1/prepaid/keys; an hour; signed with the deployment's sign-in secret; its subject the wallet as keys record it.
+ */
+export const WALLET_SESSION: SessionKind = { name: "paysvc_wallet", plainPath: "/v1/prepaid/keys", seconds: 3600 };
 
 const HEADER = "sign-in-with-x";
 
@@ -120,15 +129,20 @@ export class WalletSignIn {
     return { kind: "wallet", address: walletOwner(verified.payer), chainId: payload.chainId };
   }
 
-  /** A browser session's cookie value for a wallet signed in (wallet-session.ts). */
-  newSession(wallet: WalletPrincipal, now = Date.now()): string {
-    return newWalletSession(this.terms.secretKey, wallet.address, now);
+  /** A new browser session of a wallet signed in: its cookie value and expiry. */
+  newSession(wallet: WalletPrincipal): Promise<Session & { value: string }> {
+    return this.terms.sessions.open(WALLET_SESSION, this.terms.secretKey, wallet.address);
   }
 
-  /** The wallet of the request's browser session, if it has an unexpired one of this deployment. */
-  fromSession(request: ApiRequest, now = Date.now()): WalletPrincipal | undefined {
-    const address = walletOfSession(request.headers.get("cookie"), this.terms.secretKey, now);
-    return address === undefined ? undefined : { kind: "wallet", address, chainId: this.terms.network };
+  /** The wallet of the request's browser session, if it has an unexpired one of this deployment not signed out. */
+  async fromSession(request: ApiRequest): Promise<WalletPrincipal | undefined> {
+    const session = await this.terms.sessions.read(WALLET_SESSION, this.terms.secretKey, request.headers.get("cookie"));
+    return session && { kind: "wallet", address: session.subject, chainId: this.terms.network };
+  }
+
+  /** Ends the sessions of the wallet whose session the request carries, in every browser (none without one). */
+  signOut(request: ApiRequest): Promise<boolean> {
+    return this.terms.sessions.end(WALLET_SESSION, this.terms.secretKey, request.headers.get("cookie"));
   }
 
   private seal(salt: string, uri: string, issuedAt: string, expirationTime: string): string {

@@ -21,6 +21,7 @@ import type { WalletSignIn } from "../auth/wallet-sign-in";
 import { walletSignInOf } from "./wallet-sign-in-of";
 import { ProviderShares } from "../limits/provider-share";
 import { QuoteLimiter } from "../limits/quote-limiter";
+import { SessionStore } from "../auth/session-store";
 import { EarlyAdmissions } from "../limits/early-admission";
 import type { CallerWindows } from "../windows/caller-windows";
 import { openStorage } from "../storage/open-storage";
@@ -48,6 +49,8 @@ export interface AppContext {
   ownedKeys: OwnedKeyStore;
   /** Sign-in with the paying wallet (x402's sign-in-with-x), for the owners' endpoints. */
   signIn: WalletSignIn;
+  /** Every kind of browser session (the operator's, the wallets'), over the database (auth/session-store.ts). */
+  sessions: SessionStore;
   /** The ways a call is paid for (a prepaid key, x402, MPP), which billing asks (billing/payment-methods.ts). */
   payments: PaymentMethods;
   /** The endpoints as the discovery documents describe them. */
@@ -149,6 +152,7 @@ export async function createAppContext(
   };
   // Payments' signatures and signed-in wallets' messages, checked alike (payment/local-signature.ts).
   const signatures = new LocalSignatureCheck(config.network, chainRpcUrlOf(config));
+  const sessions = new SessionStore(() => storage.sessions);
   const limits = new RateLimiter(storage.limitLog, config.rateLimits, prepaidKeys, (payer, limit) =>
     metrics.rateLimited(payer, limit),
   );
@@ -157,7 +161,8 @@ export async function createAppContext(
     storage,
     prepaidKeys,
     ownedKeys: storage.ownedKeys,
-    signIn: await walletSignInOf(config, storage, signatures),
+    signIn: await walletSignInOf(config, storage, signatures, sessions),
+    sessions,
     gateway,
     payments: await paymentMethods(config, storage, {
       ...services,

@@ -2,6 +2,7 @@ import { hashMessage } from "viem";
 import type { ServiceConfig } from "../../config/service-config";
 import type { LocalSignatureCheck } from "../payment/local-signature";
 import { CHAIN_UNREADABLE, WalletSignIn } from "../auth/wallet-sign-in";
+import type { SessionStore } from "../auth/session-store";
 import type { Storage } from "../storage/storage";
 import { deploymentSecret } from "../payment/quote-hold";
 
@@ -21,6 +22,7 @@ export async function walletSignInOf(
   config: Pick<ServiceConfig, "network">,
   storage: Pick<Storage, "quoteHolds">,
   signatures: LocalSignatureCheck,
+  sessions: SessionStore,
 ): Promise<WalletSignIn> {
   const secretKey = await deploymentSecret(storage.quoteHolds, SECRET_NAME);
   const { network } = config;
@@ -38,5 +40,6 @@ export async function walletSignInOf(
     claims: storage.quoteHolds,
     verifyMessage,
     lifetimeSeconds: SIGN_IN_LIFETIME_SECONDS,
+    sessions,
   });
 }

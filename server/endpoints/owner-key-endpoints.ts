@@ -98,7 +98,7 @@ export const ownerSignOutEndpoint = freeEndpoint({
   handle: signOutOwner,
   docs: {
     operationId: "signOutWallet",
-    summary: "Ends the browser's wallet session (clears its cookie)",
+    summary: "Ends the wallet's browser sessions, in every browser (clears this one's cookie)",
     responseDescription: "{object: wallet_session, owner: null}, with Set-Cookie",
   },
 });

@@ -6,7 +6,8 @@ import { openStorage } from "../storage/open-storage";
 import type { Storage } from "../storage/storage";
 import { operatorRoutes, type OperatorServices } from "./operator-routes";
 import { reachedOverHttps } from "../auth/session-cookie";
-import { SIGN_IN_ATTEMPTS } from "./sign-in-attempts";
+import { SIGN_IN_ATTEMPTS } from "../limits/sign-in-attempts";
+import { SessionStore } from "../auth/session-store";
 
 const TOKEN = "operator-routes-test-token-0123456789abcdef";
 const resolver = new ClientAddressResolver({ addresses: ["10.0.0.0/8"], header: "x-forwarded-for" });
@@ -16,7 +17,8 @@ let services: () => OperatorServices;
 
 beforeAll(async () => {
   storage = await openStorage(await databases.newDatabaseUrl("sqlite"));
-  services = () => ({ clientAddresses: resolver, operatorStore: storage.operator, ownedKeys: storage.ownedKeys });
+  const sessions = new SessionStore(() => storage.sessions);
+  services = () => ({ clientAddresses: resolver, sessions, limitLog: storage.limitLog, ownedKeys: storage.ownedKeys });
 });
 afterAll(() => storage?.close());
 
@@ -47,7 +49,9 @@ describe("the operator's routes", () => {
     expect(wrong.headers["set-cookie"]).toBeUndefined();
     const right = await signIn!.handle(request("10.1.2.3", { "x-forwarded-for": "192.0.2.1" }, form(TOKEN)));
     expect(right).toMatchObject({ status: 303, headers: { location: "/operator" } });
-    expect(right.headers["set-cookie"]).toMatch(/^paysvc_operator=\d+\.\d+\.[\w-]+; .*HttpOnly; SameSite=Strict$/);
+    expect(right.headers["set-cookie"]).toMatch(
+      /^paysvc_operator=operator\.\d+\.\d+\.[\w-]+; .*HttpOnly; SameSite=Strict$/,
+    );
     const out = await signOut!.handle(request("10.1.2.3", {}, undefined, "/operator/sign-out"));
     expect(out.headers["set-cookie"]).toMatch(/^paysvc_operator=; Path=\/operator; Max-Age=0;/);
     const huge = await signIn!.handle(
@@ -62,7 +66,7 @@ describe("the operator's routes", () => {
     const right = await signIn!.handle(request("10.1.2.3", https, form(TOKEN)));
     const cookie = right.headers["set-cookie"]!;
     expect(cookie).toMatch(
-      /^__Host-paysvc_operator=\d+\.\d+\.[\w-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/,
+      /^__Host-paysvc_operator=operator\.\d+\.\d+\.[\w-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/,
     );
     expect(cookie).not.toMatch(/domain=/i);
     const out = await signOut!.handle(request("10.1.2.3", https, undefined, "/operator/sign-out"));
@@ -73,7 +77,7 @@ describe("the operator's routes", () => {
 
   it("refuse a POST from another site's page with 403 that does nothing", async () => {
     const [signIn, signOut] = operatorRoutes({ operatorToken: TOKEN, publicBaseUrl: undefined }, services);
-    const generation = await storage.operator.generation();
+    const generation = await storage.sessions.generation("paysvc_operator:operator");
     const otherSites: Record<string, string>[] = [
       { origin: "https://evil.example", host: "127.0.0.1:3000" },
       { origin: "null", host: "127.0.0.1:3000" },
@@ -95,7 +99,7 @@ describe("the operator's routes", () => {
       expect(out.status).toBe(403);
       expect(out.headers["set-cookie"]).toBeUndefined();
     }
-    expect(await storage.operator.generation()).toBe(generation);
+    expect(await storage.sessions.generation("paysvc_operator:operator")).toBe(generation);
     // The page's own origin, and curl's absent one, are served.
     const own = await signIn!.handle(
       request("192.0.2.9", { origin: "http://127.0.0.1:3000", host: "127.0.0.1:3000" }, form(TOKEN)),
@@ -108,15 +112,15 @@ describe("the operator's routes", () => {
     const [signIn, signOut] = operatorRoutes({ operatorToken: TOKEN, publicBaseUrl: undefined }, services);
     const signedIn = await signIn!.handle(request("192.0.2.10", {}, form(TOKEN)));
     const session = signedIn.headers["set-cookie"]!.split(";")[0]!;
-    const before = await storage.operator.generation();
+    const before = await storage.sessions.generation("paysvc_operator:operator");
     await signOut!.handle(request("192.0.2.10", {}, undefined, "/operator/sign-out"));
-    expect(await storage.operator.generation()).toBe(before);
+    expect(await storage.sessions.generation("paysvc_operator:operator")).toBe(before);
     const out = await signOut!.handle(request("192.0.2.10", { cookie: session }, undefined, "/operator/sign-out"));
     expect(out.status).toBe(303);
-    expect(await storage.operator.generation()).toBe(before + 1);
+    expect(await storage.sessions.generation("paysvc_operator:operator")).toBe(before + 1);
     // The ended session ends nothing more.
     await signOut!.handle(request("192.0.2.10", { cookie: session }, undefined, "/operator/sign-out"));
-    expect(await storage.operator.generation()).toBe(before + 1);
+    expect(await storage.sessions.generation("paysvc_operator:operator")).toBe(before + 1);
   });
 
   it(`admit ${SIGN_IN_ATTEMPTS} sign-in attempts per address in a window, then 429 with Retry-After, right token or not`, async () => {

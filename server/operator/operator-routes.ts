@@ -5,19 +5,21 @@ import type { ApiRequest } from "../http/api-request";
 import { readBodyBytes } from "../http/read-body-bytes";
 import type { HttpRoute } from "../http/router";
 import { fromThisSite } from "../auth/form-origin";
-import type { OperatorStore } from "../storage/operator-store";
+import type { SessionStore } from "../auth/session-store";
+import type { LimitLog } from "../limits/limit-log";
 import type { OwnedKeyStore } from "../prepaid/owned-keys";
-import { hasOperatorSession, isOperatorToken, newSessionValue, OPERATOR_SESSION } from "./operator-session";
+import { isOperatorToken, OPERATOR, OPERATOR_SESSION, operatorSessionKey } from "./operator-session";
 import { reachedOverHttps, sessionCookie } from "../auth/session-cookie";
-import { SignInAttempts } from "./sign-in-attempts";
+import { SignInAttempts } from "../limits/sign-in-attempts";
 
 /** A sign-in form is one short field: anything longer is refused unread. */
 const MAX_FORM_BYTES = 4096;
 
-/** What the routes work with, once the app has started: who a request comes from, and the shared store. */
+/** What the routes work with, once the app has started: who a request comes from, the sessions, limits and keys. */
 export interface OperatorServices {
   clientAddresses: ClientAddressResolver;
-  operatorStore: OperatorStore;
+  sessions: SessionStore;
+  limitLog: LimitLog;
   ownedKeys: OwnedKeyStore;
 }
 
@@ -36,7 +38,10 @@ export function operatorRoutes(
   const token = config.operatorToken;
   if (!token) return [];
   const secure = (request: ApiRequest) => reachedOverHttps(config.publicBaseUrl, request, services().clientAddresses);
-  const attempts = new SignInAttempts(() => services().operatorStore);
+  const attempts = new SignInAttempts(() => services().limitLog);
+  const key = operatorSessionKey(token);
+  const signedIn = async (request: ApiRequest) =>
+    (await services().sessions.read(OPERATOR_SESSION, key, request.headers.get("cookie"))) !== undefined;
   const otherSite = (request: ApiRequest) => !fromThisSite(request, config.publicBaseUrl, secure(request));
   const refused = () => page(403, "This form was sent from another site's page; nothing was done.");
   return [
@@ -56,8 +61,8 @@ export function operatorRoutes(
         if (!isOperatorToken(form.get("token") ?? "", token)) {
           return page(401, "That is not the operator's token; nothing was set.");
         }
-        const generation = await services().operatorStore.generation();
-        return backToPage(sessionCookie(OPERATOR_SESSION, newSessionValue(token, generation), secure(request)));
+        const session = await services().sessions.open(OPERATOR_SESSION, key, OPERATOR);
+        return backToPage(sessionCookie(OPERATOR_SESSION, session.value, secure(request)));
       },
     },
     {
@@ -66,10 +71,7 @@ export function operatorRoutes(
       handle: async (request) => {
         if (otherSite(request)) return refused();
         // Only a session's holder ends the sessions: a sign-out without one (anyone's curl) changes nothing.
-        const store = services().operatorStore;
-        if (hasOperatorSession(request.headers.get("cookie"), token, await store.generation())) {
-          await store.endSessions();
-        }
+        await services().sessions.end(OPERATOR_SESSION, key, request.headers.get("cookie"));
         return backToPage(sessionCookie(OPERATOR_SESSION, undefined, secure(request)));
       },
     },
@@ -78,8 +80,7 @@ export function operatorRoutes(
       path: "/operator/keys/revoke",
       handle: async (request) => {
         if (otherSite(request)) return refused();
-        const store = services().operatorStore;
-        if (!hasOperatorSession(request.headers.get("cookie"), token, await store.generation())) {
+        if (!(await signedIn(request))) {
           return page(401, "Your operator session has ended; nothing was revoked.");
         }
         const form = await readForm(request);

@@ -1,7 +1,8 @@
 import type { WalletSignInContext } from "../auth/signed-in-wallet";
 import { withWallet } from "../auth/with-principal";
+import { fromThisSite } from "../auth/form-origin";
 import { reachedOverHttps, sessionCookie } from "../auth/session-cookie";
-import { WALLET_SESSION } from "../auth/wallet-session";
+import { WALLET_SESSION } from "../auth/wallet-sign-in";
 import { jsonAnswer, type ApiAnswer } from "../http/api-answer";
 import type { ApiRequest } from "../http/api-request";
 
@@ -14,8 +15,7 @@ const https = (context: WalletSignInContext, request: ApiRequest) =>
  */
 export const signInOwner = withWallet(
   async (context: WalletSignInContext, request: ApiRequest, wallet): Promise<ApiAnswer> => {
-    const value = context.signIn.newSession(wallet);
-    const expires = Number(value.split(".")[1]);
+    const { value, expires } = await context.signIn.newSession(wallet);
     return jsonAnswer(
       { object: "wallet_session", owner: wallet.address, expires_at: expires },
       {
@@ -29,8 +29,13 @@ export const signInOwner = withWallet(
   { session: false },
 );
 
-/** POST /v1/prepaid/keys/sign-out: the browser's session cookie cleared. */
-export function signOutOwner(context: WalletSignInContext, request: ApiRequest): ApiAnswer {
+/**
+ * POST /v1/prepaid/keys/sign-out: the wallet's sessions ended in every browser (a session's holder only, from this
+ * site's page: anyone's request cannot sign a wallet out), and this browser's cookie cleared.
+ */
+export async function signOutOwner(context: WalletSignInContext, request: ApiRequest): Promise<ApiAnswer> {
+  if (fromThisSite(request, context.config.publicBaseUrl, https(context, request)))
+    await context.signIn.signOut(request);
   return jsonAnswer(
     { object: "wallet_session", owner: null, expires_at: null },
     {

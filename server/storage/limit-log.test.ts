@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { engines, useTestDatabases, useTwoInstances } from "../../cli/dev-stack/test-databases";
 import { RATE_LIMIT_WINDOW_MS } from "../../config/limits";
+import { MemoryLimitLog } from "../limits/memory-limit-log";
 
 const databases = useTestDatabases();
 
-describe.each(engines)("the rate limits' log on %s", (engine) => {
-  const twoInstances = useTwoInstances(databases, engine);
+/** The two engines' logs, and the one in memory (the unpaid quotes'): the same algorithm, the same answers. */
+describe.each([...engines, "memory"] as const)("the rate limits' log on %s", (engine) => {
+  // In memory, "two instances" share one process's rows.
+  const sharedMemory = async () => {
+    const limitLog = new MemoryLimitLog();
+    return [{ limitLog }, { limitLog }] as const;
+  };
+  const twoInstances = engine === "memory" ? sharedMemory : useTwoInstances(databases, engine);
   const none = { requestsPerMinute: 0, tokensPerMinute: 0, concurrent: 0 };
 
   it("admits exactly the requests per minute across instances, and again once the window has moved", async () => {

@@ -52,7 +52,7 @@ export function rateLimitSql(param: (name: string) => string, larger: string) {
     where subject = ${p("subject")} and epoch = ${p("epoch")}`;
   const busiest =
     () => `select subject as key, hour, hour_calls, hour_refusals, prev_calls, prev_refusals from rate_limits
-    where hour >= ${p("hour")} - 1
+    where hour >= ${p("hour")} - 1 and (subject like 'key:%' or subject like 'wallet:%')
     order by case when hour = ${p("hour")} then hour_calls + prev_calls else hour_calls end desc
     limit ${p("count")}`;
   return { take, end, renew, busiest };

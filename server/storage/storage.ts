@@ -1,7 +1,7 @@
 import type { OwnedKeyStore } from "../prepaid/owned-keys";
 import type { WindowLog } from "../windows/window-log";
 import type { LimitLog } from "../limits/limit-log";
-import type { OperatorStore } from "./operator-store";
+import type { SessionGenerations } from "../auth/session-store";
 import type { PaidAnswerStore } from "../payment/paid-answers";
 import type { PaymentLedger } from "../payment/payment-ledger";
 import type { QuoteHoldStore } from "../payment/quote-hold";
@@ -22,15 +22,15 @@ export interface Storage {
   ownedKeys: OwnedKeyStore;
   /** The free windows' requests, and any rate limit's (windows/caller-windows.ts). */
   windowLog: WindowLog;
-  /** The rate limits' calls per prepaid key and paying wallet (limits/limit-log.ts). */
+  /** The rate limits' rows: per prepaid key, paying wallet, and sign-in attempts per address (limits/limit-log.ts). */
   limitLog: LimitLog;
   quoteHolds: QuoteHoldStore;
   /** What each payer owes at once: the signed maxima of its payments not taken yet (payer-holds.ts). */
   payerHolds: PayerHoldStore;
   /** Paid answers kept for retries under a payment-identifier. */
   paidAnswers: PaidAnswerStore;
-  /** The operator's session generation and sign-in attempts (operator-store.ts). */
-  operator: OperatorStore;
+  /** The browser sessions' generations (the operator's, the wallets'; auth/session-store.ts). */
+  sessions: SessionGenerations;
   /** x402 batch-settlement channels: the state the scheme's server keeps, shared by every instance. */
   channels: ChannelStorage;
   /**

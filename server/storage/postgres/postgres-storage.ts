@@ -6,7 +6,7 @@ import type { Storage } from "../storage";
 import { PostgresChannels } from "./postgres-channels";
 import { openPostgres, type PoolOptions } from "./open-postgres";
 import { PostgresWindowLog } from "./postgres-window-log";
-import { PostgresOperatorStore } from "./postgres-operator-store";
+import { PostgresSessionGenerations } from "./postgres-session-generations";
 import { PostgresPaymentLedger } from "./postgres-payment-ledger";
 import { PostgresPrepaidKeys } from "./postgres-prepaid-keys";
 import { PostgresPaidAnswers } from "./postgres-paid-answers";
@@ -26,7 +26,7 @@ export async function openPostgresStorage(url: string, pool: PoolOptions): Promi
     quoteHolds: new PostgresQuoteHolds(database),
     payerHolds: new PostgresPayerHolds(database),
     paidAnswers: new PostgresPaidAnswers(database),
-    operator: new PostgresOperatorStore(database),
+    sessions: new PostgresSessionGenerations(database),
     channels: new PostgresChannels(database),
     exclusive: (name, work) => exclusively(database.$client, name, work),
     ping: async () => void (await database.$client.query("select 1")),

@@ -196,13 +196,7 @@ export const paymentChannels = pgTable(
   (table) => [index("payment_channels_payer_idx").on(table.payer)],
 );
 
-export const operatorSessions = pgTable("operator_sessions", {
-  id: integer("id").primaryKey(),
+export const sessionGenerations = pgTable("session_generations", {
+  subject: text("subject").primaryKey(),
   generation: count("generation").notNull(),
-});
-
-export const operatorSignIns = pgTable("operator_sign_ins", {
-  address: text("address").primaryKey(),
-  windowStart: at("window_start").notNull(),
-  attempts: integer("attempts").notNull(),
 });

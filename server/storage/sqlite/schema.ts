@@ -249,17 +249,11 @@ export const paymentChannels = sqliteTable(
 );
 
 /**
- * The operator's session generation: one row (id 1), absent until the first sign-out. A session cookie names the
- * generation it was signed in; a sign-out moves it on, ending every session on every instance.
+ * The browser sessions' generations (auth/session-store.ts), a row per subject (`<kind>:<subject>`: the operator, a
+ * wallet), absent until its first sign-out. A session cookie names its subject's generation; a sign-out moves it on,
+ * ending every session of that subject on every instance.
  */
-export const operatorSessions = sqliteTable("operator_sessions", {
-  id: integer("id").primaryKey(),
+export const sessionGenerations = sqliteTable("session_generations", {
+  subject: text("subject").primaryKey(),
   generation: integer("generation").notNull(),
-});
-
-/** Sign-in attempts per client address (an IPv6 one by its /64) in its current window, which started at `window_start`. */
-export const operatorSignIns = sqliteTable("operator_sign_ins", {
-  address: text("address").primaryKey(),
-  windowStart: integer("window_start").notNull(),
-  attempts: integer("attempts").notNull(),
 });

@@ -5,7 +5,7 @@ import { SqliteChannels } from "./sqlite-channels";
 import type { Storage } from "../storage";
 import { openSqlite } from "./open-sqlite";
 import { SqliteWindowLog } from "./sqlite-window-log";
-import { SqliteOperatorStore } from "./sqlite-operator-store";
+import { SqliteSessionGenerations } from "./sqlite-session-generations";
 import { SqlitePaymentLedger } from "./sqlite-payment-ledger";
 import { SqlitePrepaidKeys } from "./sqlite-prepaid-keys";
 import { SqlitePaidAnswers } from "./sqlite-paid-answers";
@@ -26,7 +26,7 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     quoteHolds: new SqliteQuoteHolds(database),
     payerHolds: new SqlitePayerHolds(database),
     paidAnswers: new SqlitePaidAnswers(database),
-    operator: new SqliteOperatorStore(database),
+    sessions: new SqliteSessionGenerations(database),
     channels: new SqliteChannels(database),
     exclusive: (name, work) => exclusively(running, name, work),
     ping: async () => void database.get(sql`select 1`),
