@@ -12,6 +12,14 @@ import {
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import {
+  createSIWxClientExtension,
+  createSIWxPayload,
+  encodeSIWxHeader,
+  type SIWxExtensionInfo,
+  type SIWxSigner,
+  type SupportedChain,
+} from "@x402/extensions/sign-in-with-x";
 import type { PaymentRequired } from "@x402/core/types";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -153,6 +161,59 @@ describe("Solana (solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) on the embedded LiteS
     } finally {
       await browser.close();
     }
+  });
+
+  it("lets the wallet that paid for a key sign in with its ed25519 key, list and rotate it; no other wallet can", async () => {
+    const owner = await payerSigner(4);
+    const stranger = await payerSigner(5);
+    const pack = await wrapFetchWithPayment(fetch, svmClient(owner))(`${stack().appUrl}/prepaid/codes/auto`, {
+      method: "POST",
+    });
+    expect(pack.status).toBe(201);
+    const bought = (await pack.json()) as { id: number; code: string };
+    const keysUrl = `${stack().appUrl}/v1/prepaid/keys`;
+    // The challenge names this network and its signature scheme.
+    const unsigned = await fetch(keysUrl);
+    expect(unsigned.status).toBe(402);
+    const required = decodePaymentRequiredHeader(unsigned.headers.get("payment-required")!);
+    const extension = required.extensions!["sign-in-with-x"] as {
+      info: SIWxExtensionInfo;
+      supportedChains: SupportedChain[];
+    };
+    expect(extension.supportedChains).toEqual([{ chainId: SOLANA, type: "ed25519" }]);
+    // The official client's sign-in extension with a @solana/kit signer (its SolanaKitSigner type declares looser
+    // parameters than @solana/kit's, hence the cast; at run time it reads `address` and `signMessages`).
+    const signedIn = (signer: KeyPairSigner) =>
+      wrapFetchWithPayment(
+        fetch,
+        new x402Client().registerExtension(createSIWxClientExtension({ signers: [signer as unknown as SIWxSigner] })),
+      );
+    const listed = await signedIn(owner)(keysUrl);
+    expect(listed.status).toBe(200);
+    const list = (await listed.json()) as { owner: string; data: { id: number }[] };
+    // A Solana owner as written: base58 is case-sensitive.
+    expect(list.owner).toBe(owner.address);
+    expect(list.data.map((key) => key.id)).toEqual([bought.id]);
+    expect(((await (await signedIn(stranger)(keysUrl)).json()) as { data: unknown[] }).data).toEqual([]);
+    // Another key's signature on a message in the owner's name is refused.
+    const info = { ...extension.info, ...extension.supportedChains[0]! };
+    const strangers = await createSIWxPayload(info, stranger as unknown as SIWxSigner, keysUrl);
+    const forged = encodeSIWxHeader({ ...strangers, address: owner.address });
+    const refused = await fetch(keysUrl, { headers: { "sign-in-with-x": forged } });
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error.code).toBe("invalid_sign_in");
+    // Rotated: the old code is refused, the new one spends the same key.
+    const rotated = await signedIn(owner)(`${keysUrl}/rotate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: bought.id }),
+    });
+    expect(rotated.status).toBe(200);
+    const { code } = (await rotated.json()) as { code: string };
+    const status = (key: string) =>
+      fetch(`${stack().appUrl}/v1/prepaid/status`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await status(bought.code)).status).toBe(401);
+    expect((await status(code)).status).toBe(200);
   });
 
   it("refuses a replayed transaction: one settlement, then 402 payment_already_used", async () => {

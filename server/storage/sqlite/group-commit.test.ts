@@ -92,4 +92,29 @@ describe("GroupCommit over a SQLite file", () => {
     expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
     expect(values()).toEqual([]);
   });
+
+  it("lets a write nobody waits on join a later turn's transaction, first, or commit alone once its wait is over", async () => {
+    const { writer, commits, values } = open();
+    const group = new GroupCommit(writer);
+    const insert = writer.prepare("insert into rows (value) values (?)");
+    const before = commits();
+    const soon = group.runSoon(() => insert.run("ended"), 1000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(values()).toEqual([]);
+    // A write of a later turn takes it along: one commit, the waiting write first.
+    await group.run(() => insert.run("admitted"));
+    await soon;
+    expect(values()).toEqual(["ended", "admitted"]);
+    expect(commits() - before).toBe(1);
+    // Alone, it commits after its wait; settle() commits what waits at once (before a close).
+    const started = Date.now();
+    await group.runSoon(() => insert.run("alone"), 30);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(commits() - before).toBe(2);
+    const waiting = group.runSoon(() => insert.run("at close"), 60_000);
+    group.settle();
+    await waiting;
+    expect(values()).toEqual(["ended", "admitted", "alone", "at close"]);
+    expect(commits() - before).toBe(3);
+  });
 });

@@ -14,9 +14,13 @@ interface QueuedWrite {
  * share one commit; a call alone pays what it did before. A write that throws rolls back its own savepoint only;
  * every caller's promise settles after the commit, never before, and all of them fail if the commit does. A write
  * alone in its turn needs no savepoint (two statements fewer): if it throws, its transaction is rolled back whole.
+ * A write nobody waits on (a rate limit's end, runSoon) may wait a little for company: it joins the next group's
+ * transaction, or commits alone once its wait is over.
  */
 export class GroupCommit {
   private queue: QueuedWrite[] = [];
+  /** How the queue's commit is scheduled: on the next turn, after a write's wait for company, or not yet. */
+  private scheduled: { kind: "turn" } | { kind: "wait"; timer: NodeJS.Timeout } | undefined;
   private readonly commitAll: (queue: QueuedWrite[]) => void;
   private readonly commitOne: (write: () => unknown) => unknown;
 
@@ -38,14 +42,41 @@ export class GroupCommit {
 
   /** Runs `write` (synchronous statements) in the next group's transaction; resolves once it is committed. */
   run<T>(write: () => T): Promise<T> {
+    return this.enqueue(write, () => {
+      if (this.scheduled?.kind === "turn") return;
+      if (this.scheduled) clearTimeout(this.scheduled.timer);
+      this.scheduled = { kind: "turn" };
+      setImmediate(this.flush);
+    });
+  }
+
+  /**
+   * Runs `write` in the next group's transaction, waiting up to `withinMs` for another write to share it: for the
+   * writes nobody waits on, which then cost no commit of their own while calls follow one another.
+   */
+  runSoon<T>(write: () => T, withinMs: number): Promise<T> {
+    return this.enqueue(write, () => {
+      if (!this.scheduled) this.scheduled = { kind: "wait", timer: setTimeout(this.flush, withinMs) };
+    });
+  }
+
+  /** Commits what is queued now (before the connection closes). */
+  settle(): void {
+    if (this.queue.length > 0) this.flush();
+  }
+
+  private enqueue<T>(write: () => T, schedule: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.queue.length === 0) setImmediate(this.flush);
       this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      schedule();
     });
   }
 
   private readonly flush = () => {
+    if (this.scheduled?.kind === "wait") clearTimeout(this.scheduled.timer);
+    this.scheduled = undefined;
     const queue = this.queue;
+    if (queue.length === 0) return;
     this.queue = [];
     if (queue.length === 1) {
       const [item] = queue as [QueuedWrite];

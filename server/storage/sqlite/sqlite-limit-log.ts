@@ -18,8 +18,13 @@ import type { SqliteDatabase } from "./open-sqlite";
 /**
  * The rate limits on SQLite: each admission, end, renewal or return is one statement on its subject's row
  * (rate-limit-sql.ts), one write of the process's group commit (one IMMEDIATE transaction per turn of the event
- * loop: SQLite's single writer, across processes too).
+ * loop: SQLite's single writer, across processes too). A call's end, which nobody waits on, waits up to END_WAIT_MS
+ * for the next call's admission to share its commit (ends are queued first, so that admission sees it); meanwhile
+ * the ended call still counts as running and its unused tokens as taken: stricter, never looser.
  */
+/** How long a call's end waits for company before it commits alone (ms). */
+const END_WAIT_MS = 20;
+
 export class SqliteLimitLog implements LimitLog {
   private readonly group: GroupCommit;
   private readonly statements: {
@@ -64,7 +69,7 @@ export class SqliteLimitLog implements LimitLog {
 
   private finish(ticket: LimitTicket, giveBackMs: number, requestGiveBackMs: number): Promise<void> {
     const values = { subject: ticket.subject, epoch: ticket.epoch, giveBackMs, requestGiveBackMs };
-    return this.group.run(() => void this.statements.end.run(values));
+    return this.group.runSoon(() => void this.statements.end.run(values), END_WAIT_MS);
   }
 
   async busiest(hour: number, count: number): Promise<BusySubject[]> {

@@ -1,3 +1,4 @@
+import { groupCommitOf } from "./group-commit";
 import { SqliteOwnedKeys } from "./sqlite-owned-keys";
 import { SqliteLimitLog } from "./sqlite-limit-log";
 import { sql } from "drizzle-orm";
@@ -30,7 +31,10 @@ export function openSqliteStorage(path: string, options: { walFlush?: boolean } 
     channels: new SqliteChannels(database),
     exclusive: (name, work) => exclusively(running, name, work),
     ping: async () => void database.get(sql`select 1`),
-    close: async () => void database.$client.close(),
+    close: async () => {
+      groupCommitOf(database.$client).settle();
+      database.$client.close();
+    },
   };
 }
 
