@@ -37,6 +37,38 @@ function uptoOpenAI(privateKey: `0x${string}`): OpenAI {
   });
 }
 
+/**
+ * The upto client with a way to leave a stream mid-way: the answer's body is read through a reader the test holds,
+ * and leaving cancels it, which closes the connection. (The SDK's AbortSignal reaches the socket through the payment
+ * wrapper's copies of the request, which undici links to one another by weak references: after a garbage collection
+ * on a busy machine the abort was lost, and the test read on forever while the service waited for the caller.)
+ */
+function leavableUptoOpenAI(privateKey: `0x${string}`): { openai: OpenAI; leave: () => void } {
+  let leave = () => {};
+  const held: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status !== 200 || !response.body) return response;
+    const reader = response.body.getReader();
+    leave = () => void reader.cancel().catch(() => undefined);
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  const openai = new OpenAI({
+    apiKey: "x402-no-key-needed",
+    baseURL: `${stack().appUrl}/v1`,
+    fetch: wrapFetchWithPayment(held, uptoPaymentClient(privateKey)),
+    maxRetries: 0,
+  });
+  return { openai, leave: () => leave() };
+}
+
 /** What the tokens used cost: counted input and reported output at the model's rates, rounded up once, plus the overhead. */
 function usedPrice(inputTokens: number, outputTokens: number): bigint {
   const scaled =
@@ -198,10 +230,8 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
     const inputTokens = ((await quote("/v1/chat/completions", request)).extensions?.quote as { input_tokens: number })
       .input_tokens;
     const before = await balances(payer().address);
-    const controller = new AbortController();
-    const stream = await uptoOpenAI(payer().privateKey).chat.completions.create(request as never, {
-      signal: controller.signal,
-    });
+    const caller = leavableUptoOpenAI(payer().privateKey);
+    const stream = await caller.openai.chat.completions.create(request as never);
     let passed = "";
     const reading = (async () => {
       for await (const chunk of stream as unknown as AsyncIterable<{ choices: { delta?: { content?: string } }[] }>) {
@@ -214,7 +244,7 @@ describe("x402 upto: a whole answer is charged the tokens it used", () => {
       seen = passed.length;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    controller.abort();
+    caller.leave();
     await reading;
     expect(passed.length).toBeGreaterThan(0);
     // The upstream is read on for its usage for 2 s after the caller left, then the text passed on is charged.
