@@ -24,3 +24,8 @@ export function limitHeaders(rule: LimitRule, use: LimitUse): Record<string, str
   }
   return headers;
 }
+
+/** The x-ratelimit headers of a refusal for too many requests at once (provider-share.ts): the most, none left. */
+export function atOnceHeaders(most: number): Record<string, string> {
+  return { "x-ratelimit-limit-requests": String(most), "x-ratelimit-remaining-requests": "0" };
+}

@@ -4,6 +4,7 @@ import type { RouteWrapper } from "../http/route-wrappers";
 import type { ServiceMetrics } from "../metrics/service-metrics";
 import { callerGroup } from "../windows/caller-group";
 import { CallerPlaces } from "../windows/caller-places";
+import { atOnceHeaders } from "./limit-headers";
 import type { ClientAddressResolver } from "../http/client-address";
 
 type ShareContext = { providerShares: ProviderShares; clientAddresses: ClientAddressResolver; metrics: ServiceMetrics };
@@ -35,11 +36,7 @@ export class ProviderShares {
         "rate_limit_exceeded",
         `Too many requests at once: this address has ${this.perCaller} requests to models under way, the most it may have; retry when one has ended (read its answers). Nothing was charged.`,
         {
-          headers: {
-            "Retry-After": "1",
-            "x-ratelimit-limit-requests": String(this.perCaller),
-            "x-ratelimit-remaining-requests": "0",
-          },
+          headers: { "Retry-After": "1", ...atOnceHeaders(this.perCaller) },
         },
       );
     }
