@@ -16,16 +16,17 @@ describe.each(engines)("the leases of running calls on %s", (engine) => {
       const now = Date.now();
       return first.limitLog.take("key:7", rule, { tokens: 0, leaseUntil: now + leaseMs }, RATE_LIMIT_WINDOW_MS, now);
     };
-    const renewals = new LeaseRenewals(second.limitLog, 20, 400);
-    const [a, b] = [await take(50), await take(50)];
+    // Renewed every 50 ms for 2 s; let in for 500 ms: room enough for a busy machine's late timers.
+    const renewals = new LeaseRenewals(second.limitLog, 50, 2000);
+    const [a, b] = [await take(500), await take(500)];
     const releases = [renewals.hold(a.ticket!), renewals.hold(b.ticket!)];
     // Past the leases they were let in with: renewed, both still count, so a third waits.
-    await pause(150);
-    expect((await take(50)).ticket).toBeUndefined();
-    // Held no more (their process died, say): the lease lapses 400 ms after its last renewal, and a new count starts.
+    await pause(1000);
+    expect((await take(500)).ticket).toBeUndefined();
+    // Held no more (their process died, say): the lease lapses 2 s after its last renewal, and a new count starts.
     for (const release of releases) release();
-    await pause(600);
-    const c = await take(50);
+    await pause(2600);
+    const c = await take(500);
     expect(c.ticket).toBeDefined();
     expect(c.use.running).toBe(1);
   });
