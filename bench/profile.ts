@@ -1,4 +1,4 @@
-// npm run bench:profile [-- <seconds> [connections] [stream|channels|quote] [responses] [traced]]: where the app
+// npm run bench:profile [-- <seconds> [connections] [stream|channels|quote] [responses] [traced] [limited]]: where the app
 // server's CPU goes on the prepaid chat path (`quote`: on unpaid chat calls, each answered 402; `traced`: with every
 // span exported to a collector in this process). Starts the benchmark's stack, a second app server under `node --cpu-prof` with the same environment,
 // drives prepaid chat completions at it with autocannon (16 connections unless told; `stream` for streamed ones;
@@ -20,6 +20,7 @@ import { environmentOfServer } from "./lib/process-memory";
 import { sustainedRate } from "./lib/sustained-rate";
 import { codexShapedBody } from "./lib/dialect-section";
 import { startOtlpReceiver } from "../e2e/support/otlp-receiver";
+import { LIMITS_ON } from "./lib/limits-section";
 
 const seconds = Number(process.argv[2] ?? 20);
 const connections = Number(process.argv.slice(3).find((argument) => /^\d+$/.test(argument)) ?? 16);
@@ -30,6 +31,8 @@ const quoting = process.argv.includes("quote");
 const responsesApi = process.argv.includes("responses");
 /** `traced`: the profiled app exports every span to an OTLP/HTTP collector in this process (what tracing costs). */
 const traced = process.argv.includes("traced");
+/** `limited`: the profiled app has every key limit on, far above the run's pace (what section 14 measures). */
+const limited = process.argv.includes("limited");
 
 interface ProfileNode {
   id: number;
@@ -85,6 +88,7 @@ try {
   const environment = {
     ...environmentOfServer(stack.appUrl),
     ...(collector && { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: "500" }),
+    ...(limited && LIMITS_ON),
   };
   const profileDir = mkdtempSync(join(tmpdir(), "paysvc-profile-"));
   const port = await freePort();

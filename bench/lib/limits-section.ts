@@ -5,7 +5,7 @@ import { prepaidPair } from "./prepaid-pair";
 import { ms } from "./stats";
 
 /** Key limits on, none of them reached in the run: each call pays the check, never a refusal. */
-const LIMITS_ON = {
+export const LIMITS_ON = {
   RATE_LIMIT_KEY_RPM: "10000000",
   RATE_LIMIT_KEY_TPM: "1000000000",
   RATE_LIMIT_KEY_CONCURRENT: "1000",

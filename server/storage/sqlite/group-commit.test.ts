@@ -117,4 +117,21 @@ describe("GroupCommit over a SQLite file", () => {
     expect(values()).toEqual(["ended", "admitted", "alone", "at close"]);
     expect(commits() - before).toBe(3);
   });
+
+  it("runs a one-statement write without a savepoint: one that fails is undone alone, the others commit", async () => {
+    const { writer, commits, values } = open();
+    writer.exec("create unique index rows_value on rows (value)");
+    const group = new GroupCommit(writer);
+    const insert = writer.prepare("insert into rows (value) values (?)");
+    const before = commits();
+    const results = await Promise.allSettled([
+      group.run(() => insert.run("a").changes, { single: true }),
+      group.run(() => writer.prepare("insert into rows (value) values ('b'), ('a')").run(), { single: true }),
+      group.run(() => insert.run("c").changes, { single: true }),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    // The failed statement's first row ('b') is undone with it.
+    expect(values()).toEqual(["a", "c"]);
+    expect(commits() - before).toBe(1);
+  });
 });

@@ -48,10 +48,13 @@ export class SqliteLimitLog implements LimitLog {
 
   take(subject: string, rule: LimitRule, call: LimitTake, windowMs: number, now: number): Promise<LimitTaken> {
     const step = limitStep(subject, rule, call, windowMs, now);
-    return this.group.run(() => {
-      const row = this.statements.take.get({ ...step, ...firstValues(step) })!;
-      return limitTaken(step, row, call.tokens);
-    });
+    return this.group.run(
+      () => {
+        const row = this.statements.take.get({ ...step, ...firstValues(step) })!;
+        return limitTaken(step, row, call.tokens);
+      },
+      { single: true },
+    );
   }
 
   end(ticket: LimitTicket, tokens: number): Promise<void> {
@@ -60,7 +63,7 @@ export class SqliteLimitLog implements LimitLog {
   }
 
   renew(ticket: LimitTicket, leaseUntil: number): Promise<void> {
-    return this.group.run(() => void this.statements.renew.run({ ...ticket, leaseUntil }));
+    return this.group.run(() => void this.statements.renew.run({ ...ticket, leaseUntil }), { single: true });
   }
 
   give(ticket: LimitTicket): Promise<void> {
@@ -69,7 +72,7 @@ export class SqliteLimitLog implements LimitLog {
 
   private finish(ticket: LimitTicket, giveBackMs: number, requestGiveBackMs: number): Promise<void> {
     const values = { subject: ticket.subject, epoch: ticket.epoch, giveBackMs, requestGiveBackMs };
-    return this.group.runSoon(() => void this.statements.end.run(values), END_WAIT_MS);
+    return this.group.runSoon(() => void this.statements.end.run(values), END_WAIT_MS, { single: true });
   }
 
   async busiest(hour: number, count: number): Promise<BusySubject[]> {
