@@ -4,7 +4,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./support/chromium";
 import { fundedPayer } from "./support/funded-payer";
-import { buyPrepaidCode, stack } from "./support/payments";
+import { decimalToAtomic } from "../server/core/money";
+import { buyPrepaidCode, stack, usdcBalance } from "./support/payments";
 import { injectTestWallet } from "./support/test-wallet";
 
 const SCREENSHOTS = join(process.cwd(), "test-results", "my-keys");
@@ -57,6 +58,24 @@ describe("My keys, in Chromium with an EIP-6963 wallet", () => {
     await expect.poll(() => rowOf(first.id).innerText()).toContain(first.code.slice(0, 16));
     expect(await rowOf(second.id).innerText()).toContain("active");
     await page.locator("section.card").screenshot({ path: join(SCREENSHOTS, "1-signed-in.png") });
+
+    // Top up: 100,000 more tokens on the first key, paid with the same wallet (one EIP-712 authorization).
+    const before = await usdcBalance(payer.address);
+    await rowOf(first.id).getByRole("button", { name: "Top up" }).click();
+    await page.getByLabel("Tokens to add").selectOption("100000");
+    await page.getByRole("button", { name: "Get the price" }).click();
+    await expect.poll(() => page.getByTestId("purchase-price").isVisible()).toBe(true);
+    const price = decimalToAtomic((await page.getByTestId("purchase-price").textContent())!, 6);
+    expect(await page.getByTestId("purchase-confirm").innerText()).toContain(`Adds to key #${first.id}`);
+    await page.locator("section.card").screenshot({ path: join(SCREENSHOTS, "1b-top-up-price.png") });
+    await page.getByRole("button", { name: /^Sign and pay/ }).click();
+    await expect
+      .poll(() => page.getByTestId("top-up-done").textContent())
+      .toBe(`Added 100,000 tokens to key #${first.id}.`);
+    await expect.poll(() => page.getByTestId(`key-${first.id}-remaining`).textContent()).toBe("200,000 of 200,000");
+    expect(wallet.requestsOf("eth_signTypedData_v4")).toHaveLength(1);
+    expect(before - (await usdcBalance(payer.address))).toBe(price);
+    await page.locator("section.card").screenshot({ path: join(SCREENSHOTS, "1c-topped-up.png") });
 
     // Signed in for the visit: a reload shows the keys again, without another signature.
     await page.reload();

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import type { WalletPurchaseTerms } from "../../server/console/wallet-purchase";
 import { CopyButton } from "../copy-button";
 import {
   legacyInjectedWallet,
@@ -11,6 +12,7 @@ import {
   watchWallets,
   type BrowserWallet,
 } from "../purchase/browser-wallet";
+import { TopUp } from "./top-up";
 import { ownerCall, signInWithWallet } from "./wallet-sign-in";
 
 /** A key as the owners' endpoints describe it (never its code). */
@@ -35,13 +37,16 @@ const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0,
 
 /**
  * The console's "My keys": the visitor signs in once with the browser wallet that paid for its keys (EIP-6963, or
- * window.ethereum), then sees them, rotates one (its new code shown once, to copy) or revokes one.
+ * window.ethereum), then sees them, tops one up (paid with the same wallet), rotates one (its new code shown once,
+ * to copy) or revokes one.
  */
-export function MyKeys({ evm }: { evm: boolean }) {
+export function MyKeys({ terms }: { terms: WalletPurchaseTerms }) {
   const [phase, setPhase] = useState<Phase>({ step: "checking" });
   const [failure, setFailure] = useState<string>();
   const [fresh, setFresh] = useState<{ code: string }>();
   const [confirming, setConfirming] = useState<number>();
+  const [toppingUp, setToppingUp] = useState<number>();
+  const [added, setAdded] = useState<{ key: number; tokens: number }>();
   const wallets = useRef<BrowserWallet[]>([]);
 
   useEffect(() => watchWallets((found) => (wallets.current = found)), []);
@@ -85,6 +90,7 @@ export function MyKeys({ evm }: { evm: boolean }) {
   async function act(action: "rotate" | "revoke", id: number) {
     setFailure(undefined);
     setConfirming(undefined);
+    setAdded(undefined);
     const answer = await ownerCall<{ code?: string }>(action, { key: id }).catch(() => undefined);
     if (!answer) return setFailure("The service could not be reached. Check your connection and try again.");
     if (answer.status === 402) return setPhase({ step: "signed-out" });
@@ -100,7 +106,8 @@ export function MyKeys({ evm }: { evm: boolean }) {
     setPhase({ step: "signed-out" });
   }
 
-  if (!evm) {
+  const network = terms.network;
+  if (network.kind !== "evm") {
     return (
       <p className="note">
         On this network, sign in with an agent: the owners&apos; endpoints take the SIGN-IN-WITH-X header (see the API
@@ -139,6 +146,11 @@ export function MyKeys({ evm }: { evm: boolean }) {
               Sign out
             </button>
           </p>
+          {added && (
+            <p className="note" role="status" data-testid="top-up-done">
+              Added {added.tokens.toLocaleString("en-US")} tokens to key #{added.key}.
+            </p>
+          )}
           {fresh && (
             <div className="result" role="status">
               <p>
@@ -171,7 +183,7 @@ export function MyKeys({ evm }: { evm: boolean }) {
                 </thead>
                 <tbody>
                   {phase.keys.map((key) => (
-                    <tr key={key.id} data-testid={`key-${key.id}`}>
+                    <tr data-testid={`key-${key.id}`}>
                       <th scope="row">
                         <code>{key.code_prefix ? `${key.code_prefix}…` : `#${key.id}`}</code>
                       </th>
@@ -182,7 +194,7 @@ export function MyKeys({ evm }: { evm: boolean }) {
                       </td>
                       <td>{day(key.created_at)}</td>
                       <td>{key.last_used_at ? day(key.last_used_at) : "never"}</td>
-                      <td>
+                      <td className="row-actions">
                         {key.status !== "revoked" &&
                           (confirming === key.id ? (
                             <>
@@ -195,6 +207,16 @@ export function MyKeys({ evm }: { evm: boolean }) {
                             </>
                           ) : (
                             <>
+                              <button
+                                type="button"
+                                className="secondary"
+                                onClick={() => {
+                                  setAdded(undefined);
+                                  setToppingUp(key.id);
+                                }}
+                              >
+                                Top up
+                              </button>{" "}
                               <button type="button" className="secondary" onClick={() => void act("rotate", key.id)}>
                                 Rotate
                               </button>{" "}
@@ -210,6 +232,29 @@ export function MyKeys({ evm }: { evm: boolean }) {
               </table>
             </div>
           )}
+          {phase.keys
+            .filter((key) => key.id === toppingUp)
+            .map((key) => (
+              <section key={key.id} className="top-up-panel" aria-label={`Top up key #${key.id}`}>
+                <h3>
+                  Top up key #{key.id} ({key.model})
+                </h3>
+                <TopUp
+                  keyId={key.id}
+                  model={key.model}
+                  owner={phase.owner}
+                  terms={terms}
+                  network={network}
+                  wallets={() => wallets.current}
+                  onDone={(tokens) => {
+                    setToppingUp(undefined);
+                    setAdded({ key: key.id, tokens });
+                    void load();
+                  }}
+                  onCancel={() => setToppingUp(undefined)}
+                />
+              </section>
+            ))}
         </>
       )}
     </div>

@@ -127,7 +127,7 @@ function EvmBuyPack({ terms, network }: { terms: WalletPurchaseTerms; network: E
       case "bought":
         return setPhase({
           step: "bought",
-          code: outcome.code,
+          code: outcome.answer,
           paid: confirm.quote.amount,
           transaction: outcome.transaction,
         });

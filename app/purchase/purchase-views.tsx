@@ -44,6 +44,10 @@ export function ConfirmPurchase(props: {
   format: (amount: bigint) => string;
   onPay: () => void;
   onCancel: () => void;
+  /** What is bought, as the first line names it ("Pack" unless told: a top-up names its key). */
+  label?: string;
+  /** When the transfer is collected ("when your key is issued" unless told). */
+  collected?: string;
 }) {
   const { quote, balance, format } = props;
   // The breakdown's decimals as the price's: "0.007" beside "0.008000" reads as another kind of number.
@@ -60,7 +64,7 @@ export function ConfirmPurchase(props: {
   return (
     <div className="confirm" data-testid="purchase-confirm">
       <dl className="facts">
-        <dt>Pack</dt>
+        <dt>{props.label ?? "Pack"}</dt>
         <dd>
           {count(props.pack.tokens)} tokens of {props.pack.model}
         </dd>
@@ -95,7 +99,7 @@ export function ConfirmPurchase(props: {
       </dl>
       <p className="hint">
         Your wallet shows a USDC transfer authorization of exactly {price} to {quote.requirement.payTo}. Signing costs
-        no gas; the transfer is collected only when your key is issued.
+        no gas; the transfer is collected only {props.collected ?? "when your key is issued"}.
       </p>
       <div className="actions">
         {enough && (

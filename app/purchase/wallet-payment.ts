@@ -14,9 +14,11 @@ import { createWalletClient, custom, decodeFunctionResult, encodeFunctionData, e
 import type { EvmPurchaseNetwork } from "../../server/console/wallet-purchase";
 import { messageOf, walletErrorCode, WalletErrorCode, type Eip1193Provider } from "./browser-wallet";
 
+/** A pack to buy, or (with `key`, one of the payer's keys) tokens to add to a key. */
 export interface PackRequest {
   model: string;
   tokens: number;
+  key?: number;
 }
 
 /** The price the service asked, from its 402: the requirement to sign, and the breakdown it shows. */
@@ -97,8 +99,9 @@ export async function usdcBalanceOf(
   return decodeFunctionResult({ abi: erc20Abi, functionName: "balanceOf", data: answer as `0x${string}` });
 }
 
-export type PurchaseOutcome =
-  | { kind: "bought"; code: PrepaidCode; transaction: string | undefined }
+/** What paying for a pack came to; `answer` is the service's (a new key's code, or a key topped up). */
+export type PurchaseOutcome<Answer = PrepaidCode> =
+  | { kind: "bought"; answer: Answer; transaction: string | undefined }
   /** The wallet said no to the signature. */
   | { kind: "rejected" }
   /** The wallet could not sign (its own words). */
@@ -115,13 +118,13 @@ export type PurchaseOutcome =
  * Buys the pack with the official client, the wallet signing. Only the requirement the person saw is paid: a policy
  * keeps the client from signing any other, and the spend control caps it at that amount.
  */
-export async function buyPack(
+export async function buyPack<Answer = PrepaidCode>(
   path: string,
   pack: PackRequest,
   confirmed: PaymentRequirements,
   provider: Eip1193Provider,
   account: `0x${string}`,
-): Promise<PurchaseOutcome> {
+): Promise<PurchaseOutcome<Answer>> {
   const events = { signing: false, signed: false, signingError: undefined as unknown, priceChanged: false };
   const wallet = createWalletClient({ account, transport: custom(provider) });
   const signer: ClientEvmSigner = {
@@ -179,11 +182,12 @@ export async function buyPack(
     if (error instanceof TypeError) return { kind: "unreachable", afterSigning: events.signed };
     return { kind: "signing-failed", message: error instanceof Error ? error.message : String(error) };
   }
-  if (response.status === 201) {
+  // 201: a key issued; 200: a key topped up.
+  if (response.status === 201 || response.status === 200) {
     const settlement = response.headers.get("payment-response");
     return {
       kind: "bought",
-      code: (await response.json()) as PrepaidCode,
+      answer: (await response.json()) as Answer,
       transaction: settlement ? decodePaymentResponseHeader(settlement).transaction : undefined,
     };
   }

@@ -34,6 +34,8 @@ export interface SvmPurchaseNetwork {
 export interface WalletPurchaseTerms {
   /** Where the pack is bought (endpoint 8), on the page's own origin. */
   purchasePath: string;
+  /** Where its owner adds tokens to a key (`{key, model, tokens}`), on the page's own origin. */
+  topUpPath: string;
   models: string[];
   defaultModel: string;
   tokens: { min: number; max: number; step: number; default: number };
@@ -54,6 +56,7 @@ export function walletPurchaseTerms(
   const defaultModel = models.includes(prepaidPacks.defaultModel) ? prepaidPacks.defaultModel : (models[0] ?? "");
   const common = {
     purchasePath: "/prepaid/codes",
+    topUpPath: "/prepaid/codes/top-up",
     models,
     defaultModel,
     tokens: {
