@@ -30,7 +30,8 @@ interface Row {
  * counting them in the database would turn a flood of them into a flood of writes). The same cell rate algorithm,
  * lease and epoch as the database's statements (storage/rate-limit-sql.ts), run on a Map; `takeNow` admits at once,
  * for callers that cannot wait a turn. At most `subjectsKept` subjects: beyond, those whose clocks have caught up
- * with now (they would be admitted as new) are dropped, and all of them if that is not enough.
+ * with now (they would be admitted as new) are dropped, and all of them if that frees less than a tenth, so that a
+ * sweep of the whole map comes at most once every tenth of it however the subjects are spread.
  */
 export class MemoryLimitLog implements LimitLog {
   private readonly rows = new Map<string, Row>();
@@ -130,6 +131,6 @@ export class MemoryLimitLog implements LimitLog {
     for (const [subject, row] of this.rows) {
       if (row.requestsAt <= now && row.tokensAt <= now && row.leaseUntil <= now) this.rows.delete(subject);
     }
-    if (this.rows.size >= this.subjectsKept) this.rows.clear();
+    if (this.rows.size > this.subjectsKept * 0.9) this.rows.clear();
   }
 }
