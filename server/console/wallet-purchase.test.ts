@@ -11,6 +11,7 @@ describe("the terms the console's purchase form gets", () => {
     const terms = walletPurchaseTerms({ network: getNetwork("eip155:137"), walletRpcUrl: undefined, catalog });
     expect(terms).toEqual({
       purchasePath: "/prepaid/codes",
+      topUpPath: "/prepaid/codes/top-up",
       models: catalog.chat.map((model) => model.id),
       defaultModel: "vendor-a/gpt-6-luna",
       tokens: { min: 100_000, max: 1_000_000, step: 100_000, default: 100_000 },
