@@ -4,6 +4,7 @@ import { CopyButton } from "../copy-button";
 import { decimalToAtomic } from "../../server/core/money";
 import type { EvmPurchaseNetwork, SvmPurchaseNetwork, WalletPurchaseTerms } from "../../server/console/wallet-purchase";
 import type { BrowserWallet } from "./browser-wallet";
+import type { WalletPayment } from "./use-wallet-payment";
 import type { PackQuote, PackRequest, PrepaidCode } from "./wallet-payment";
 
 const count = (value: number) => value.toLocaleString("en-US");
@@ -112,6 +113,52 @@ export function ConfirmPurchase(props: {
         </button>
       </div>
     </div>
+  );
+}
+
+/**
+ * Where a payment with the browser wallet stands (use-wallet-payment.ts), announced as it changes: what it waits
+ * for, the choice of wallet, the price to confirm; then the failure, if any, as an alert.
+ */
+export function PaymentSteps(props: {
+  payment: WalletPayment;
+  failureTestId: string;
+  pack: PackRequest;
+  network: EvmPurchaseNetwork;
+  label?: string;
+  collected?: string;
+}) {
+  const { payment } = props;
+  const { step } = payment;
+  return (
+    <>
+      <div aria-live="polite">
+        {step.step === "working" && <p className="hint">{step.doing}</p>}
+        {step.step === "pick-wallet" && (
+          <WalletChoice wallets={step.wallets} onPick={(wallet) => void payment.connect(wallet)} />
+        )}
+        {step.step === "confirm" && (
+          <ConfirmPurchase
+            pack={props.pack}
+            network={props.network}
+            account={step.account}
+            walletName={step.wallet.name}
+            quote={step.quote}
+            balance={step.balance}
+            format={payment.usd}
+            label={props.label}
+            collected={props.collected}
+            onPay={() => void payment.pay(step)}
+            onCancel={payment.reset}
+          />
+        )}
+      </div>
+      {payment.failure && (
+        <p className="error" role="alert" data-testid={props.failureTestId}>
+          {payment.failure}
+        </p>
+      )}
+    </>
   );
 }
 
