@@ -16,7 +16,7 @@ import { Router } from "./http/router";
 import { appRoutes } from "./app-routes";
 import { logEvent } from "./core/log";
 import { operatorRoutes } from "./operator/operator-routes";
-import { OPERATOR_SESSION, operatorSessionKey } from "./operator/operator-session";
+import { operatorSessions } from "./operator/operator-session";
 import { operatorView, type OperatorView } from "./operator/operator-view";
 import { operatorKeys, type KeysQuery, type OperatorKeys } from "./operator/operator-keys";
 import { warmTokenCounter } from "./pricing/warm-token-counter";
@@ -130,9 +130,7 @@ export async function operatorPage(
   const current = appContext();
   const token = current.config.operatorToken;
   if (!token) return { state: "absent" };
-  // The session's generation is read each time: a sign-out on another instance ends this session here too.
-  const session = await current.sessions.read(OPERATOR_SESSION, operatorSessionKey(token), cookieHeader);
-  if (!session) return { state: "signed-out" };
+  if (!(await operatorSessions(current.sessions, token).signedIn(cookieHeader))) return { state: "signed-out" };
   const [view, keys] = await Promise.all([operatorView(current), operatorKeys(current.ownedKeys, keysQuery)]);
   return { state: "signed-in", view, keys };
 }

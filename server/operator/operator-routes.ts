@@ -8,7 +8,7 @@ import { fromThisSite } from "../auth/form-origin";
 import type { SessionStore } from "../auth/session-store";
 import type { LimitLog } from "../limits/limit-log";
 import type { OwnedKeyStore } from "../prepaid/owned-keys";
-import { isOperatorToken, OPERATOR, OPERATOR_SESSION, operatorSessionKey } from "./operator-session";
+import { isOperatorToken, OPERATOR_SESSION, operatorSessions } from "./operator-session";
 import { reachedOverHttps, sessionCookie } from "../auth/session-cookie";
 import { SignInAttempts } from "../limits/sign-in-attempts";
 
@@ -39,9 +39,7 @@ export function operatorRoutes(
   if (!token) return [];
   const secure = (request: ApiRequest) => reachedOverHttps(config.publicBaseUrl, request, services().clientAddresses);
   const attempts = new SignInAttempts(() => services().limitLog);
-  const key = operatorSessionKey(token);
-  const signedIn = async (request: ApiRequest) =>
-    (await services().sessions.read(OPERATOR_SESSION, key, request.headers.get("cookie"))) !== undefined;
+  const sessions = () => operatorSessions(services().sessions, token);
   const otherSite = (request: ApiRequest) => !fromThisSite(request, config.publicBaseUrl, secure(request));
   const refused = () => page(403, "This form was sent from another site's page; nothing was done.");
   return [
@@ -61,7 +59,7 @@ export function operatorRoutes(
         if (!isOperatorToken(form.get("token") ?? "", token)) {
           return page(401, "That is not the operator's token; nothing was set.");
         }
-        const session = await services().sessions.open(OPERATOR_SESSION, key, OPERATOR);
+        const session = await sessions().open();
         return backToPage(sessionCookie(OPERATOR_SESSION, session.value, secure(request)));
       },
     },
@@ -71,7 +69,7 @@ export function operatorRoutes(
       handle: async (request) => {
         if (otherSite(request)) return refused();
         // Only a session's holder ends the sessions: a sign-out without one (anyone's curl) changes nothing.
-        await services().sessions.end(OPERATOR_SESSION, key, request.headers.get("cookie"));
+        await sessions().end(request.headers.get("cookie"));
         return backToPage(sessionCookie(OPERATOR_SESSION, undefined, secure(request)));
       },
     },
@@ -80,7 +78,7 @@ export function operatorRoutes(
       path: "/operator/keys/revoke",
       handle: async (request) => {
         if (otherSite(request)) return refused();
-        if (!(await signedIn(request))) {
+        if (!(await sessions().signedIn(request.headers.get("cookie")))) {
           return page(401, "Your operator session has ended; nothing was revoked.");
         }
         const form = await readForm(request);

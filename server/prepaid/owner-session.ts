@@ -34,14 +34,14 @@ export const signInOwner = withWallet(
  * site's page: anyone's request cannot sign a wallet out), and this browser's cookie cleared.
  */
 export async function signOutOwner(context: WalletSignInContext, request: ApiRequest): Promise<ApiAnswer> {
-  if (fromThisSite(request, context.config.publicBaseUrl, https(context, request)))
-    await context.signIn.signOut(request);
+  const secure = https(context, request);
+  if (fromThisSite(request, context.config.publicBaseUrl, secure)) await context.signIn.signOut(request);
   return jsonAnswer(
     { object: "wallet_session", owner: null, expires_at: null },
     {
       headers: {
         "Cache-Control": "no-store",
-        "Set-Cookie": sessionCookie(WALLET_SESSION, undefined, https(context, request)),
+        "Set-Cookie": sessionCookie(WALLET_SESSION, undefined, secure),
       },
     },
   );
