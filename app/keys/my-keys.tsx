@@ -4,11 +4,11 @@ import { useEffect, useRef, useState } from "react";
 import type { WalletPurchaseTerms } from "../../server/console/wallet-purchase";
 import { CopyButton } from "../copy-button";
 import {
-  legacyInjectedWallet,
   messageOf,
   requestAccount,
   walletErrorCode,
   WalletErrorCode,
+  walletsNow,
   watchWallets,
   type BrowserWallet,
 } from "../purchase/browser-wallet";
@@ -64,8 +64,7 @@ export function MyKeys({ terms }: { terms: WalletPurchaseTerms }) {
 
   function start() {
     setFailure(undefined);
-    window.dispatchEvent(new Event("eip6963:requestProvider"));
-    const found = wallets.current.length > 0 ? wallets.current : [legacyInjectedWallet()].flatMap((w) => w ?? []);
+    const found = walletsNow(() => wallets.current);
     if (found.length === 0) return setFailure("No browser wallet was found. Install one, or unlock it, and reload.");
     if (found.length > 1) return setPhase({ step: "pick-wallet", wallets: found });
     void signIn(found[0]!);

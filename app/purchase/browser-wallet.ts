@@ -48,10 +48,20 @@ export function watchWallets(onChange: (wallets: BrowserWallet[]) => void): () =
 }
 
 /** The EIP-1193 provider a wallet without EIP-6963 injects at window.ethereum, if any. */
-export function legacyInjectedWallet(): BrowserWallet | undefined {
+function legacyInjectedWallet(): BrowserWallet | undefined {
   const provider = (window as unknown as { ethereum?: { request?: unknown } }).ethereum;
   if (typeof provider?.request !== "function") return undefined;
   return { id: "window.ethereum", name: "Browser wallet", provider: provider as Eip1193Provider };
+}
+
+/**
+ * The browser's wallets now: asked to announce themselves again (they answer synchronously, so any installed since
+ * the page loaded are in `announced` once this returns), else the one at window.ethereum, else none.
+ */
+export function walletsNow(announced: () => BrowserWallet[]): BrowserWallet[] {
+  window.dispatchEvent(new Event("eip6963:requestProvider"));
+  const found = announced();
+  return found.length > 0 ? found : [legacyInjectedWallet()].flatMap((wallet) => wallet ?? []);
 }
 
 /** EIP-1193 and EIP-1474 codes the purchase tells apart. */

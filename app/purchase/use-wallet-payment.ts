@@ -4,13 +4,13 @@ import { useState } from "react";
 import type { EvmPurchaseNetwork } from "../../server/console/wallet-purchase";
 import { atomicToDecimal } from "../../server/core/money";
 import {
-  legacyInjectedWallet,
   messageOf,
   requestAccount,
   switchWalletTo,
   walletChainId,
   walletErrorCode,
   WalletErrorCode,
+  walletsNow,
   type BrowserWallet,
 } from "./browser-wallet";
 import { sentences } from "./purchase-sentences";
@@ -58,10 +58,7 @@ export function useWalletPayment<Answer>(options: WalletPaymentOptions<Answer>) 
 
   function start() {
     setFailure(undefined);
-    // Wallets answer a request synchronously, so any installed since the page loaded are in the list now.
-    window.dispatchEvent(new Event("eip6963:requestProvider"));
-    const announced = options.wallets();
-    const found = announced.length > 0 ? announced : [legacyInjectedWallet()].flatMap((w) => w ?? []);
+    const found = walletsNow(options.wallets);
     if (found.length === 0) return fail(sentences.noWallet());
     if (found.length > 1) return setStep({ step: "pick-wallet", wallets: found });
     void connect(found[0]!);
